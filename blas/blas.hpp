@@ -1,0 +1,113 @@
+// The abstract BLAS: the only arithmetic a variant may use.
+//
+// Every operation takes FLAME views (offsets and strides included). Vectors are
+// m x 1 or 1 x n views. Backends are chosen by name at run time:
+//   blis    BLIS's typed API, the fast baseline (not reproducible across threads);
+//   exact   correctly rounded, bit-reproducible kernels on the CPU;
+//   opencl  the exact kernels on an OpenCL device.
+// A variant written against this interface runs unchanged on all of them.
+//
+// Contract for every backend:
+//  - dimensions are checked and a mismatch throws flamex::Error naming the operation;
+//  - invscal divides (never multiplies by a reciprocal);
+//  - iamax returns the first index of the largest magnitude (deterministic ties);
+//  - between acquire(A) and release(A) the contents of A's base buffer belong to
+//    the backend: the host reads elements only through element().
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "flame/flame.hpp"
+
+namespace flamex {
+
+enum class Trans { No, Yes };
+enum class Uplo { Lower, Upper };
+enum class Diag { NonUnit, Unit };
+
+inline constexpr Trans NO_TRANSPOSE = Trans::No, TRANSPOSE = Trans::Yes;
+inline constexpr Uplo LOWER = Uplo::Lower, UPPER = Uplo::Upper;
+inline constexpr Diag NONUNIT = Diag::NonUnit, UNIT = Diag::Unit;
+
+struct BackendOptions {
+    int threads = 1;       // worker threads a backend may use (results never depend on it
+                           // for exact backends)
+    dim_t block = 0;       // internal block size of a backend's kernels; 0 = its default
+    std::string device;    // device index or name, for device backends
+};
+
+class Blas {
+public:
+    virtual ~Blas() = default;
+    virtual std::string name() const = 0;
+    // True when every result is bit-identical for any threads / block / device.
+    virtual bool reproducible() const = 0;
+
+    virtual double sum(Obj x) const = 0;                                  // sum_i x_i
+    virtual double dot(Obj x, Obj y) const = 0;                           // x^T y
+    virtual void dots(double alpha, Obj x, Obj y, double beta, Obj rho) const = 0; // rho := alpha x^T y + beta rho
+    virtual void scal(double alpha, Obj x) const = 0;                     // x := alpha x
+    virtual void invscal(double alpha, Obj x) const = 0;                  // x := x / alpha
+    virtual void axpy(double alpha, Obj x, Obj y) const = 0;              // y := alpha x + y
+    virtual void copy(Obj x, Obj y) const = 0;                            // y := x (any shapes of equal size)
+    virtual void gemv(Trans trans, double alpha, Obj A, Obj x, double beta, Obj y) const = 0;
+    virtual void trsv(Uplo uplo, Trans trans, Diag diag, Obj T, Obj x) const = 0; // x := op(T)^{-1} x
+    virtual void ger(double alpha, Obj x, Obj y, Obj A) const = 0;        // A := alpha x y^T + A
+    virtual void gemm(Trans transa, Trans transb, double alpha, Obj A, Obj B, double beta, Obj C) const = 0;
+    // B := alpha op(T)^{-1} B (side LEFT) or alpha B op(T)^{-1} (side RIGHT)
+    virtual void trsm(Side side, Uplo uplo, Trans trans, Diag diag, double alpha, Obj T, Obj B) const = 0;
+    virtual dim_t iamax(Obj x) const = 0;
+    // For i = 0..size(p)-1 swap rows i and i + p[i] of A (FLAME's pivot offsets).
+    virtual void apply_pivots(PivObj p, Obj A) const = 0;
+
+    // Host access and residency; host-memory backends need nothing here.
+    virtual double element(Obj A, dim_t i, dim_t j) const { return A(i, j); }
+    virtual void acquire(Obj A) const { (void)A; }
+    virtual void release(Obj A) const { (void)A; }
+};
+
+// Holds A with the backend for a scope: what a factorization or solve does between
+// its first and last operation.
+class Resident {
+public:
+    Resident(const Blas& blas, Obj A) : blas_(blas), A_(A) { blas_.acquire(A_); }
+    ~Resident() { blas_.release(A_); }
+    Resident(const Resident&) = delete;
+    Resident& operator=(const Resident&) = delete;
+
+private:
+    const Blas& blas_;
+    Obj A_;
+};
+
+// --- the backend registry -------------------------------------------------------
+
+struct BackendInfo {
+    std::string name;
+    std::string description;
+    std::function<std::unique_ptr<Blas>(const BackendOptions&)> make;
+};
+
+const std::vector<BackendInfo>& backends();
+// Throws flamex::Error listing the known names when `name` is unknown.
+std::unique_ptr<Blas> make_backend(const std::string& name, const BackendOptions& options = {});
+// FLAMEX_BACKEND if set, else "blis".
+std::string default_backend_name();
+
+// Checks shared by every backend; each throws flamex::Error naming `op`.
+namespace check {
+void vector(const char* op, Obj x);
+void same_length(const char* op, Obj x, Obj y);
+void scalar(const char* op, Obj rho);
+void gemv(const char* op, Trans trans, Obj A, Obj x, Obj y);
+void trsv(const char* op, Obj T, Obj x);
+void ger(const char* op, Obj x, Obj y, Obj A);
+void gemm(const char* op, Trans transa, Trans transb, Obj A, Obj B, Obj C);
+void trsm(const char* op, Side side, Obj T, Obj B);
+void pivots(const char* op, PivObj p, Obj A);
+} // namespace check
+
+} // namespace flamex

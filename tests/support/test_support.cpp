@@ -1,0 +1,97 @@
+#include "support/test_support.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+namespace flamex::test {
+
+Matrix random_matrix(dim_t m, dim_t n, std::uint64_t seed)
+{
+    std::mt19937_64 gen(seed);
+    std::uniform_real_distribution<double> dist(-1.0, 1.0);
+    Matrix A(m, n);
+    for (dim_t j = 0; j < n; ++j)
+        for (dim_t i = 0; i < m; ++i) A(i, j) = dist(gen);
+    return A;
+}
+
+Matrix diagonally_dominant(dim_t n, std::uint64_t seed)
+{
+    Matrix A = random_matrix(n, n, seed);
+    for (dim_t i = 0; i < n; ++i) A(i, i) += (A(i, i) < 0 ? -1.0 : 1.0) * static_cast<double>(n);
+    return A;
+}
+
+double norm_inf(Obj A)
+{
+    double best = 0.0;
+    for (dim_t i = 0; i < A.length(); ++i) {
+        double row = 0.0;
+        for (dim_t j = 0; j < A.width(); ++j) row += std::fabs(A(i, j));
+        best = std::max(best, row);
+    }
+    return best;
+}
+
+double norm_1(Obj A)
+{
+    double best = 0.0;
+    for (dim_t j = 0; j < A.width(); ++j) {
+        double col = 0.0;
+        for (dim_t i = 0; i < A.length(); ++i) col += std::fabs(A(i, j));
+        best = std::max(best, col);
+    }
+    return best;
+}
+
+double max_relative_difference(Obj A, Obj B)
+{
+    double worst = 0.0;
+    for (dim_t j = 0; j < A.width(); ++j)
+        for (dim_t i = 0; i < A.length(); ++i)
+            worst = std::max(worst, std::fabs(A(i, j) - B(i, j)) / std::max(1.0, std::fabs(B(i, j))));
+    return worst;
+}
+
+bool bitwise_equal(Obj A, Obj B)
+{
+    if (A.length() != B.length() || A.width() != B.width()) return false;
+    for (dim_t j = 0; j < A.width(); ++j)
+        for (dim_t i = 0; i < A.length(); ++i)
+            if (std::memcmp(&A(i, j), &B(i, j), sizeof(double)) != 0) return false;
+    return true;
+}
+
+double lu_backward_error(Obj A, Obj LU, PivObj p)
+{
+    const dim_t m = A.length(), n = A.width(), k = std::min(m, n);
+    std::vector<long double> PA(static_cast<size_t>(m * n));
+    for (dim_t j = 0; j < n; ++j)
+        for (dim_t i = 0; i < m; ++i) PA[static_cast<size_t>(i + j * m)] = A(i, j);
+    for (dim_t i = 0; i < p.length(); ++i) {
+        const dim_t r = i + p(i, 0);
+        for (dim_t j = 0; j < n; ++j) std::swap(PA[static_cast<size_t>(i + j * m)], PA[static_cast<size_t>(r + j * m)]);
+    }
+    long double worst = 0.0L;
+    for (dim_t i = 0; i < m; ++i) {
+        long double row = 0.0L;
+        for (dim_t j = 0; j < n; ++j) {
+            long double s = 0.0L;
+            for (dim_t l = 0; l <= std::min({i, j, k - 1}); ++l) {
+                const long double lil = (l == i) ? 1.0L : LU(i, l);
+                s += lil * static_cast<long double>(LU(l, j));
+            }
+            row += std::fabs(PA[static_cast<size_t>(i + j * m)] - s);
+        }
+        worst = std::max(worst, row);
+    }
+    const double normA = norm_inf(A);
+    if (normA == 0.0) return static_cast<double>(worst);
+    return static_cast<double>(worst) /
+           (normA * static_cast<double>(std::max<dim_t>({m, n, 1})) * std::numeric_limits<double>::epsilon() / 2);
+}
+
+} // namespace flamex::test

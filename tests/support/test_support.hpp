@@ -1,0 +1,26 @@
+// Helpers shared by the tests: seeded random matrices and norms.
+#pragma once
+
+#include <cstdint>
+#include <random>
+
+#include "flame/flame.hpp"
+
+namespace flamex::test {
+
+// Uniform entries in [-1, 1], deterministic in the seed.
+Matrix random_matrix(dim_t m, dim_t n, std::uint64_t seed);
+// A random matrix whose diagonal dominates, so that LU without pivoting is stable.
+Matrix diagonally_dominant(dim_t n, std::uint64_t seed);
+
+double norm_inf(Obj A);
+double norm_1(Obj A);
+// max_ij |A_ij - B_ij| / max(1, |B_ij|)
+double max_relative_difference(Obj A, Obj B);
+bool bitwise_equal(Obj A, Obj B);
+
+// ||P A - L U||_inf / (||A||_inf max(m,n) u): L, U read from the factored LU (m x n),
+// pivots p in FLAME's convention (empty for no pivoting). Computed in long double.
+double lu_backward_error(Obj A, Obj LU, PivObj p);
+
+} // namespace flamex::test
