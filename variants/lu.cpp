@@ -32,7 +32,22 @@ LuInfo piv_blk(const Blas& blas, Obj A, PivObj p, const LuControl& c) { return F
 const std::vector<LuVariant>& lu_variants()
 {
     static const std::vector<LuVariant> list = {
+        {"lu_nopiv_unb_var1", false, false, 1, "bordered", nopiv_unb<lu_nopiv_unb_var1>},
+        {"lu_nopiv_unb_var2", false, false, 2, "up-looking (row by row)", nopiv_unb<lu_nopiv_unb_var2>},
+        {"lu_nopiv_unb_var3", false, false, 3, "left-looking (jik)", nopiv_unb<lu_nopiv_unb_var3>},
+        {"lu_nopiv_unb_var4", false, false, 4, "Crout", nopiv_unb<lu_nopiv_unb_var4>},
+        {"lu_nopiv_unb_var5", false, false, 5, "right-looking (kji), Gaussian elimination", nopiv_unb<lu_nopiv_unb_var5>},
         {"lu_piv_unb_var3", true, false, 3, "left-looking (jik), the paper's Algorithm 7", piv_unb<lu_piv_unb_var3>},
+        {"lu_piv_unb_var4", true, false, 4, "Crout", piv_unb<lu_piv_unb_var4>},
+        {"lu_piv_unb_var5", true, false, 5, "right-looking (kji), Gaussian elimination as LAPACK's getf2", piv_unb<lu_piv_unb_var5>},
+        {"lu_nopiv_blk_var1", false, true, 1, "blocked bordered", nopiv_blk<lu_nopiv_blk_var1>},
+        {"lu_nopiv_blk_var2", false, true, 2, "blocked up-looking (block row by block row)", nopiv_blk<lu_nopiv_blk_var2>},
+        {"lu_nopiv_blk_var3", false, true, 3, "blocked left-looking", nopiv_blk<lu_nopiv_blk_var3>},
+        {"lu_nopiv_blk_var4", false, true, 4, "blocked Crout", nopiv_blk<lu_nopiv_blk_var4>},
+        {"lu_nopiv_blk_var5", false, true, 5, "blocked right-looking", nopiv_blk<lu_nopiv_blk_var5>},
+        {"lu_piv_blk_var3", true, true, 3, "blocked left-looking, panels by the inner variant", piv_blk<lu_piv_blk_var3>},
+        {"lu_piv_blk_var4", true, true, 4, "blocked Crout, panels by the inner variant", piv_blk<lu_piv_blk_var4>},
+        {"lu_piv_blk_var5", true, true, 5, "blocked right-looking, as LAPACK's getrf", piv_blk<lu_piv_blk_var5>},
     };
     return list;
 }

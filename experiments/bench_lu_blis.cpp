@@ -1,0 +1,103 @@
+// Benchmark: every LU variant on the `blis` backend against libflame's own
+// same-numbered routine and against FLA_LU_piv, in one run on one machine.
+// Prints a markdown table of best-of-R seconds and the ratios; not a test.
+//
+// usage: flamex_bench_lu_blis [--sizes 256,512,1024,2048] [--reps R] [--block NB]
+#include "flame/libflame.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <random>
+
+#include "support/libflame_reference.hpp"
+#include "variants/lu.hpp"
+
+namespace {
+
+using flamex::Matrix;
+using flamex::Pivots;
+
+Matrix random_matrix(long n, unsigned seed, bool dominant)
+{
+    std::mt19937_64 gen(seed);
+    std::uniform_real_distribution<double> dist(-1.0, 1.0);
+    Matrix A(n, n);
+    for (long j = 0; j < n; ++j)
+        for (long i = 0; i < n; ++i) A(i, j) = dist(gen) + (dominant && i == j ? static_cast<double>(n) : 0.0);
+    return A;
+}
+
+template <class F>
+double best_of(int reps, const Matrix& A0, F run)
+{
+    double best = 1e300;
+    for (int r = 0; r < reps; ++r) {
+        Matrix A = A0;
+        const auto t0 = std::chrono::steady_clock::now();
+        run(A);
+        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    return best;
+}
+
+std::vector<long> parse_sizes(const char* text)
+{
+    std::vector<long> sizes;
+    for (const char* p = text; *p;) {
+        char* end = nullptr;
+        sizes.push_back(std::strtol(p, &end, 10));
+        if (end == p || sizes.back() < 1) {
+            std::fprintf(stderr, "bad --sizes %s\n", text);
+            std::exit(2);
+        }
+        p = *end == ',' ? end + 1 : end;
+    }
+    return sizes;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    std::vector<long> sizes = {256, 512, 1024, 2048};
+    int reps = 3;
+    long block = 128;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!std::strcmp(argv[i], "--sizes")) sizes = parse_sizes(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--reps")) reps = std::max(1, std::atoi(argv[i + 1]));
+        else if (!std::strcmp(argv[i], "--block")) block = std::max(1L, std::atol(argv[i + 1]));
+        else {
+            std::fprintf(stderr, "usage: flamex_bench_lu_blis [--sizes n,...] [--reps R] [--block NB]\n");
+            return 2;
+        }
+    }
+    auto blas = flamex::make_backend("blis");
+    flamex::LuControl control;
+    control.block = block;
+
+    std::printf("| variant | n | flamex [s] | libflame same variant [s] | ratio | FLA_LU_piv [s] | ratio to FLA_LU_piv |\n");
+    std::printf("|---|---|---|---|---|---|---|\n");
+    for (long n : sizes) {
+        const Matrix general = random_matrix(n, 1, false), dominant = random_matrix(n, 2, true);
+        const double t_fla_lu_piv = best_of(reps, general, [&](Matrix& A) {
+            Pivots p(n);
+            FLA_LU_piv(flamex::fla::to_fla(A.view()), flamex::fla::to_fla(p.view()));
+        });
+        for (const flamex::LuVariant& v : flamex::lu_variants()) {
+            const Matrix& A0 = v.pivoting ? general : dominant;
+            const double ours = best_of(reps, A0, [&](Matrix& A) {
+                Pivots p(v.pivoting ? n : 0);
+                flamex::lu(*blas, v, A, p, control);
+            });
+            const double theirs = best_of(reps, A0, [&](Matrix& A) {
+                Pivots p(v.pivoting ? n : 0);
+                flamex::test::libflame_lu(v, A, p, block);
+            });
+            std::printf("| %s | %ld | %.4f | %.4f | %.3f | %.4f | %.3f |\n", v.name.c_str(), n, ours, theirs,
+                        ours / theirs, t_fla_lu_piv, ours / t_fla_lu_piv);
+            std::fflush(stdout);
+        }
+    }
+    return 0;
+}

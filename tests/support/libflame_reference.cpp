@@ -1,0 +1,102 @@
+#include "flame/libflame.hpp"
+
+#include "support/libflame_reference.hpp"
+
+namespace flamex::test {
+
+namespace {
+
+// FLA_LU_*_unb_varN has no control tree; only these numbers exist.
+FLA_Error unblocked(bool pivoting, int number, FLA_Obj A, FLA_Obj p)
+{
+    if (pivoting) {
+        switch (number) {
+        case 3: return FLA_LU_piv_unb_var3(A, p);
+        case 4: return FLA_LU_piv_unb_var4(A, p);
+        case 5: return FLA_LU_piv_unb_var5(A, p);
+        }
+    } else {
+        switch (number) {
+        case 1: return FLA_LU_nopiv_unb_var1(A);
+        case 2: return FLA_LU_nopiv_unb_var2(A);
+        case 3: return FLA_LU_nopiv_unb_var3(A);
+        case 4: return FLA_LU_nopiv_unb_var4(A);
+        case 5: return FLA_LU_nopiv_unb_var5(A);
+        }
+    }
+    throw Error("libflame has no unblocked " + std::string(pivoting ? "piv" : "nopiv") + " variant " +
+                std::to_string(number));
+}
+
+FLA_Error blocked(bool pivoting, int number, FLA_Obj A, FLA_Obj p, fla_lu_t* cntl)
+{
+    if (pivoting) {
+        switch (number) {
+        case 3: return FLA_LU_piv_blk_var3(A, p, cntl);
+        case 4: return FLA_LU_piv_blk_var4(A, p, cntl);
+        case 5: return FLA_LU_piv_blk_var5(A, p, cntl);
+        }
+    } else {
+        switch (number) {
+        case 1: return FLA_LU_nopiv_blk_var1(A, cntl);
+        case 2: return FLA_LU_nopiv_blk_var2(A, cntl);
+        case 3: return FLA_LU_nopiv_blk_var3(A, cntl);
+        case 4: return FLA_LU_nopiv_blk_var4(A, cntl);
+        case 5: return FLA_LU_nopiv_blk_var5(A, cntl);
+        }
+    }
+    throw Error("libflame has no blocked " + std::string(pivoting ? "piv" : "nopiv") + " variant " +
+                std::to_string(number));
+}
+
+// The control tree of a blocked variant: BLAS subproblems go to the external BLAS,
+// the diagonal block (or panel) to libflame's unblocked variant `inner_number`.
+class ControlTree {
+public:
+    ControlTree(int number, dim_t block, int inner_number)
+    {
+        const auto b = static_cast<::dim_t>(block);
+        blocksize_ = FLA_Blocksize_create(b, b, b, b);
+        appiv_ = FLA_Cntl_appiv_obj_create(FLA_FLAT, FLA_UNB_OPT_VARIANT1, nullptr, nullptr);
+        inner_ = FLA_Cntl_lu_obj_create(FLA_FLAT, FLA_UNBLOCKED_VARIANT1 - 1 + inner_number, nullptr, nullptr, nullptr,
+                                        nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
+        trsm_ = FLA_Cntl_trsm_obj_create(FLA_FLAT, FLA_SUBPROBLEM, nullptr, nullptr, nullptr, nullptr);
+        gemm_ = FLA_Cntl_gemm_obj_create(FLA_FLAT, FLA_SUBPROBLEM, nullptr, nullptr, nullptr);
+        lu_ = FLA_Cntl_lu_obj_create(FLA_FLAT, FLA_BLOCKED_VARIANT1 - 1 + number, blocksize_, inner_, gemm_, gemm_,
+                                     gemm_, trsm_, trsm_, appiv_, appiv_);
+    }
+    ~ControlTree()
+    {
+        FLA_Cntl_obj_free(lu_);
+        FLA_Cntl_obj_free(inner_);
+        FLA_Cntl_obj_free(appiv_);
+        FLA_Cntl_obj_free(trsm_);
+        FLA_Cntl_obj_free(gemm_);
+        FLA_Blocksize_free(blocksize_);
+    }
+    ControlTree(const ControlTree&) = delete;
+    ControlTree& operator=(const ControlTree&) = delete;
+    fla_lu_t* get() const { return lu_; }
+
+private:
+    fla_blocksize_t* blocksize_;
+    fla_appiv_t* appiv_;
+    fla_lu_t* inner_;
+    fla_trsm_t* trsm_;
+    fla_gemm_t* gemm_;
+    fla_lu_t* lu_;
+};
+
+} // namespace
+
+int libflame_lu(const LuVariant& variant, Obj A, PivObj p, dim_t block, int inner_number)
+{
+    fla::ensure_initialized();
+    const FLA_Obj a = fla::to_fla(A);
+    const FLA_Obj piv = variant.pivoting ? fla::to_fla(p) : FLA_Obj{};
+    if (!variant.blocked) return unblocked(variant.pivoting, variant.number, a, piv);
+    const ControlTree tree(variant.number, block, inner_number);
+    return blocked(variant.pivoting, variant.number, a, piv, tree.get());
+}
+
+} // namespace flamex::test

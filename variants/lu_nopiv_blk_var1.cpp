@@ -1,0 +1,50 @@
+// LU without pivoting, blocked, variant 1: bordered, the leading principal block grown
+// by b rows and columns of L and U at a time.
+//
+//   A01 := L00^{-1} A01                                            trsm
+//   A10 := A10 U00^{-1}                                            trsm
+//   A11 := A11 - A10 A01                                           gemm
+//   A11 := LU( A11 )                                               inner variant
+// and, when m > n, the rows below the last block; when n > m, the columns right of it:
+//   ABL := ABL U(ATL)^{-1}                                         trsm
+//   ATR := L(ATL)^{-1} ATR                                         trsm
+#include <algorithm>
+
+#include "variants/lu.hpp"
+
+namespace flamex {
+
+LuInfo lu_nopiv_blk_var1(const Blas& blas, Obj A, const LuControl& control)
+{
+    LuInfo info;
+    auto [ATL, ATR,
+          ABL, ABR] = part_2x2(A, 0, 0, TL);
+
+    while (ATL.length() < A.length() && ATL.width() < A.width()) {
+        const dim_t b = std::min(control.block, ABR.min_dim());
+        auto [A00, A01, A02,
+              A10, A11, A12,
+              A20, A21, A22] = repart_2x2_to_3x3(ATL, ATR,
+                                                 ABL, ABR, b, b, BR);
+        /*------------------------------------------------------------*/
+        blas.trsm(LEFT, LOWER, NO_TRANSPOSE, UNIT, 1.0, A00, A01);
+        blas.trsm(RIGHT, UPPER, NO_TRANSPOSE, NONUNIT, 1.0, A00, A10);
+        blas.gemm(NO_TRANSPOSE, NO_TRANSPOSE, -1.0, A10, A01, 1.0, A11);
+        const LuInfo sub = control.inner->run(blas, A11, PivObj(), control);
+        merge_info(sub, A00.width(), info);
+        if (!sub.ok()) return info;
+        /*------------------------------------------------------------*/
+        std::tie(ATL, ATR,
+                 ABL, ABR) = cont_with_3x3_to_2x2(A00, A01, A02,
+                                                  A10, A11, A12,
+                                                  A20, A21, A22, TL);
+    }
+
+    if (ABL.length() > 0)
+        blas.trsm(RIGHT, UPPER, NO_TRANSPOSE, NONUNIT, 1.0, ATL, ABL);
+    else if (ATR.width() > 0)
+        blas.trsm(LEFT, LOWER, NO_TRANSPOSE, UNIT, 1.0, ATL, ATR);
+    return info;
+}
+
+} // namespace flamex

@@ -1,0 +1,42 @@
+// LU without pivoting, blocked, variant 5: right-looking, the classic blocked LU: factor
+// a b x b block, then update the trailing matrix.
+//
+//   A11 := LU( A11 )                                               inner variant
+//   A12 := L11^{-1} A12                                            trsm
+//   A21 := A21 U11^{-1}                                            trsm
+//   A22 := A22 - A21 A12                                           gemm
+#include <algorithm>
+
+#include "variants/lu.hpp"
+
+namespace flamex {
+
+LuInfo lu_nopiv_blk_var5(const Blas& blas, Obj A, const LuControl& control)
+{
+    LuInfo info;
+    auto [ATL, ATR,
+          ABL, ABR] = part_2x2(A, 0, 0, TL);
+
+    while (ATL.length() < A.length() && ATL.width() < A.width()) {
+        const dim_t b = std::min(control.block, ABR.min_dim());
+        auto [A00, A01, A02,
+              A10, A11, A12,
+              A20, A21, A22] = repart_2x2_to_3x3(ATL, ATR,
+                                                 ABL, ABR, b, b, BR);
+        /*------------------------------------------------------------*/
+        const LuInfo sub = control.inner->run(blas, A11, PivObj(), control);
+        merge_info(sub, A00.width(), info);
+        if (!sub.ok()) return info;
+        blas.trsm(LEFT, LOWER, NO_TRANSPOSE, UNIT, 1.0, A11, A12);
+        blas.trsm(RIGHT, UPPER, NO_TRANSPOSE, NONUNIT, 1.0, A11, A21);
+        blas.gemm(NO_TRANSPOSE, NO_TRANSPOSE, -1.0, A21, A12, 1.0, A22);
+        /*------------------------------------------------------------*/
+        std::tie(ATL, ATR,
+                 ABL, ABR) = cont_with_3x3_to_2x2(A00, A01, A02,
+                                                  A10, A11, A12,
+                                                  A20, A21, A22, TL);
+    }
+    return info;
+}
+
+} // namespace flamex

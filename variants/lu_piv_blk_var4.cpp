@@ -1,0 +1,57 @@
+// LU with partial pivoting, blocked, variant 4: Crout, a block column of L and a block
+// row of U, b wide, at a time; the panel ( A11 ; A21 ) is factored by the inner
+// unblocked variant.
+//
+//   A11 := A11 - A10 A01                                           gemm
+//   A21 := A21 - A20 A01                                           gemm
+//   [ ( A11 ; A21 ), p1 ] := LU( A11 ; A21 )                       inner variant
+//   ( A10 ; A20 ) := P(p1) ( A10 ; A20 )                           apply_pivots
+//   ( A12 ; A22 ) := P(p1) ( A12 ; A22 )                           apply_pivots
+//   A12 := A12 - A10 A02                                           gemm
+//   A12 := L11^{-1} A12                                            trsm
+#include <algorithm>
+
+#include "variants/lu.hpp"
+
+namespace flamex {
+
+LuInfo lu_piv_blk_var4(const Blas& blas, Obj A, PivObj p, const LuControl& control)
+{
+    LuInfo info;
+    auto [ATL, ATR,
+          ABL, ABR] = part_2x2(A, 0, 0, TL);
+    auto [pT,
+          pB]       = part_2x1(p, 0, TOP);
+
+    while (ATL.length() < A.length() && ATL.width() < A.width()) {
+        const dim_t b = std::min(control.block, ABR.min_dim());
+        auto [A00, A01, A02,
+              A10, A11, A12,
+              A20, A21, A22] = repart_2x2_to_3x3(ATL, ATR,
+                                                 ABL, ABR, b, b, BR);
+        auto [p0,
+              p1,
+              p2]            = repart_2x1_to_3x1(pT,
+                                                 pB, b, BOTTOM);
+        /*------------------------------------------------------------*/
+        blas.gemm(NO_TRANSPOSE, NO_TRANSPOSE, -1.0, A10, A01, 1.0, A11);
+        blas.gemm(NO_TRANSPOSE, NO_TRANSPOSE, -1.0, A20, A01, 1.0, A21);
+        merge_info(control.inner->run(blas, merge_2x1(A11, A21), p1, control), A00.width(), info);
+        blas.apply_pivots(p1, merge_2x1(A10, A20));
+        blas.apply_pivots(p1, merge_2x1(A12, A22));
+        blas.gemm(NO_TRANSPOSE, NO_TRANSPOSE, -1.0, A10, A02, 1.0, A12);
+        blas.trsm(LEFT, LOWER, NO_TRANSPOSE, UNIT, 1.0, A11, A12);
+        /*------------------------------------------------------------*/
+        std::tie(ATL, ATR,
+                 ABL, ABR) = cont_with_3x3_to_2x2(A00, A01, A02,
+                                                  A10, A11, A12,
+                                                  A20, A21, A22, TL);
+        std::tie(pT,
+                 pB)       = cont_with_3x1_to_2x1(p0,
+                                                  p1,
+                                                  p2, TOP);
+    }
+    return info;
+}
+
+} // namespace flamex
