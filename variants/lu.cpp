@@ -1,5 +1,7 @@
 // The variant registry and the factorization driver. A new variant is one file
 // plus one line in lu_variants().
+#include <algorithm>
+
 #include "variants/lu.hpp"
 
 namespace flamex {
@@ -14,6 +16,18 @@ bool record_zero_pivot(const Blas& blas, Obj alpha11, dim_t j, LuInfo& info)
 void merge_info(LuInfo sub, dim_t offset, LuInfo& info)
 {
     if (info.zero_pivot == 0 && sub.zero_pivot != 0) info.zero_pivot = offset + sub.zero_pivot;
+}
+
+dim_t determine_blocksize(const LuControl& control, Obj ABR)
+{
+    if (control.block < 1) throw Error("lu: block size must be at least 1, got " + std::to_string(control.block));
+    return std::min(control.block, ABR.min_dim());
+}
+
+LuInfo lu_inner(const Blas& blas, const LuControl& control, Obj A, PivObj p)
+{
+    if (control.inner == nullptr) throw Error("lu: blocked variant called without an inner variant");
+    return control.inner->run(blas, A, p, control);
 }
 
 namespace {

@@ -39,6 +39,12 @@ struct LuControl {
     const LuVariant* inner = nullptr; // nullptr: unblocked variant 5 of the same pivoting
 };
 
+// For blocked variants: the next block size, min(control.block, min_dim(ABR)),
+// and the inner factorization of a block or panel. Both throw flamex::Error on a
+// control that flamex::lu() would have rejected (block < 1, no inner variant).
+dim_t determine_blocksize(const LuControl& control, Obj ABR);
+LuInfo lu_inner(const Blas& blas, const LuControl& control, Obj A, PivObj p);
+
 // Unblocked, no pivoting.
 LuInfo lu_nopiv_unb_var1(const Blas& blas, Obj A);
 LuInfo lu_nopiv_unb_var2(const Blas& blas, Obj A);

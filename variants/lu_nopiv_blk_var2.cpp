@@ -8,8 +8,6 @@
 //   A12 := L11^{-1} A12                                            trsm
 // and, when m > n, the rows below the last block:
 //   ABL := ABL U(ATL)^{-1}                                         trsm
-#include <algorithm>
-
 #include "variants/lu.hpp"
 
 namespace flamex {
@@ -21,7 +19,7 @@ LuInfo lu_nopiv_blk_var2(const Blas& blas, Obj A, const LuControl& control)
           ABL, ABR] = part_2x2(A, 0, 0, TL);
 
     while (ATL.length() < A.length() && ATL.width() < A.width()) {
-        const dim_t b = std::min(control.block, ABR.min_dim());
+        const dim_t b = determine_blocksize(control, ABR);
         auto [A00, A01, A02,
               A10, A11, A12,
               A20, A21, A22] = repart_2x2_to_3x3(ATL, ATR,
@@ -29,7 +27,7 @@ LuInfo lu_nopiv_blk_var2(const Blas& blas, Obj A, const LuControl& control)
         /*------------------------------------------------------------*/
         blas.trsm(RIGHT, UPPER, NO_TRANSPOSE, NONUNIT, 1.0, A00, A10);
         blas.gemm(NO_TRANSPOSE, NO_TRANSPOSE, -1.0, A10, A01, 1.0, A11);
-        const LuInfo sub = control.inner->run(blas, A11, PivObj(), control);
+        const LuInfo sub = lu_inner(blas, control, A11, PivObj());
         merge_info(sub, A00.width(), info);
         if (!sub.ok()) return info;
         blas.gemm(NO_TRANSPOSE, NO_TRANSPOSE, -1.0, A10, A02, 1.0, A12);

@@ -10,8 +10,6 @@
 //   ( A10 ; A20 ) := P(p1) ( A10 ; A20 )                           apply_pivots
 // and, when n > m, the columns right of the last block:
 //   ATR := L(ATL)^{-1} P(p) ATR                                    apply_pivots, trsm
-#include <algorithm>
-
 #include "variants/lu.hpp"
 
 namespace flamex {
@@ -25,7 +23,7 @@ LuInfo lu_piv_blk_var3(const Blas& blas, Obj A, PivObj p, const LuControl& contr
           pB]       = part_2x1(p, 0, TOP);
 
     while (ATL.length() < A.length() && ATL.width() < A.width()) {
-        const dim_t b = std::min(control.block, ABR.min_dim());
+        const dim_t b = determine_blocksize(control, ABR);
         auto [A00, A01, A02,
               A10, A11, A12,
               A20, A21, A22] = repart_2x2_to_3x3(ATL, ATR,
@@ -39,7 +37,7 @@ LuInfo lu_piv_blk_var3(const Blas& blas, Obj A, PivObj p, const LuControl& contr
         blas.trsm(LEFT, LOWER, NO_TRANSPOSE, UNIT, 1.0, A00, A01);
         blas.gemm(NO_TRANSPOSE, NO_TRANSPOSE, -1.0, A10, A01, 1.0, A11);
         blas.gemm(NO_TRANSPOSE, NO_TRANSPOSE, -1.0, A20, A01, 1.0, A21);
-        merge_info(control.inner->run(blas, merge_2x1(A11, A21), p1, control), A00.width(), info);
+        merge_info(lu_inner(blas, control, merge_2x1(A11, A21), p1), A00.width(), info);
         blas.apply_pivots(p1, merge_2x1(A10, A20));
         /*------------------------------------------------------------*/
         std::tie(ATL, ATR,

@@ -9,8 +9,6 @@
 //   ( A12 ; A22 ) := P(p1) ( A12 ; A22 )                           apply_pivots
 //   A12 := A12 - A10 A02                                           gemm
 //   A12 := L11^{-1} A12                                            trsm
-#include <algorithm>
-
 #include "variants/lu.hpp"
 
 namespace flamex {
@@ -24,7 +22,7 @@ LuInfo lu_piv_blk_var4(const Blas& blas, Obj A, PivObj p, const LuControl& contr
           pB]       = part_2x1(p, 0, TOP);
 
     while (ATL.length() < A.length() && ATL.width() < A.width()) {
-        const dim_t b = std::min(control.block, ABR.min_dim());
+        const dim_t b = determine_blocksize(control, ABR);
         auto [A00, A01, A02,
               A10, A11, A12,
               A20, A21, A22] = repart_2x2_to_3x3(ATL, ATR,
@@ -36,7 +34,7 @@ LuInfo lu_piv_blk_var4(const Blas& blas, Obj A, PivObj p, const LuControl& contr
         /*------------------------------------------------------------*/
         blas.gemm(NO_TRANSPOSE, NO_TRANSPOSE, -1.0, A10, A01, 1.0, A11);
         blas.gemm(NO_TRANSPOSE, NO_TRANSPOSE, -1.0, A20, A01, 1.0, A21);
-        merge_info(control.inner->run(blas, merge_2x1(A11, A21), p1, control), A00.width(), info);
+        merge_info(lu_inner(blas, control, merge_2x1(A11, A21), p1), A00.width(), info);
         blas.apply_pivots(p1, merge_2x1(A10, A20));
         blas.apply_pivots(p1, merge_2x1(A12, A22));
         blas.gemm(NO_TRANSPOSE, NO_TRANSPOSE, -1.0, A10, A02, 1.0, A12);

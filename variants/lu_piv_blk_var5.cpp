@@ -7,8 +7,6 @@
 //   ( A12 ; A22 ) := P(p1) ( A12 ; A22 )                           apply_pivots
 //   A12 := L11^{-1} A12                                            trsm
 //   A22 := A22 - A21 A12                                           gemm
-#include <algorithm>
-
 #include "variants/lu.hpp"
 
 namespace flamex {
@@ -22,7 +20,7 @@ LuInfo lu_piv_blk_var5(const Blas& blas, Obj A, PivObj p, const LuControl& contr
           pB]       = part_2x1(p, 0, TOP);
 
     while (ATL.length() < A.length() && ATL.width() < A.width()) {
-        const dim_t b = std::min(control.block, ABR.min_dim());
+        const dim_t b = determine_blocksize(control, ABR);
         auto [A00, A01, A02,
               A10, A11, A12,
               A20, A21, A22] = repart_2x2_to_3x3(ATL, ATR,
@@ -32,7 +30,7 @@ LuInfo lu_piv_blk_var5(const Blas& blas, Obj A, PivObj p, const LuControl& contr
               p2]            = repart_2x1_to_3x1(pT,
                                                  pB, b, BOTTOM);
         /*------------------------------------------------------------*/
-        merge_info(control.inner->run(blas, merge_2x1(A11, A21), p1, control), A00.width(), info);
+        merge_info(lu_inner(blas, control, merge_2x1(A11, A21), p1), A00.width(), info);
         blas.apply_pivots(p1, merge_2x1(A10, A20));
         blas.apply_pivots(p1, merge_2x1(A12, A22));
         blas.trsm(LEFT, LOWER, NO_TRANSPOSE, UNIT, 1.0, A11, A12);

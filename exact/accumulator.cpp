@@ -1,0 +1,471 @@
+// The superaccumulator: the rare paths of adding, normalization, merging,
+// exact scaling, correct rounding and correctly rounded division.
+#include "exact/exact.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <stdexcept>
+
+#include "exact/detail.hpp"
+
+namespace flamex::exact {
+
+using detail::i128;
+using detail::u128;
+
+namespace {
+
+constexpr std::uint64_t DIGIT_MASK = 0xffffffffu;
+
+// v = low + 2^32 * carry with low in [0, 2^32): floor division without shifting a
+// negative value (the subtraction makes the division exact).
+inline std::int64_t split_digit(std::int64_t v, std::int64_t& low)
+{
+    low = static_cast<std::int64_t>(static_cast<std::uint64_t>(v) & DIGIT_MASK);
+    return (v - low) / (std::int64_t{1} << 32);
+}
+
+} // namespace
+
+// --- a normalized, sign-magnitude copy of the exact value --------------------------
+
+// |value| * 2^BIAS as 32-bit digits w[0..top], digit k weighing 2^(32 (base + k)).
+struct AccumulatorAccess {
+    static int magnitude(const Accumulator& acc, detail::Magnitude& mag) noexcept
+    {
+        mag.base = acc.lo_;
+        mag.top = -1;
+        const int n = acc.hi_ - acc.lo_;
+        if (n <= 0) return 0;
+        // Carry-propagate a copy; two more digits absorb the largest top digit.
+        std::int64_t t[Accumulator::DIGITS + 2];
+        std::int64_t carry = 0;
+        for (int k = 0; k < n + 2; ++k) {
+            const std::int64_t v = (k < n ? acc.d_[acc.lo_ + k] : 0) + carry;
+            carry = split_digit(v, t[k]);
+        }
+        assert(carry == 0 || carry == -1);
+        int sign = 0;
+        if (carry < 0) {
+            // Negative: |value| = 2^(32 (n + 2)) - T, i.e. complement and add one.
+            std::uint64_t c = 1;
+            for (int k = 0; k < n + 2; ++k) {
+                const std::uint64_t v = (~static_cast<std::uint64_t>(t[k]) & DIGIT_MASK) + c;
+                mag.w[k] = static_cast<std::uint32_t>(v);
+                c = v >> 32;
+            }
+            sign = -1;
+        } else {
+            for (int k = 0; k < n + 2; ++k) mag.w[k] = static_cast<std::uint32_t>(t[k]);
+            sign = 1;
+        }
+        int top = n + 1;
+        while (top >= 0 && mag.w[top] == 0) --top;
+        mag.top = top;
+        return top < 0 ? 0 : sign;
+    }
+};
+
+namespace detail {
+
+int Magnitude::bit_length() const noexcept
+{
+    return 32 * (base + top) + (64 - __builtin_clzll(w[top]));
+}
+
+// floor(I / 2^pos) mod 2^128, I the integer magnitude; pos may be negative.
+u128 Magnitude::extract(int pos) const noexcept
+{
+    u128 r = 0;
+    for (int k = top; k >= 0; --k) {
+        const int rel = 32 * (base + k) - pos; // bit position of digit k in the result
+        if (rel >= 128) continue;
+        if (rel <= -32) break;
+        if (rel >= 0)
+            r |= static_cast<u128>(w[k]) << rel;
+        else
+            r |= static_cast<u128>(w[k] >> (-rel));
+    }
+    return r;
+}
+
+// Whether I mod 2^pos != 0.
+bool Magnitude::sticky_below(int pos) const noexcept
+{
+    for (int k = 0; k <= top; ++k) {
+        const int rel = pos - 32 * (base + k); // bits of digit k below pos
+        if (rel <= 0) return false;
+        if (rel >= 32) {
+            if (w[k] != 0) return true;
+        } else {
+            return (w[k] & ((std::uint32_t{1} << rel) - 1)) != 0;
+        }
+    }
+    return false;
+}
+
+double make_double(bool negative, std::uint64_t bits) noexcept
+{
+    bits |= static_cast<std::uint64_t>(negative) << 63;
+    double x;
+    std::memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
+double round_to_double(bool negative, std::uint64_t m, int x, bool sticky) noexcept
+{
+    // value = (m + f) * 2^x with 0 <= f < 1, f != 0 iff sticky.
+    if (m == 0) return make_double(negative, 0); // (callers never pass f != 0 here)
+    const int lz = __builtin_clzll(m);
+    m <<= lz;
+    x -= lz;
+    const int e = x + 63; // 2^e <= value < 2^(e + 1)
+    constexpr std::uint64_t INF_BITS = std::uint64_t{0x7ff} << 52;
+    if (e > 1023) return make_double(negative, INF_BITS);
+    const int u = std::max(e - 52, -1074); // exponent of the result's ulp
+    const int shift = u - x;               // >= 11: bits of m below the ulp
+    std::uint64_t kept;
+    if (shift > 64) {
+        kept = 0; // value < 2^(x + 64) <= ulp / 2
+    } else if (shift == 64) {
+        const std::uint64_t half = std::uint64_t{1} << 63;
+        kept = (m > half || (m == half && sticky)) ? 1 : 0;
+    } else {
+        kept = m >> shift;
+        const std::uint64_t rem = m & ((std::uint64_t{1} << shift) - 1);
+        const std::uint64_t half = std::uint64_t{1} << (shift - 1);
+        if (rem > half || (rem == half && (sticky || (kept & 1)))) ++kept;
+    }
+    if (kept == 0) return make_double(negative, 0);
+    int ulp = u;
+    if (kept == (std::uint64_t{1} << 53)) {
+        kept >>= 1;
+        ++ulp;
+    }
+    if (kept < (std::uint64_t{1} << 52)) return make_double(negative, kept); // subnormal
+    const int biased = ulp + 1075;
+    if (biased >= 2047) return make_double(negative, INF_BITS);
+    return make_double(negative, (static_cast<std::uint64_t>(biased) << 52) | (kept & ((std::uint64_t{1} << 52) - 1)));
+}
+
+Decomposed decompose(double x) noexcept
+{
+    std::uint64_t b;
+    std::memcpy(&b, &x, sizeof b);
+    const int biased = static_cast<int>((b >> 52) & 0x7ff);
+    Decomposed r;
+    r.negative = (b >> 63) != 0;
+    r.m = b & ((std::uint64_t{1} << 52) - 1);
+    if (biased != 0) {
+        r.m |= std::uint64_t{1} << 52;
+        r.e = biased - 1075;
+    } else {
+        r.e = -1074;
+    }
+    return r;
+}
+
+} // namespace detail
+
+// --- error-free transformations ------------------------------------------------------
+
+ScaledDoubleDouble two_prod_scaled(double a, double b)
+{
+    if (a == 0 || b == 0) return {a * b, 0.0, 0};
+    // Both operands to [1, 2) with exact power-of-two scalings.
+    const auto unit = [](double v, int& e) {
+        detail::Decomposed d = detail::decompose(v);
+        const int lz = __builtin_clzll(d.m) - 11; // shift that puts the top bit at 52
+        d.m <<= lz;
+        e = d.e - lz + 52;
+        return detail::make_double(d.negative, (std::uint64_t{1023} << 52) | (d.m & ((std::uint64_t{1} << 52) - 1)));
+    };
+    int ea = 0, eb = 0;
+    const double fa = unit(a, ea), fb = unit(b, eb);
+    const double h = fa * fb;
+    return {h, std::fma(fa, fb, -h), ea + eb};
+}
+
+// --- Accumulator ------------------------------------------------------------------
+
+void Accumulator::copy_from(const Accumulator& other) noexcept
+{
+    lo_ = other.lo_;
+    hi_ = other.hi_;
+    pending_ = other.pending_;
+    flags_ = other.flags_;
+    if (hi_ > lo_) std::memcpy(d_ + lo_, other.d_ + lo_, sizeof(std::int64_t) * static_cast<std::size_t>(hi_ - lo_));
+}
+
+void Accumulator::widen(int lo, int hi) noexcept
+{
+    assert(lo >= 0 && hi <= DIGITS);
+    if (lo_ >= hi_) {
+        std::fill(d_ + lo, d_ + hi, std::int64_t{0});
+        lo_ = lo;
+        hi_ = hi;
+        return;
+    }
+    if (lo < lo_) {
+        std::fill(d_ + lo, d_ + lo_, std::int64_t{0});
+        lo_ = lo;
+    }
+    if (hi > hi_) {
+        std::fill(d_ + hi_, d_ + hi, std::int64_t{0});
+        hi_ = hi;
+    }
+}
+
+void Accumulator::normalize() noexcept
+{
+    pending_ = 0;
+    if (lo_ >= hi_) return;
+    std::int64_t carry = 0;
+    for (int k = lo_; k < hi_ - 1; ++k) carry = split_digit(d_[k] + carry, d_[k]);
+    // The top digit keeps the sign; split it while it does not fit in 33 bits.
+    int k = hi_ - 1;
+    std::int64_t top = d_[k] + carry;
+    while (top >= (std::int64_t{1} << 32) || top <= -(std::int64_t{1} << 32)) {
+        const std::int64_t up = split_digit(top, d_[k]);
+        ++k;
+        assert(k < DIGITS);
+        top = up;
+    }
+    d_[k] = top;
+    hi_ = k + 1;
+    while (hi_ > lo_ && d_[hi_ - 1] == 0) --hi_;
+    while (lo_ < hi_ && d_[lo_] == 0) ++lo_;
+}
+
+void Accumulator::note_special(double v) noexcept
+{
+    if (std::isnan(v))
+        flags_ |= NAN_SEEN;
+    else if (v > 0)
+        flags_ |= POS_INF;
+    else
+        flags_ |= NEG_INF;
+}
+
+void Accumulator::add_rare(double x) noexcept
+{
+    const std::uint64_t bits = to_bits(x);
+    const std::uint64_t frac = bits & FRAC_MASK;
+    const std::uint64_t neg = bits >> 63;
+    if (((bits >> 52) & 0x7ff) == 0x7ff) {
+        note_special(x);
+    } else if (frac == 0) { // a signed zero
+        flags_ |= neg ? ZERO_NEG : ZERO_POS;
+    } else { // subnormal
+        add_significand(frac, -1074 + BIAS, neg);
+        flags_ |= ZERO_POS | ZERO_NEG;
+    }
+}
+
+void Accumulator::add_scaled(double x, int e)
+{
+    if (!std::isfinite(x) || x == 0) {
+        add_rare(x);
+        return;
+    }
+    const detail::Decomposed d = detail::decompose(x);
+    const long p = static_cast<long>(d.e) + e + BIAS;
+    if (p < 0 || p > 32L * (DIGITS - 5)) throw std::range_error("flamex::exact::Accumulator::add_scaled: x * 2^e outside the window");
+    add_significand(d.m, static_cast<int>(p), d.negative);
+    flags_ |= ZERO_POS | ZERO_NEG;
+}
+
+namespace {
+
+// The IEEE special or zero-product case of a product with these operands, if any:
+// returns true when handled (the product is NaN, infinite or zero).
+template <class Acc>
+bool product_special(Acc& acc, const double* ops, int count)
+{
+    bool any_nan = false, any_inf = false, any_zero = false, negative = false;
+    for (int i = 0; i < count; ++i) {
+        const double v = ops[i];
+        any_nan |= std::isnan(v);
+        any_inf |= std::isinf(v);
+        any_zero |= v == 0;
+        negative ^= std::signbit(v);
+    }
+    if (any_nan || (any_inf && any_zero)) {
+        acc.note_special(std::numeric_limits<double>::quiet_NaN());
+    } else if (any_inf) {
+        acc.note_special(negative ? -HUGE_VAL : HUGE_VAL);
+    } else if (any_zero) {
+        acc.note_terms(false, !negative, negative);
+    } else {
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+void Accumulator::add_product(double a, double b) noexcept
+{
+    const double ops[2] = {a, b};
+    if (product_special(*this, ops, 2)) return;
+    const detail::Decomposed da = detail::decompose(a), db = detail::decompose(b);
+    const u128 p = static_cast<u128>(da.m) * db.m;
+    const int pos = da.e + db.e + BIAS; // >= -2148 + BIAS
+    const std::uint64_t neg = da.negative != db.negative;
+    add_significand(static_cast<std::uint64_t>(p), pos, neg);
+    const std::uint64_t high = static_cast<std::uint64_t>(p >> 64);
+    if (high != 0) add_significand(high, pos + 64, neg);
+    flags_ |= ZERO_POS | ZERO_NEG;
+}
+
+void Accumulator::add_product(double a, double b, double c) noexcept
+{
+    const double ops[3] = {a, b, c};
+    if (product_special(*this, ops, 3)) return;
+    const detail::Decomposed da = detail::decompose(a), db = detail::decompose(b), dc = detail::decompose(c);
+    const u128 ab = static_cast<u128>(da.m) * db.m;
+    const u128 q0 = static_cast<u128>(static_cast<std::uint64_t>(ab)) * dc.m;       // < 2^117
+    const u128 q1 = static_cast<u128>(static_cast<std::uint64_t>(ab >> 64)) * dc.m; // < 2^95
+    const int pos = da.e + db.e + dc.e + BIAS; // >= -3222 + BIAS
+    const std::uint64_t neg = (da.negative != db.negative) != dc.negative;
+    add_significand(static_cast<std::uint64_t>(q0), pos, neg);
+    if (const auto h = static_cast<std::uint64_t>(q0 >> 64)) add_significand(h, pos + 64, neg);
+    if (const auto l = static_cast<std::uint64_t>(q1)) add_significand(l, pos + 64, neg);
+    if (const auto h = static_cast<std::uint64_t>(q1 >> 64)) add_significand(h, pos + 128, neg);
+    flags_ |= ZERO_POS | ZERO_NEG;
+}
+
+void Accumulator::merge(const Accumulator& other) noexcept
+{
+    flags_ |= other.flags_;
+    if (other.lo_ >= other.hi_) return;
+    if (pending_ + other.pending_ + 1 >= PENDING_LIMIT) normalize();
+    widen(other.lo_, other.hi_);
+    for (int k = other.lo_; k < other.hi_; ++k) d_[k] += other.d_[k];
+    pending_ += other.pending_ + 1;
+    if (pending_ >= PENDING_LIMIT) normalize();
+}
+
+void Accumulator::negate() noexcept
+{
+    for (int k = lo_; k < hi_; ++k) d_[k] = -d_[k];
+    auto swap_bits = [this](std::uint32_t a, std::uint32_t b) {
+        const std::uint32_t fa = flags_ & a, fb = flags_ & b;
+        flags_ = (flags_ & ~(a | b)) | (fa ? b : 0) | (fb ? a : 0);
+    };
+    swap_bits(POS_INF, NEG_INF);
+    if ((flags_ & (ZERO_POS | ZERO_NEG)) == 0)
+        flags_ |= ZERO_NEG; // -(+0) = -0 for the empty sum
+    else
+        swap_bits(ZERO_POS, ZERO_NEG);
+}
+
+int Accumulator::sign() const noexcept
+{
+    detail::Magnitude mag;
+    return AccumulatorAccess::magnitude(*this, mag);
+}
+
+void Accumulator::scale(double alpha)
+{
+    if (std::isnan(alpha)) {
+        flags_ |= NAN_SEEN;
+        return;
+    }
+    const bool aneg = std::signbit(alpha);
+    if (flags_ & (POS_INF | NEG_INF)) {
+        if (alpha == 0) {
+            flags_ |= NAN_SEEN;
+        } else if (aneg) {
+            const std::uint32_t inf = flags_ & (POS_INF | NEG_INF);
+            flags_ = (flags_ & ~(POS_INF | NEG_INF)) | ((inf & POS_INF) ? NEG_INF : 0) | ((inf & NEG_INF) ? POS_INF : 0);
+        }
+    }
+    normalize();
+    const int s = hi_ > lo_ ? (d_[hi_ - 1] < 0 ? -1 : 1) : 0;
+    if (std::isinf(alpha)) {
+        if (s != 0)
+            flags_ |= ((s < 0) != aneg) ? NEG_INF : POS_INF;
+        else
+            flags_ |= NAN_SEEN; // (exact 0) * inf
+        lo_ = hi_ = 0;
+        return;
+    }
+    if (alpha == 0 || s == 0) {
+        bool zneg = s != 0 ? s < 0 : ((flags_ & ZERO_NEG) && !(flags_ & ZERO_POS));
+        zneg = zneg != aneg;
+        lo_ = hi_ = 0;
+        flags_ = (flags_ & ~(ZERO_POS | ZERO_NEG)) | (zneg ? ZERO_NEG : ZERO_POS);
+        return;
+    }
+    // value * m * 2^e with m < 2^53: multiply the digits by m * 2^r (r = e mod 32,
+    // < 2^85) with carries in 128-bit arithmetic, then move the window e div 32.
+    const detail::Decomposed da = detail::decompose(alpha);
+    const int r = ((da.e % 32) + 32) % 32;
+    const int q = (da.e - r) / 32;
+    const i128 mult = static_cast<i128>(static_cast<u128>(da.m) << r);
+    std::int64_t out[DIGITS + 4];
+    const int n = hi_ - lo_;
+    i128 carry = 0;
+    for (int k = 0; k < n; ++k) {
+        const i128 v = static_cast<i128>(d_[lo_ + k]) * mult + carry;
+        const std::int64_t low = static_cast<std::int64_t>(static_cast<std::uint64_t>(v) & DIGIT_MASK);
+        carry = (v - low) / (i128{1} << 32);
+        out[k] = low;
+    }
+    int len = n;
+    while (carry >= (i128{1} << 32) || carry <= -(i128{1} << 32)) {
+        const std::int64_t low = static_cast<std::int64_t>(static_cast<std::uint64_t>(carry) & DIGIT_MASK);
+        carry = (carry - low) / (i128{1} << 32);
+        out[len++] = low;
+    }
+    out[len++] = static_cast<std::int64_t>(carry);
+    const int new_lo = lo_ + q, new_hi = lo_ + len + q;
+    if (new_lo < 0 || new_hi > DIGITS - 3)
+        throw std::range_error("flamex::exact::Accumulator::scale: the scaled value leaves the accumulator's window");
+    for (int k = 0; k < len; ++k) d_[new_lo + k] = aneg ? -out[k] : out[k];
+    lo_ = new_lo;
+    hi_ = new_hi;
+    pending_ = 1;
+}
+
+double Accumulator::round() const noexcept
+{
+    if (has_nan()) return std::numeric_limits<double>::quiet_NaN();
+    if (flags_ & POS_INF) return HUGE_VAL;
+    if (flags_ & NEG_INF) return -HUGE_VAL;
+    detail::Magnitude mag;
+    const int s = AccumulatorAccess::magnitude(*this, mag);
+    if (s == 0) return ((flags_ & ZERO_NEG) && !(flags_ & ZERO_POS)) ? -0.0 : 0.0;
+    const int pos = mag.bit_length() - 64;
+    const std::uint64_t top = static_cast<std::uint64_t>(mag.extract(pos));
+    return detail::round_to_double(s < 0, top, pos - BIAS, mag.sticky_below(pos));
+}
+
+double divide_round(const Accumulator& acc, double d) noexcept
+{
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    if (acc.has_nan() || std::isnan(d)) return nan;
+    const bool dneg = std::signbit(d);
+    const double r = acc.round(); // only its class and sign are used below
+    if (std::isinf(r)) return std::isinf(d) ? nan : ((std::signbit(r) != dneg) ? -HUGE_VAL : HUGE_VAL);
+    detail::Magnitude mag;
+    const int s = AccumulatorAccess::magnitude(acc, mag);
+    const bool qneg = (s != 0 ? s < 0 : std::signbit(r)) != dneg;
+    if (d == 0) return s == 0 ? nan : (qneg ? -HUGE_VAL : HUGE_VAL);
+    if (std::isinf(d) || s == 0) return qneg ? -0.0 : 0.0;
+    // |d| = md * 2^ed with md in [2^52, 2^53).
+    detail::Decomposed dd = detail::decompose(d);
+    const int lz = __builtin_clzll(dd.m) - 11;
+    dd.m <<= lz;
+    dd.e -= lz;
+    // H = floor(I / 2^t) has 109 bits; q = floor(H / md) in (2^55, 2^57) and the
+    // exact quotient lies in [q, q + 1) * 2^(t - BIAS - ed), equal to q iff sticky.
+    const int t = mag.bit_length() - 109;
+    const u128 h = mag.extract(t);
+    const std::uint64_t q = static_cast<std::uint64_t>(h / dd.m);
+    const bool sticky = (h % dd.m) != 0 || mag.sticky_below(t);
+    return detail::round_to_double(qneg, q, t - Accumulator::BIAS - dd.e, sticky);
+}
+
+} // namespace flamex::exact

@@ -1,0 +1,353 @@
+// The exact arithmetic layer: error-free transformations, floating-point
+// expansions, a Kulisch superaccumulator, correctly rounded conversions and the
+// exact kernels on raw strided arrays the `exact` BLAS backend is built on.
+//
+// Contract (binary64, round-to-nearest-even, the only mode this layer assumes):
+//
+//  * An Accumulator holds an EXACT value: a finite sum of doubles, of products of
+//    two doubles and of products of three doubles, however large or small the
+//    terms and products (nothing is rounded, nothing overflows or underflows:
+//    2^-1074 * 2^-1074 and DBL_MAX * DBL_MAX are both accumulated exactly), for
+//    up to 2^64 terms. Adding is order-independent, so every result below is
+//    bit-reproducible whatever the order, blocking, vector width or number of
+//    threads.
+//  * round(acc) is the correctly rounded (nearest, ties to even) double of the
+//    exact value: subnormal results are rounded at 2^-1074, and the result is
+//    +-inf exactly when |value| >= DBL_MAX + ulp(DBL_MAX)/2 (the tie there goes to
+//    the even neighbour, 2^1024, i.e. to infinity).
+//  * Signed zeros follow IEEE addition of the exact terms: an exactly zero sum is
+//    -0 iff there was at least one term and every term was a zero with its sign
+//    bit set (a sum of -0's; a product of zeros such as -0 * 3 counts as -0);
+//    otherwise +0 (in particular x + (-x) = +0 and the empty sum is +0). A
+//    non-zero exact value that rounds to zero (possible with products) gives a
+//    zero with the sign of the value.
+//  * IEEE special values are tracked apart from the finite value: a NaN term, or
+//    0 * inf, or +inf and -inf both present, give NaN; otherwise an infinite
+//    term gives that infinity. A FINITE product never becomes an infinity: its
+//    exact value is accumulated even when it lies beyond DBL_MAX.
+//  * divide_round(acc, d) is the correctly rounded quotient value / d (one
+//    rounding) with IEEE semantics for zeros, infinities and NaN.
+//
+// Strided arrays: element i of x is x[i * incx] (x points at element 0; any
+// increment, including zero or negative, is allowed). This is pointer
+// arithmetic, NOT the reference-BLAS convention for negative increments.
+//
+// Performance: the kernels (accumulate_sum, accumulate_dot, exact_sum, ...)
+// run TwoProd + short floating-point expansions in SIMD registers (AVX2+FMA or
+// AVX-512 chosen at run time, a scalar fallback elsewhere) and touch the
+// superaccumulator only for the rare error terms the expansions cannot hold and
+// for values outside the range where TwoProd/TwoSum are exact. All paths give
+// identical bits because all of them are exact.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace flamex::exact {
+
+using index_t = std::int64_t;
+
+// --- error-free transformations ------------------------------------------------
+
+struct DoubleDouble {
+    double hi; // the rounded result
+    double lo; // its exact error: hi + lo == exact result
+};
+
+// a + b == s.hi + s.lo exactly for any finite a, b whose sum does not overflow
+// (Knuth's branch-free TwoSum; subnormals are fine: additions of them are exact).
+inline DoubleDouble two_sum(double a, double b)
+{
+    const double s = a + b;
+    const double z = s - a;
+    const double e = (a - (s - z)) + (b - z);
+    return {s, e};
+}
+
+// Products with |RN(a*b)| in [TWO_PROD_MIN, TWO_PROD_MAX] satisfy
+// a * b == hi + lo exactly with the FMA TwoProd. Below 2^-968 the error term can
+// fall below the subnormal range and be rounded (see two_prod_scaled).
+inline constexpr double TWO_PROD_MIN = 0x1p-968;
+inline constexpr double TWO_PROD_MAX = 0x1.fffffffffffffp+1023;
+
+// Dekker/Kahan TwoProd with an FMA. Exact when |a*b| rounds to a value in
+// [TWO_PROD_MIN, TWO_PROD_MAX], or when a or b is zero.
+inline DoubleDouble two_prod(double a, double b)
+{
+    const double p = a * b;
+    return {p, std::fma(a, b, -p)};
+}
+
+// a * b == (hi + lo) * 2^exp exactly for ANY finite a, b: both operands are
+// scaled to [1, 2) (normalizing subnormals) before the FMA TwoProd, so hi lies in
+// [1, 4) and lo is never lost to underflow; exp lies in [-2148, 2046].
+struct ScaledDoubleDouble {
+    double hi;
+    double lo;
+    int exp;
+};
+ScaledDoubleDouble two_prod_scaled(double a, double b);
+
+// --- the superaccumulator --------------------------------------------------------
+
+class Accumulator {
+public:
+    // 32-bit digits in signed 64-bit words ("carry-save"): digit k weighs
+    // 2^(32 k - BIAS). The window covers 2^-3232 .. 2^3296: every product of
+    // three doubles (>= 2^-3222), sums of 2^64 of them (< 2^3136) and scaled sums.
+    static constexpr int DIGITS = 206;
+    static constexpr int BIAS = 3232;
+
+    Accumulator() noexcept {} // the exact value +0 (empty sum); O(1), digits untouched
+    Accumulator(const Accumulator& other) noexcept { copy_from(other); }
+    Accumulator& operator=(const Accumulator& other) noexcept
+    {
+        if (this != &other) copy_from(other);
+        return *this;
+    }
+
+    // Back to the empty sum (+0); O(1), the digits are cleared lazily.
+    void reset() noexcept
+    {
+        lo_ = hi_ = 0;
+        pending_ = 0;
+        flags_ = 0;
+    }
+
+    // value += x, exactly (any double: specials and signed zeros tracked).
+    void add(double x) noexcept
+    {
+        const std::uint64_t bits = to_bits(x);
+        const unsigned biased = static_cast<unsigned>(bits >> 52) & 0x7ffu;
+        if (biased - 1u < 0x7feu) { // normal: the hot path
+            add_significand((bits & FRAC_MASK) | HIDDEN_BIT,
+                            static_cast<int>(biased) - 1075 + BIAS, bits >> 63);
+            flags_ |= ZERO_POS | ZERO_NEG;
+        } else {
+            add_rare(x);
+        }
+    }
+    // value += x * 2^e exactly (x any double). Throws std::range_error if x * 2^e
+    // leaves the window; |e| <= 2100 never does.
+    void add_scaled(double x, int e);
+    // value += a * b exactly: no rounding, no overflow, no underflow.
+    void add_product(double a, double b) noexcept;
+    // value += a * b * c exactly (e.g. alpha * x_i * y_i).
+    void add_product(double a, double b, double c) noexcept;
+
+    // value += other.value (exact; specials and zero signs combine as in add).
+    void merge(const Accumulator& other) noexcept;
+    Accumulator& operator+=(const Accumulator& other) noexcept
+    {
+        merge(other);
+        return *this;
+    }
+
+    // value := -value (exact; the zero-sign rule and infinities are negated too).
+    void negate() noexcept;
+    // value := value * alpha exactly, with IEEE rules for the specials and for the
+    // sign of zero (the exact value behaves like one IEEE operand: 0 * inf = NaN,
+    // (+0) * (-2) = -0, V * (+-0) = zero with the sign of V xor alpha). Throws
+    // std::range_error if the product would leave the window, which cannot happen
+    // when the value is a sum of fewer than 2^64 doubles or products of two doubles.
+    void scale(double alpha);
+
+    // The correctly rounded double (see the contract at the top).
+    double round() const noexcept;
+    // -1, 0 or +1: the sign of the exact finite value (specials ignored).
+    int sign() const noexcept;
+    bool is_zero() const noexcept { return sign() == 0 && !has_special(); }
+    bool has_nan() const noexcept { return (flags_ & NAN_SEEN) != 0 || (flags_ & BOTH_INF) == BOTH_INF; }
+    bool has_special() const noexcept { return (flags_ & (NAN_SEEN | BOTH_INF)) != 0; }
+
+    // value += x for a finite x that is not a user term (an expansion component
+    // or spilled error): zeros are skipped and leave the zero-sign rule alone.
+    void add_component(double x) noexcept
+    {
+        const std::uint64_t bits = to_bits(x);
+        const unsigned biased = static_cast<unsigned>(bits >> 52) & 0x7ffu;
+        if (biased != 0) {
+            add_significand((bits & FRAC_MASK) | HIDDEN_BIT,
+                            static_cast<int>(biased) - 1075 + BIAS, bits >> 63);
+        } else if ((bits & FRAC_MASK) != 0) {
+            add_significand(bits & FRAC_MASK, -1074 + BIAS, bits >> 63);
+        }
+    }
+    // Zero-sign bookkeeping for kernels that add terms without add():
+    // note_terms(has_nonzero, has_pos_zero, has_neg_zero).
+    void note_terms(bool nonzero, bool pos_zero, bool neg_zero) noexcept
+    {
+        if (nonzero) flags_ |= ZERO_POS | ZERO_NEG;
+        if (pos_zero) flags_ |= ZERO_POS;
+        if (neg_zero) flags_ |= ZERO_NEG;
+    }
+    // True when further zero terms could still change the sign of an exact zero.
+    bool zero_sign_open() const noexcept { return (flags_ & (ZERO_POS | ZERO_NEG)) != (ZERO_POS | ZERO_NEG); }
+    // Record a special term seen by a kernel (inf, -inf or NaN; 0*inf -> pass NaN).
+    void note_special(double v) noexcept;
+
+private:
+    friend struct AccumulatorAccess; // the .cpp's normalized views
+
+    static constexpr std::uint64_t FRAC_MASK = (std::uint64_t{1} << 52) - 1;
+    static constexpr std::uint64_t HIDDEN_BIT = std::uint64_t{1} << 52;
+    // Every add_significand adds less than 2^32 to at most three digits; the
+    // digits are normalized before PENDING_LIMIT of them could overflow int64.
+    static constexpr std::uint32_t PENDING_LIMIT = 1u << 29;
+
+    enum : std::uint32_t {
+        ZERO_POS = 1, // a term with the sign bit clear (or any non-zero term)
+        ZERO_NEG = 2, // a term with the sign bit set (or any non-zero term)
+        POS_INF = 4,
+        NEG_INF = 8,
+        NAN_SEEN = 16,
+        BOTH_INF = POS_INF | NEG_INF,
+    };
+
+    static std::uint64_t to_bits(double x) noexcept
+    {
+        std::uint64_t b;
+        std::memcpy(&b, &x, sizeof b);
+        return b;
+    }
+
+    // value += (-1)^neg * m * 2^(p - BIAS), m < 2^64, 0 <= p <= 32 * (DIGITS - 3).
+    void add_significand(std::uint64_t m, int p, std::uint64_t neg) noexcept
+    {
+        const int k = p >> 5;
+        const unsigned s = static_cast<unsigned>(p) & 31u;
+        const std::uint64_t low = m << s; // bits [0, 64) of m * 2^s
+        const std::uint64_t c0 = low & 0xffffffffu;
+        const std::uint64_t c1 = low >> 32;
+        const std::uint64_t c2 = (m >> 1) >> (63 - s); // bits [64, 96): m >> (64 - s), 0 if s == 0
+        if (k < lo_ || k + 3 > hi_) widen(k, k + 3);
+        // Conditional negation without a branch: (c ^ -neg) + neg == neg ? -c : c.
+        const std::uint64_t mask = std::uint64_t{0} - neg;
+        d_[k] = static_cast<std::int64_t>(static_cast<std::uint64_t>(d_[k]) + ((c0 ^ mask) + neg));
+        d_[k + 1] = static_cast<std::int64_t>(static_cast<std::uint64_t>(d_[k + 1]) + ((c1 ^ mask) + neg));
+        d_[k + 2] = static_cast<std::int64_t>(static_cast<std::uint64_t>(d_[k + 2]) + ((c2 ^ mask) + neg));
+        if (++pending_ >= PENDING_LIMIT) normalize();
+    }
+
+    void add_rare(double x) noexcept;  // zeros, subnormals, inf, NaN
+    void widen(int lo, int hi) noexcept;
+    void normalize() noexcept;         // carries: digits in [0, 2^32), top one signed
+    void copy_from(const Accumulator& other) noexcept;
+
+    // Digits outside [lo_, hi_) are garbage and never read: creation and reset
+    // are O(1) and every loop runs over the active window only.
+    std::int64_t d_[DIGITS];
+    int lo_ = 0;
+    int hi_ = 0;
+    std::uint32_t pending_ = 0;
+    std::uint32_t flags_ = 0;
+};
+
+// The correctly rounded double of the exact value.
+inline double round(const Accumulator& acc) noexcept { return acc.round(); }
+
+// round(value / d): correctly rounded, one rounding, IEEE semantics: x/0 = +-inf
+// for x != 0, 0/0 = NaN, finite/inf = +-0, inf/inf = NaN, NaN in -> NaN out; the
+// quotient may be subnormal, zero (underflow, with its sign) or overflow to inf.
+double divide_round(const Accumulator& acc, double d) noexcept;
+
+// --- floating-point expansions (the fast first level) --------------------------
+
+// P doubles accumulated with TwoSum (paper's Alg. 3): a term runs through the
+// components, and an error left after the last one is spilled into the
+// accumulator. Terms outside the ranges where TwoSum/TwoProd are exact (huge,
+// tiny products, specials, zeros) go straight to the accumulator. The
+// components are moved to the accumulator by flush() or by the destructor.
+template <int P>
+class Expansion {
+    static_assert(P >= 2 && P <= 8, "expansions have 2 to 8 components");
+
+public:
+    explicit Expansion(Accumulator& acc) noexcept : acc_(&acc) {}
+    Expansion(const Expansion&) = delete;
+    Expansion& operator=(const Expansion&) = delete;
+    ~Expansion() { flush(); }
+
+    // Magnitudes below this bound go through TwoSum: 2^64 of them cannot overflow.
+    static constexpr double FAST_MAX = 0x1p959;
+
+    void add(double x) noexcept
+    {
+        const double ax = std::fabs(x);
+        if (ax < FAST_MAX && ax != 0) {
+            accumulate(x);
+            nonzero_ = true;
+        } else {
+            acc_->add(x);
+        }
+    }
+    void add_product(double a, double b) noexcept
+    {
+        const double p = a * b;
+        const double ap = std::fabs(p);
+        if (ap >= TWO_PROD_MIN && ap < FAST_MAX) {
+            accumulate(p);
+            accumulate(std::fma(a, b, -p));
+            nonzero_ = true;
+        } else {
+            acc_->add_product(a, b);
+        }
+    }
+    // Moves the components into the accumulator and clears them.
+    void flush() noexcept
+    {
+        for (int i = 0; i < P; ++i) {
+            acc_->add_component(c_[i]);
+            c_[i] = 0.0;
+        }
+        if (nonzero_) acc_->note_terms(true, false, false);
+        nonzero_ = false;
+    }
+    const double* components() const noexcept { return c_; }
+
+private:
+    void accumulate(double x) noexcept
+    {
+        for (int i = 0; i < P; ++i) {
+            const DoubleDouble s = two_sum(c_[i], x);
+            c_[i] = s.hi;
+            x = s.lo;
+        }
+        if (x != 0) acc_->add_component(x);
+    }
+
+    Accumulator* acc_;
+    double c_[P] = {};
+    bool nonzero_ = false;
+};
+
+// --- exact kernels on strided arrays ---------------------------------------------
+
+// acc += sum_i x_i
+void accumulate_sum(Accumulator& acc, index_t n, const double* x, index_t incx);
+// acc += sum_i x_i y_i
+void accumulate_dot(Accumulator& acc, index_t n, const double* x, index_t incx,
+                    const double* y, index_t incy);
+
+// round(sum_i x_i)
+double exact_sum(index_t n, const double* x, index_t incx);
+// round(sum_i x_i y_i)
+double exact_dot(index_t n, const double* x, index_t incx, const double* y, index_t incy);
+// round(alpha * sum_i x_i y_i + beta * rho) with one rounding. The dot product
+// runs at full speed into an accumulator which is then multiplied by alpha
+// exactly (Accumulator::scale: a big-integer times 53-bit multiply over the active
+// digits, O(#digits) and independent of n), and beta * rho is added as an exact
+// product. This is the same exact value as sum_i alpha*x_i*y_i: computing that
+// with TwoProd would need alpha*x_i = h + l (itself exact only away from
+// underflow/overflow) and two products h*y_i + l*y_i per element; use
+// Accumulator::add_product(alpha, x_i, y_i) for the element-wise form.
+// IEEE semantics throughout: beta == 0 with rho == NaN gives NaN; a backend that
+// wants BLAS's "beta = 0 means rho is not read" must not pass such a rho.
+double exact_dots(double alpha, index_t n, const double* x, index_t incx,
+                  const double* y, index_t incy, double beta, double rho);
+
+// The instruction set the kernels dispatch to: "avx512", "avx2" or "generic".
+const char* kernel_isa();
+
+} // namespace flamex::exact

@@ -1,0 +1,652 @@
+// The `flamex` command-line program, run for real: exit status 2 with a message
+// that says what for every kind of bad usage or input, 1 with the column for a
+// singular matrix, and correct results on small known cases.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/test_support.hpp"
+#include "tools/lib/matrix_market.hpp"
+
+using flamex::dim_t;
+using flamex::Matrix;
+using flamex::Obj;
+using flamex::Pivots;
+namespace io = flamex::io;
+
+namespace {
+
+struct Result {
+    int status = -1; // the exit status; -1 when the program did not exit normally
+    std::string out, err;
+};
+
+std::string slurp(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::string shell_quote(const std::string& s)
+{
+    std::string q = "'";
+    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+class Cli : public testing::Test {
+protected:
+    void SetUp() override
+    {
+        char dir_template[] = "/tmp/flamex_cli_XXXXXX";
+        ASSERT_NE(mkdtemp(dir_template), nullptr);
+        dir_ = dir_template;
+    }
+    void TearDown() override
+    {
+        std::error_code ec;
+        std::filesystem::permissions(path("locked.mtx"), std::filesystem::perms::owner_all, ec);
+        std::filesystem::remove_all(dir_, ec);
+    }
+
+    std::string path(const std::string& name) const { return dir_ + "/" + name; }
+
+    std::string write(const std::string& name, const std::string& text) const
+    {
+        std::ofstream(path(name), std::ios::binary) << text;
+        return path(name);
+    }
+
+    std::string write(const std::string& name, Obj A) const
+    {
+        io::write_matrix_market(path(name), A);
+        return path(name);
+    }
+
+    // Runs `flamex ARGS` (each argument shell-quoted) with an optional environment
+    // assignment, capturing stdout and stderr.
+    Result run(const std::vector<std::string>& args, const std::string& env = "") const
+    {
+        std::string command = env.empty() ? "" : "env " + env + " ";
+        command += shell_quote(FLAMEX_CLI);
+        for (const std::string& a : args) command += " " + shell_quote(a);
+        command += " >" + shell_quote(path("stdout")) + " 2>" + shell_quote(path("stderr")) + " </dev/null";
+        const int raw = std::system(command.c_str());
+        Result r;
+        if (raw != -1 && WIFEXITED(raw)) r.status = WEXITSTATUS(raw);
+        r.out = slurp(path("stdout"));
+        r.err = slurp(path("stderr"));
+        return r;
+    }
+
+    Matrix read_stdout() const { return io::read_matrix_market(path("stdout")); }
+
+    // Exit status 2, nothing on stdout, and stderr containing every one of `says`.
+    void expect_bad_input(const std::vector<std::string>& args, const std::vector<std::string>& says,
+                          const std::string& env = "") const
+    {
+        const Result r = run(args, env);
+        EXPECT_EQ(r.status, 2) << "stderr: " << r.err;
+        EXPECT_EQ(r.out, "");
+        for (const std::string& s : says) EXPECT_NE(r.err.find(s), std::string::npos) << "'" << s << "' not in: " << r.err;
+    }
+
+    std::string dir_;
+};
+
+std::string matrix_file_text(dim_t m, dim_t n, const std::vector<double>& column_major)
+{
+    std::ostringstream out;
+    io::write_matrix_market(out, Matrix(m, n, column_major));
+    return out.str();
+}
+
+// A value of the form "key=value" in a summary line.
+std::string summary_value(const std::string& line, const std::string& key)
+{
+    std::istringstream in(line);
+    std::string field;
+    while (in >> field)
+        if (field.rfind(key + "=", 0) == 0) return field.substr(key.size() + 1);
+    return "<missing " + key + ">";
+}
+
+// ||b - A x||_inf / (||A||_inf ||x||_inf n u), in long double.
+double solve_backward_error(Obj A, Obj b, Obj x)
+{
+    const dim_t n = A.length();
+    long double worst = 0.0L;
+    for (dim_t i = 0; i < n; ++i) {
+        long double r = b(i, 0);
+        for (dim_t j = 0; j < n; ++j) r -= static_cast<long double>(A(i, j)) * x(j, 0);
+        worst = std::max(worst, std::fabs(r));
+    }
+    const double scale = flamex::test::norm_inf(A) * flamex::test::norm_inf(x) * static_cast<double>(n) *
+                         std::numeric_limits<double>::epsilon() / 2;
+    return static_cast<double>(worst) / scale;
+}
+
+} // namespace
+
+// --- exit status 2: bad usage ----------------------------------------------------
+
+TEST_F(Cli, NoSubcommandPrintsUsage)
+{
+    const Result r = run({});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("usage: flamex"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, UnknownSubcommand) { expect_bad_input({"frobnicate"}, {"unknown subcommand 'frobnicate'"}); }
+
+TEST_F(Cli, UnknownOption)
+{
+    const std::string A = write("A.mtx", matrix_file_text(1, 1, {2}));
+    expect_bad_input({"lu", A, "--bogus"}, {"unknown option '--bogus'", "flamex lu --help"});
+}
+
+TEST_F(Cli, OptionOfAnotherSubcommand)
+{
+    const std::string x = write("x.mtx", matrix_file_text(1, 1, {2}));
+    expect_bad_input({"dot", x, x, "--refine", "2"}, {"unknown option '--refine'"});
+}
+
+TEST_F(Cli, FlagGivenAValue)
+{
+    const std::string A = write("A.mtx", matrix_file_text(1, 1, {2}));
+    expect_bad_input({"gemv", A, A, "--trans=yes"}, {"--trans", "takes no value"});
+}
+
+TEST_F(Cli, DuplicateOption)
+{
+    const std::string A = write("A.mtx", matrix_file_text(1, 1, {2}));
+    expect_bad_input({"lu", A, "--threads", "1", "--threads", "2"}, {"--threads", "more than once"});
+}
+
+TEST_F(Cli, MissingOperand)
+{
+    const std::string A = write("A.mtx", matrix_file_text(1, 1, {2}));
+    expect_bad_input({"solve", A}, {"missing argument b.mtx"});
+    expect_bad_input({"lu"}, {"missing argument A.mtx"});
+}
+
+TEST_F(Cli, ExtraOperand)
+{
+    const std::string x = write("x.mtx", matrix_file_text(1, 1, {2}));
+    expect_bad_input({"dot", x, x, x}, {"unexpected argument"});
+}
+
+TEST_F(Cli, MissingOptionValue)
+{
+    const std::string A = write("A.mtx", matrix_file_text(1, 1, {2}));
+    expect_bad_input({"lu", A, "--block"}, {"--block", "requires a value"});
+    expect_bad_input({"lu", A, "--variant", "--threads", "2"}, {"--variant", "requires a value"});
+    expect_bad_input({"lu", A, "-o"}, {"--output", "requires a value"});
+}
+
+TEST_F(Cli, BadNumberForBlock)
+{
+    const std::string A = write("A.mtx", matrix_file_text(1, 1, {2}));
+    for (const char* bad : {"12abc", "-4", "0", "1.5", ""}) expect_bad_input({"lu", A, "--block", bad}, {"--block"});
+    expect_bad_input({"lu", A, "--block=x"}, {"--block", "'x' is not an integer"});
+}
+
+TEST_F(Cli, BadNumberForThreads)
+{
+    const std::string A = write("A.mtx", matrix_file_text(1, 1, {2}));
+    for (const char* bad : {"two", "-1", "0", "4x"}) expect_bad_input({"solve", A, A, "--threads", bad}, {"--threads"});
+}
+
+TEST_F(Cli, BadNumberForRefine)
+{
+    const std::string A = write("A.mtx", matrix_file_text(1, 1, {2}));
+    for (const char* bad : {"-1", "1.5", "2x"}) {
+        expect_bad_input({"solve", A, A, "--refine", bad}, {"--refine"});
+        expect_bad_input({"trsv", A, A, "--refine", bad}, {"--refine"});
+    }
+}
+
+TEST_F(Cli, BadNumberForAlpha)
+{
+    const std::string A = write("A.mtx", matrix_file_text(1, 1, {2}));
+    expect_bad_input({"gemv", A, A, "--alpha", "abc"}, {"--alpha", "'abc' is not a number"});
+    expect_bad_input({"gemv", A, A, "--y", A, "--beta", "1e999"}, {"--beta"});
+}
+
+TEST_F(Cli, BetaNeedsY)
+{
+    const std::string A = write("A.mtx", matrix_file_text(1, 1, {2}));
+    expect_bad_input({"gemv", A, A, "--beta", "2"}, {"--beta", "--y"});
+}
+
+TEST_F(Cli, LowerAndUpperExcludeEachOther)
+{
+    const std::string A = write("A.mtx", matrix_file_text(1, 1, {2}));
+    expect_bad_input({"trsv", A, A, "--lower", "--upper"}, {"--lower", "--upper"});
+}
+
+TEST_F(Cli, InnerNeedsABlockedVariant)
+{
+    const std::string A = write("A.mtx", matrix_file_text(1, 1, {2}));
+    expect_bad_input({"lu", A, "--inner", "lu_piv_unb_var3"}, {"--inner", "lu_piv_unb_var3"});
+}
+
+TEST_F(Cli, UnknownVariant)
+{
+    const std::string A = write("A.mtx", matrix_file_text(1, 1, {2}));
+    expect_bad_input({"lu", A, "--variant", "lu_nope"}, {"unknown LU variant 'lu_nope'", "lu_piv_unb_var3"});
+    expect_bad_input({"solve", A, A, "--variant", "lu_nope"}, {"unknown LU variant 'lu_nope'"});
+}
+
+TEST_F(Cli, UnknownBackend)
+{
+    const std::string x = write("x.mtx", matrix_file_text(1, 1, {2}));
+    expect_bad_input({"dot", x, x, "--backend", "nope"}, {"unknown backend 'nope'", "blis"});
+}
+
+TEST_F(Cli, UnknownBackendFromEnvironment)
+{
+    const std::string x = write("x.mtx", matrix_file_text(1, 1, {2}));
+    expect_bad_input({"dot", x, x}, {"unknown backend 'nope'", "FLAMEX_BACKEND"}, "FLAMEX_BACKEND=nope");
+}
+
+// --- exit status 2: bad input files ----------------------------------------------
+
+TEST_F(Cli, MissingFile)
+{
+    expect_bad_input({"lu", path("missing.mtx")}, {path("missing.mtx"), "cannot open"});
+}
+
+TEST_F(Cli, UnreadableFileIsADirectory) { expect_bad_input({"lu", dir_}, {dir_, "directory"}); }
+
+TEST_F(Cli, UnreadableFileWithoutPermission)
+{
+    if (geteuid() == 0) GTEST_SKIP() << "root reads files regardless of their permissions";
+    const std::string A = write("locked.mtx", matrix_file_text(1, 1, {2}));
+    ASSERT_EQ(chmod(A.c_str(), 0), 0);
+    expect_bad_input({"lu", A}, {A, "cannot open"});
+}
+
+TEST_F(Cli, MalformedFileNamesFileAndLine)
+{
+    const std::string A = write("bad.mtx", "%%MatrixMarket matrix array real general\n% comment\n2 1\n1\nabc\n");
+    expect_bad_input({"lu", A}, {A + ":5:", "'abc'"});
+}
+
+TEST_F(Cli, MalformedSizeLine)
+{
+    const std::string A = write("bad.mtx", "%%MatrixMarket matrix array real general\n2 -2\n");
+    expect_bad_input({"lu", A}, {A + ":2:", "negative"});
+}
+
+TEST_F(Cli, TooFewValues)
+{
+    const std::string b = write("b.mtx", "%%MatrixMarket matrix array real general\n3 1\n1\n2\n");
+    const std::string A = write("A.mtx", matrix_file_text(3, 3, {1, 0, 0, 0, 1, 0, 0, 0, 1}));
+    expect_bad_input({"solve", A, b}, {b + ":4:", "too few values"});
+}
+
+TEST_F(Cli, CoordinateFormatIsUnsupported)
+{
+    const std::string A = write("sparse.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 3\n");
+    expect_bad_input({"lu", A}, {A + ":1:", "coordinate", "not supported"});
+}
+
+TEST_F(Cli, UnwritableOutput)
+{
+    const std::string A = write("A.mtx", matrix_file_text(1, 1, {2}));
+    const Result r = run({"lu", A, "-o", path("no/such/dir/LU.mtx")});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("no/such/dir/LU.mtx"), std::string::npos) << r.err;
+}
+
+// --- exit status 2: dimensions that do not conform --------------------------------
+
+TEST_F(Cli, SolveNonConforming)
+{
+    const std::string A = write("A.mtx", matrix_file_text(2, 2, {1, 0, 0, 1}));
+    const std::string b = write("b.mtx", matrix_file_text(3, 1, {1, 2, 3}));
+    expect_bad_input({"solve", A, b}, {"do not conform", "A.mtx", "b.mtx"});
+}
+
+TEST_F(Cli, SolveNonSquare)
+{
+    const std::string A = write("A.mtx", matrix_file_text(2, 3, {1, 0, 0, 1, 0, 0}));
+    const std::string b = write("b.mtx", matrix_file_text(2, 1, {1, 2}));
+    expect_bad_input({"solve", A, b}, {"A.mtx", "square", "2x3"});
+}
+
+TEST_F(Cli, DotNonConforming)
+{
+    const std::string x = write("x.mtx", matrix_file_text(2, 1, {1, 2}));
+    const std::string y = write("y.mtx", matrix_file_text(3, 1, {1, 2, 3}));
+    expect_bad_input({"dot", x, y}, {"do not conform", "x.mtx", "y.mtx"});
+}
+
+TEST_F(Cli, DotNeedsVectors)
+{
+    const std::string x = write("x.mtx", matrix_file_text(2, 1, {1, 2}));
+    const std::string M = write("M.mtx", matrix_file_text(2, 2, {1, 2, 3, 4}));
+    expect_bad_input({"dot", x, M}, {"M.mtx", "vector", "2x2"});
+}
+
+TEST_F(Cli, GemvNonConforming)
+{
+    const std::string A = write("A.mtx", matrix_file_text(2, 3, {1, 2, 3, 4, 5, 6}));
+    const std::string x2 = write("x2.mtx", matrix_file_text(2, 1, {1, 1}));
+    const std::string x3 = write("x3.mtx", matrix_file_text(3, 1, {1, 1, 1}));
+    expect_bad_input({"gemv", A, x2}, {"do not conform", "x2.mtx"});
+    expect_bad_input({"gemv", A, x3, "--trans"}, {"do not conform", "A^T", "x3.mtx"});
+    expect_bad_input({"gemv", A, x3, "--y", x3}, {"do not conform", "x3.mtx"});
+}
+
+TEST_F(Cli, TrsvNonConforming)
+{
+    const std::string T = write("T.mtx", matrix_file_text(2, 2, {1, 2, 0, 1}));
+    const std::string b = write("b.mtx", matrix_file_text(3, 1, {1, 2, 3}));
+    expect_bad_input({"trsv", T, b}, {"do not conform", "T.mtx", "b.mtx"});
+    const std::string R = write("R.mtx", matrix_file_text(2, 3, {1, 2, 3, 4, 5, 6}));
+    expect_bad_input({"trsv", R, b}, {"R.mtx", "square"});
+}
+
+// --- exit status 1: singular matrices ---------------------------------------------
+
+TEST_F(Cli, LuSingularNamesTheColumn)
+{
+    const std::string A = write("S.mtx", matrix_file_text(3, 3, {1, 0, 0, 0, 1, 0, 0, 0, 0}));
+    const Result r = run({"lu", A, "-o", path("LU.mtx")});
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find("lu: matrix is singular: zero pivot in column 3"), std::string::npos) << r.err;
+    EXPECT_EQ(summary_value(r.out, "info"), "3") << r.out;
+    EXPECT_TRUE(std::filesystem::exists(path("LU.mtx"))); // the factors are still written, as getrf's
+}
+
+TEST_F(Cli, LuSingularInTheMiddleColumn)
+{
+    // Column 2 is zero: the first zero pivot is in column 2 and the factorization goes on.
+    const std::string A = write("S.mtx", matrix_file_text(3, 3, {2, 1, 1, 0, 0, 0, 1, 3, 5}));
+    const Result r = run({"lu", A});
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find("zero pivot in column 2"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, SolveSingularNamesTheColumn)
+{
+    const std::string A = write("S.mtx", matrix_file_text(3, 3, {2, 4, 0, 1, 3, 0, 1, 3, 0}));
+    const std::string b = write("b.mtx", matrix_file_text(3, 1, {1, 2, 3}));
+    const Result r = run({"solve", A, b});
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find("solve: matrix is singular: zero pivot in column 3"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
+}
+
+TEST_F(Cli, TrsvZeroDiagonalNamesTheColumn)
+{
+    const std::string T = write("T.mtx", matrix_file_text(2, 2, {1, 2, 0, 0}));
+    const std::string b = write("b.mtx", matrix_file_text(2, 1, {1, 2}));
+    const Result r = run({"trsv", T, b});
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find("trsv: matrix is singular: zero on the diagonal in column 2"), std::string::npos) << r.err;
+    // With --unit the stored diagonal is not read: x = (1, 2 - 2*1) = (1, 0).
+    const Result unit = run({"trsv", T, b, "--unit"});
+    ASSERT_EQ(unit.status, 0) << unit.err;
+    const Matrix x = read_stdout();
+    EXPECT_EQ(x(0, 0), 1.0);
+    EXPECT_EQ(x(1, 0), 0.0);
+}
+
+// --- success --------------------------------------------------------------------
+
+TEST_F(Cli, LuFactorsAndPivotsReproduceTheMatrix)
+{
+    const Matrix A = flamex::test::random_matrix(8, 8, 41);
+    const std::string a_file = write("A.mtx", A);
+    const Result r = run({"lu", a_file, "-o", path("LU.mtx"), "--pivots", path("ipiv.txt")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const Matrix LU = io::read_matrix_market(path("LU.mtx"));
+    ASSERT_EQ(LU.length(), 8);
+    ASSERT_EQ(LU.width(), 8);
+
+    // Pivots: one 1-based absolute row index per line, ipiv(i) in [i, 8].
+    std::istringstream lines(slurp(path("ipiv.txt")));
+    std::vector<int> ipiv;
+    for (int v; lines >> v;) ipiv.push_back(v);
+    ASSERT_EQ(ipiv.size(), 8u);
+    for (size_t i = 0; i < ipiv.size(); ++i) {
+        EXPECT_GE(ipiv[i], static_cast<int>(i) + 1);
+        EXPECT_LE(ipiv[i], 8);
+    }
+    const Pivots p = Pivots::from_lapack(ipiv);
+    EXPECT_LT(flamex::test::lu_backward_error(A, LU, p), 10.0);
+    const Pivots q = io::read_pivots(path("ipiv.txt"), 8);
+    for (dim_t i = 0; i < 8; ++i) EXPECT_EQ(q[i], p[i]);
+}
+
+TEST_F(Cli, LuPivotsAreOneBasedRows)
+{
+    // A = [1 5 1; 2 0 1; 4 2 1]. The largest entry of column 1 is in row 3: ipiv(1) = 3.
+    // After the swap, column 2 below the diagonal is (0 - 0.5*2, 5 - 0.25*2) = (-1, 4.5):
+    // row 3 again. The last pivot is its own row.
+    const std::string A = write("A.mtx", matrix_file_text(3, 3, {1, 2, 4, 5, 0, 2, 1, 1, 1}));
+    ASSERT_EQ(run({"lu", A, "--pivots", path("ipiv.txt")}).status, 0);
+    EXPECT_EQ(slurp(path("ipiv.txt")), "3\n3\n3\n");
+}
+
+TEST_F(Cli, LuSummaryIsOneParseableLine)
+{
+    const std::string A = write("A.mtx", matrix_file_text(2, 3, {4, 2, 1, 3, 5, 7}));
+    const Result r = run({"lu", A});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+    EXPECT_EQ(summary_value(r.out, "m"), "2");
+    EXPECT_EQ(summary_value(r.out, "n"), "3");
+    EXPECT_EQ(summary_value(r.out, "variant"), "lu_piv_unb_var3");
+    EXPECT_EQ(summary_value(r.out, "backend"), "blis");
+    EXPECT_EQ(summary_value(r.out, "info"), "0");
+    EXPECT_TRUE(io::parse_real(summary_value(r.out, "time_s"))) << r.out;
+    EXPECT_EQ(r.err, "");
+}
+
+TEST_F(Cli, LuRectangularToStdout)
+{
+    const Matrix A = flamex::test::random_matrix(3, 5, 5);
+    const std::string a_file = write("A.mtx", A);
+    const Result r = run({"lu", a_file, "-o", "-", "--pivots", path("ipiv.txt")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const Matrix LU = read_stdout(); // stdout is the matrix alone, no summary
+    const Pivots p = io::read_pivots(path("ipiv.txt"), 3);
+    EXPECT_EQ(p.size(), 3);
+    EXPECT_LT(flamex::test::lu_backward_error(A, LU, p), 10.0);
+}
+
+TEST_F(Cli, SolveWritesASolutionWithSmallResidual)
+{
+    const dim_t n = 24;
+    const Matrix A = flamex::test::random_matrix(n, n, 17);
+    const Matrix b = flamex::test::random_matrix(n, 1, 18);
+    const std::string a_file = write("A.mtx", A), b_file = write("b.mtx", b);
+    const Result r = run({"solve", a_file, b_file, "--refine", "2", "-o", path("x.mtx")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const Matrix x = io::read_matrix_market(path("x.mtx"));
+    ASSERT_EQ(x.length(), n);
+    ASSERT_EQ(x.width(), 1);
+    EXPECT_LT(solve_backward_error(A, b, x), 10.0);
+    const std::string steps = summary_value(r.out, "refinement_steps");
+    EXPECT_TRUE(steps == "1" || steps == "2") << r.out;
+    EXPECT_EQ(summary_value(r.out, "info"), "0");
+    EXPECT_TRUE(io::parse_real(summary_value(r.out, "residual_inf"))) << r.out;
+}
+
+TEST_F(Cli, SolveToStdoutAcceptsARowVector)
+{
+    const std::string A = write("A.mtx", matrix_file_text(2, 2, {2, 0, 1, 4}));
+    const std::string b = write("b.mtx", matrix_file_text(1, 2, {4, 8})); // 1 x n
+    const Result r = run({"solve", A, b});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const Matrix x = read_stdout(); // [2 1; 0 4] x = [4; 8]: x = (1, 2)
+    ASSERT_EQ(x.length(), 2);
+    ASSERT_EQ(x.width(), 1);
+    EXPECT_EQ(x(0, 0), 1.0);
+    EXPECT_EQ(x(1, 0), 2.0);
+}
+
+TEST_F(Cli, DotPrintsTheExactValueOnOneLine)
+{
+    const std::string x = write("x.mtx", matrix_file_text(3, 1, {1, 2, 3}));
+    const std::string y = write("y.mtx", matrix_file_text(1, 3, {0.5, 0.25, 4}));
+    const Result r = run({"dot", x, y});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, "13\n");
+
+    const std::string t = write("t.mtx", matrix_file_text(1, 1, {0.1}));
+    const std::string one = write("one.mtx", matrix_file_text(1, 1, {1}));
+    const Result tenth = run({"dot", t, one});
+    ASSERT_EQ(tenth.status, 0) << tenth.err;
+    ASSERT_EQ(std::count(tenth.out.begin(), tenth.out.end(), '\n'), 1);
+    EXPECT_EQ(io::parse_real(tenth.out.substr(0, tenth.out.size() - 1)), 0.1) << tenth.out;
+}
+
+TEST_F(Cli, DotPrintsSpecials)
+{
+    const double inf = std::numeric_limits<double>::infinity();
+    const std::string i = write("i.mtx", matrix_file_text(2, 1, {inf, 1}));
+    const std::string ones = write("ones.mtx", matrix_file_text(2, 1, {1, 1}));
+    const std::string neg = write("neg.mtx", matrix_file_text(2, 1, {-1, 0}));
+    const std::string zero = write("zero.mtx", matrix_file_text(2, 1, {0, 1}));
+    EXPECT_EQ(run({"dot", i, ones}).out, "inf\n");
+    EXPECT_EQ(run({"dot", i, neg}).out, "-inf\n");
+    EXPECT_EQ(run({"dot", i, zero}).out, "nan\n");
+}
+
+TEST_F(Cli, GemvKnownCases)
+{
+    const std::string A = write("A.mtx", matrix_file_text(2, 2, {1, 3, 2, 4})); // [1 2; 3 4]
+    const std::string x = write("x.mtx", matrix_file_text(2, 1, {1, 1}));
+    const std::string y = write("y.mtx", matrix_file_text(1, 2, {1, -1}));
+    const auto result = [&](const std::vector<std::string>& args) {
+        const Result r = run(args);
+        EXPECT_EQ(r.status, 0) << r.err;
+        const Matrix v = read_stdout();
+        return std::vector<double>{v(0, 0), v(1, 0)};
+    };
+    EXPECT_EQ(result({"gemv", A, x}), (std::vector<double>{3, 7}));
+    EXPECT_EQ(result({"gemv", A, x, "--trans"}), (std::vector<double>{4, 6}));
+    EXPECT_EQ(result({"gemv", A, x, "--alpha", "2", "--y", y, "--beta", "-3"}), (std::vector<double>{3, 17}));
+    EXPECT_EQ(result({"gemv", A, x, "--alpha=-1", "--y", y}), (std::vector<double>{-2, -8}));
+
+    const Result to_file = run({"gemv", A, x, "-o", path("y_out.mtx")});
+    ASSERT_EQ(to_file.status, 0) << to_file.err;
+    EXPECT_EQ(summary_value(to_file.out, "m"), "2");
+    const Matrix v = io::read_matrix_market(path("y_out.mtx"));
+    EXPECT_EQ(v(1, 0), 7.0);
+}
+
+TEST_F(Cli, TrsvKnownCases)
+{
+    // T = [2 5; 1 4]: the lower triangle [2 0; 1 4], the upper [2 5; 0 4].
+    const std::string T = write("T.mtx", matrix_file_text(2, 2, {2, 1, 5, 4}));
+    const auto result = [&](const std::vector<double>& b, const std::vector<std::string>& options) {
+        const std::string b_file = write("b.mtx", matrix_file_text(2, 1, b));
+        std::vector<std::string> args = {"trsv", T, b_file};
+        args.insert(args.end(), options.begin(), options.end());
+        const Result r = run(args);
+        EXPECT_EQ(r.status, 0) << r.err;
+        const Matrix v = read_stdout();
+        return std::vector<double>{v(0, 0), v(1, 0)};
+    };
+    EXPECT_EQ(result({2, 9}, {}), (std::vector<double>{1, 2}));                 // [2 0; 1 4] x = b
+    EXPECT_EQ(result({2, 9}, {"--lower", "--refine", "3"}), (std::vector<double>{1, 2}));
+    EXPECT_EQ(result({4, 8}, {"--lower", "--trans"}), (std::vector<double>{1, 2}));  // [2 1; 0 4] x = b
+    EXPECT_EQ(result({12, 8}, {"--upper"}), (std::vector<double>{1, 2}));       // [2 5; 0 4] x = b
+    EXPECT_EQ(result({2, 13}, {"--upper", "--trans"}), (std::vector<double>{1, 2})); // [2 0; 5 4] x = b
+    EXPECT_EQ(result({3, 5}, {"--lower", "--unit"}), (std::vector<double>{3, 2}));   // [1 0; 1 1] x = b
+
+    const std::string b_file = write("b.mtx", matrix_file_text(2, 1, {2, 9}));
+    const Result r = run({"trsv", T, b_file, "--refine", "4", "-o", path("x.mtx")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(summary_value(r.out, "refinement_steps"), "1") << r.out; // x is exact: the first correction is 0
+    EXPECT_EQ(summary_value(r.out, "residual_inf"), "0") << r.out;
+}
+
+TEST_F(Cli, TrsvRefinementKeepsTheResidualSmall)
+{
+    const dim_t n = 30;
+    Matrix T = flamex::test::random_matrix(n, n, 99);
+    for (dim_t i = 0; i < n; ++i) T(i, i) += 4.0;
+    const Matrix b = flamex::test::random_matrix(n, 1, 100);
+    const std::string t_file = write("T.mtx", T), b_file = write("b.mtx", b);
+    const Result r = run({"trsv", t_file, b_file, "--upper", "--refine", "3", "-o", path("x.mtx")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const Matrix x = io::read_matrix_market(path("x.mtx"));
+    Matrix U(n, n);
+    for (dim_t j = 0; j < n; ++j)
+        for (dim_t i = 0; i <= j; ++i) U(i, j) = T(i, j);
+    EXPECT_LT(solve_backward_error(U, b, x), 10.0);
+    const int steps = std::atoi(summary_value(r.out, "refinement_steps").c_str());
+    EXPECT_GE(steps, 1);
+    EXPECT_LE(steps, 3);
+}
+
+TEST_F(Cli, HelpForEachSubcommand)
+{
+    for (const char* sub : {"lu", "solve", "dot", "gemv", "trsv", "backends"}) {
+        const Result r = run({sub, "--help"});
+        EXPECT_EQ(r.status, 0) << sub << ": " << r.err;
+        EXPECT_NE(r.out.find(std::string("usage: flamex ") + sub), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("--help"), std::string::npos) << r.out;
+    }
+    const Result top = run({"--help"});
+    EXPECT_EQ(top.status, 0);
+    for (const char* sub : {"lu", "solve", "dot", "gemv", "trsv", "backends"})
+        EXPECT_NE(top.out.find(std::string("flamex ") + sub), std::string::npos) << top.out;
+    const Result short_help = run({"solve", "-h"});
+    EXPECT_EQ(short_help.status, 0);
+    EXPECT_NE(short_help.out.find("--refine"), std::string::npos);
+}
+
+TEST_F(Cli, LuListNamesTheVariants)
+{
+    const Result r = run({"lu", "--list"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::istringstream lines(r.out);
+    bool found = false;
+    for (std::string line; std::getline(lines, line);) {
+        std::istringstream fields(line);
+        std::string name;
+        fields >> name;
+        EXPECT_EQ(name.rfind("lu_", 0), 0u) << line;
+        EXPECT_GT(line.size(), name.size() + 2) << "no summary: " << line;
+        found = found || name == "lu_piv_unb_var3";
+    }
+    EXPECT_TRUE(found) << r.out;
+}
+
+TEST_F(Cli, BackendsListsBlis)
+{
+    const Result r = run({"backends"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out.rfind("blis ", 0) == 0 || r.out.find("\nblis ") != std::string::npos, true) << r.out;
+}
+
+TEST_F(Cli, BackendAndThreadsOptionsAreHonoured)
+{
+    const std::string A = write("A.mtx", matrix_file_text(2, 2, {2, 0, 1, 4}));
+    const std::string b = write("b.mtx", matrix_file_text(2, 1, {4, 8}));
+    const Result r = run({"solve", A, b, "--backend", "blis", "--threads", "2", "-o", path("x.mtx")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(summary_value(r.out, "backend"), "blis");
+    const Result env = run({"solve", A, b, "-o", path("x.mtx")}, "FLAMEX_BACKEND=blis");
+    ASSERT_EQ(env.status, 0) << env.err;
+}
