@@ -304,17 +304,14 @@ bool product_special(Acc& acc, const double* ops, int count)
 
 } // namespace
 
-void Accumulator::add_product(double a, double b) noexcept
+void Accumulator::add_product_rare(double a, double b) noexcept
 {
     const double ops[2] = {a, b};
     if (product_special(*this, ops, 2)) return;
     const detail::Decomposed da = detail::decompose(a), db = detail::decompose(b);
     const u128 p = static_cast<u128>(da.m) * db.m;
-    const int pos = da.e + db.e + BIAS; // >= -2148 + BIAS
-    const std::uint64_t neg = da.negative != db.negative;
-    add_significand(static_cast<std::uint64_t>(p), pos, neg);
-    const std::uint64_t high = static_cast<std::uint64_t>(p >> 64);
-    if (high != 0) add_significand(high, pos + 64, neg);
+    add_wide(static_cast<std::uint64_t>(p), static_cast<std::uint64_t>(p >> 64), da.e + db.e + BIAS,
+             da.negative != db.negative); // position >= -2148 + BIAS
     flags_ |= ZERO_POS | ZERO_NEG;
 }
 
@@ -328,10 +325,8 @@ void Accumulator::add_product(double a, double b, double c) noexcept
     const u128 q1 = static_cast<u128>(static_cast<std::uint64_t>(ab >> 64)) * dc.m; // < 2^95
     const int pos = da.e + db.e + dc.e + BIAS; // >= -3222 + BIAS
     const std::uint64_t neg = (da.negative != db.negative) != dc.negative;
-    add_significand(static_cast<std::uint64_t>(q0), pos, neg);
-    if (const auto h = static_cast<std::uint64_t>(q0 >> 64)) add_significand(h, pos + 64, neg);
-    if (const auto l = static_cast<std::uint64_t>(q1)) add_significand(l, pos + 64, neg);
-    if (const auto h = static_cast<std::uint64_t>(q1 >> 64)) add_significand(h, pos + 128, neg);
+    add_wide(static_cast<std::uint64_t>(q0), static_cast<std::uint64_t>(q0 >> 64), pos, neg);
+    add_wide(static_cast<std::uint64_t>(q1), static_cast<std::uint64_t>(q1 >> 64), pos + 64, neg);
     flags_ |= ZERO_POS | ZERO_NEG;
 }
 
@@ -392,7 +387,7 @@ void Accumulator::scale(double alpha)
         return;
     }
     if (alpha == 0 || s == 0) {
-        bool zneg = s != 0 ? s < 0 : ((flags_ & ZERO_NEG) && !(flags_ & ZERO_POS));
+        bool zneg = s != 0 ? s < 0 : zero_is_negative();
         zneg = zneg != aneg;
         lo_ = hi_ = 0;
         flags_ = (flags_ & ~(ZERO_POS | ZERO_NEG)) | (zneg ? ZERO_NEG : ZERO_POS);
@@ -420,23 +415,33 @@ void Accumulator::scale(double alpha)
         out[len++] = low;
     }
     out[len++] = static_cast<std::int64_t>(carry);
-    const int new_lo = lo_ + q, new_hi = lo_ + len + q;
+    // Trim zero digits at both ends (the low ones may shift below digit 0).
+    int skip = 0;
+    while (skip < len && out[skip] == 0) ++skip;
+    while (len > skip && out[len - 1] == 0) --len;
+    const int new_lo = lo_ + skip + q, new_hi = lo_ + len + q;
     if (new_lo < 0 || new_hi > DIGITS - 3)
         throw std::range_error("flamex::exact::Accumulator::scale: the scaled value leaves the accumulator's window");
-    for (int k = 0; k < len; ++k) d_[new_lo + k] = aneg ? -out[k] : out[k];
+    for (int k = skip; k < len; ++k) d_[new_lo + k - skip] = aneg ? -out[k] : out[k];
     lo_ = new_lo;
     hi_ = new_hi;
     pending_ = 1;
 }
 
-double Accumulator::round() const noexcept
+double Accumulator::special_value() const noexcept
 {
     if (has_nan()) return std::numeric_limits<double>::quiet_NaN();
     if (flags_ & POS_INF) return HUGE_VAL;
     if (flags_ & NEG_INF) return -HUGE_VAL;
+    return 0.0;
+}
+
+double Accumulator::round() const noexcept
+{
+    if (flags_ & (NAN_SEEN | POS_INF | NEG_INF)) return special_value();
     detail::Magnitude mag;
     const int s = AccumulatorAccess::magnitude(*this, mag);
-    if (s == 0) return ((flags_ & ZERO_NEG) && !(flags_ & ZERO_POS)) ? -0.0 : 0.0;
+    if (s == 0) return zero_is_negative() ? -0.0 : 0.0;
     const int pos = mag.bit_length() - 64;
     const std::uint64_t top = static_cast<std::uint64_t>(mag.extract(pos));
     return detail::round_to_double(s < 0, top, pos - BIAS, mag.sticky_below(pos));
@@ -445,13 +450,13 @@ double Accumulator::round() const noexcept
 double divide_round(const Accumulator& acc, double d) noexcept
 {
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    if (acc.has_nan() || std::isnan(d)) return nan;
+    const double special = acc.special_value();
+    if (std::isnan(special) || std::isnan(d)) return nan;
     const bool dneg = std::signbit(d);
-    const double r = acc.round(); // only its class and sign are used below
-    if (std::isinf(r)) return std::isinf(d) ? nan : ((std::signbit(r) != dneg) ? -HUGE_VAL : HUGE_VAL);
+    if (std::isinf(special)) return std::isinf(d) ? nan : ((std::signbit(special) != dneg) ? -HUGE_VAL : HUGE_VAL);
     detail::Magnitude mag;
     const int s = AccumulatorAccess::magnitude(acc, mag);
-    const bool qneg = (s != 0 ? s < 0 : std::signbit(r)) != dneg;
+    const bool qneg = (s != 0 ? s < 0 : acc.zero_is_negative()) != dneg;
     if (d == 0) return s == 0 ? nan : (qneg ? -HUGE_VAL : HUGE_VAL);
     if (std::isinf(d) || s == 0) return qneg ? -0.0 : 0.0;
     // |d| = md * 2^ed with md in [2^52, 2^53).
@@ -466,6 +471,18 @@ double divide_round(const Accumulator& acc, double d) noexcept
     const std::uint64_t q = static_cast<std::uint64_t>(h / dd.m);
     const bool sticky = (h % dd.m) != 0 || mag.sticky_below(t);
     return detail::round_to_double(qneg, q, t - Accumulator::BIAS - dd.e, sticky);
+}
+
+double fma3(double a, double b, double c, double d) noexcept
+{
+    const double p = a * b;
+    const double ap = std::fabs(p);
+    if (ap >= TWO_PROD_MIN && ap <= TWO_PROD_MAX && std::fma(a, b, -p) == 0) return std::fma(p, c, d);
+    if (p == 0 && (a == 0 || b == 0)) return std::fma(p, c, d); // an exact zero (or 0 * inf)
+    Accumulator acc;
+    acc.add_product(a, b, c);
+    acc.add(d);
+    return acc.round();
 }
 
 } // namespace flamex::exact

@@ -32,12 +32,26 @@
 // increment, including zero or negative, is allowed). This is pointer
 // arithmetic, NOT the reference-BLAS convention for negative increments.
 //
-// Performance: the kernels (accumulate_sum, accumulate_dot, exact_sum, ...)
-// run TwoProd + short floating-point expansions in SIMD registers (AVX2+FMA or
-// AVX-512 chosen at run time, a scalar fallback elsewhere) and touch the
-// superaccumulator only for the rare error terms the expansions cannot hold and
-// for values outside the range where TwoProd/TwoSum are exact. All paths give
-// identical bits because all of them are exact.
+// Design (Iakymchuk et al., ExBLAS: a hierarchy of an FPE first level and a
+// Kulisch superaccumulator):
+//  * Accumulator, the superaccumulator: 206 signed 64-bit words each holding a
+//    32-bit digit plus carry room ("carry-save", normalized lazily every 2^29
+//    additions); a double touches 3 digits, a product of two doubles (its exact
+//    106-bit integer significand product, never a rounded product) 5. Only the
+//    window of digits in use is cleared, scanned, copied or merged, so creating,
+//    resetting, copying, merging and rounding cost O(digits in use), not O(206).
+//  * Expansion<P>, floating-point expansions of P = 2..8 doubles accumulated with
+//    TwoSum (the paper's Alg. 3), spilling a non-zero final error into the
+//    accumulator. The kernels use the same scheme in SIMD registers: per element
+//    TwoProd (mul + FMA) into two expansions (products, product errors) of 3
+//    components per lane, the third one visited only when the first two leave an
+//    error somewhere in a group of vectors; a lane whose product lies outside
+//    [TWO_PROD_MIN, 2^959) (zero, tiny, huge, special) goes to the accumulator.
+//    The AVX-512 / AVX2+FMA kernels are chosen at run time, with a scalar fallback;
+//    all paths give identical bits because all of them are exact.
+//  * Scalar code adding a handful of terms should call Accumulator::add_product
+//    directly (~5 ns a term); long arrays go through accumulate_dot (SIMD,
+//    ~0.5 ns a term); Expansion<P> is the portable scalar form of the first level.
 #pragma once
 
 #include <cmath>
@@ -66,8 +80,11 @@ inline DoubleDouble two_sum(double a, double b)
 }
 
 // Products with |RN(a*b)| in [TWO_PROD_MIN, TWO_PROD_MAX] satisfy
-// a * b == hi + lo exactly with the FMA TwoProd. Below 2^-968 the error term can
-// fall below the subnormal range and be rounded (see two_prod_scaled).
+// a * b == hi + lo exactly with the FMA TwoProd. Below that the error term can
+// need bits below 2^-1074 and be rounded (see two_prod_scaled). (2^-969 is the
+// exact limit: |RN(a*b)| >= 2^-969 implies ulp(a) ulp(b) >= 2^-1074, because a
+// product of two 53-bit significands never rounds up to 2^106; one binade of
+// margin is kept.)
 inline constexpr double TWO_PROD_MIN = 0x1p-968;
 inline constexpr double TWO_PROD_MAX = 0x1.fffffffffffffp+1023;
 
@@ -94,8 +111,9 @@ ScaledDoubleDouble two_prod_scaled(double a, double b);
 class Accumulator {
 public:
     // 32-bit digits in signed 64-bit words ("carry-save"): digit k weighs
-    // 2^(32 k - BIAS). The window covers 2^-3232 .. 2^3296: every product of
-    // three doubles (>= 2^-3222), sums of 2^64 of them (< 2^3136) and scaled sums.
+    // 2^(32 k - BIAS), so the digits span 2^-3232 .. 2^3360: every product of
+    // three doubles (>= 2^-3222), sums of 2^64 of them (< 2^3136) and sums of
+    // products of two doubles scaled by a double (scale()).
     static constexpr int DIGITS = 206;
     static constexpr int BIAS = 3232;
 
@@ -132,7 +150,20 @@ public:
     // leaves the window; |e| <= 2100 never does.
     void add_scaled(double x, int e);
     // value += a * b exactly: no rounding, no overflow, no underflow.
-    void add_product(double a, double b) noexcept;
+    void add_product(double a, double b) noexcept
+    {
+        const std::uint64_t ba = to_bits(a), bb = to_bits(b);
+        const unsigned ea = static_cast<unsigned>(ba >> 52) & 0x7ffu, eb = static_cast<unsigned>(bb >> 52) & 0x7ffu;
+        if (ea - 1u < 0x7feu && eb - 1u < 0x7feu) { // both normal: the 106-bit product of the significands
+            __extension__ const unsigned __int128 p =
+                static_cast<unsigned __int128>((ba & FRAC_MASK) | HIDDEN_BIT) * ((bb & FRAC_MASK) | HIDDEN_BIT);
+            add_wide(static_cast<std::uint64_t>(p), static_cast<std::uint64_t>(p >> 64),
+                     static_cast<int>(ea + eb) - 2150 + BIAS, (ba ^ bb) >> 63);
+            flags_ |= ZERO_POS | ZERO_NEG;
+        } else {
+            add_product_rare(a, b);
+        }
+    }
     // value += a * b * c exactly (e.g. alpha * x_i * y_i).
     void add_product(double a, double b, double c) noexcept;
 
@@ -160,7 +191,15 @@ public:
     bool is_zero() const noexcept { return sign() == 0 && !has_special(); }
     bool has_nan() const noexcept { return (flags_ & NAN_SEEN) != 0 || (flags_ & BOTH_INF) == BOTH_INF; }
     bool has_special() const noexcept { return (flags_ & (NAN_SEEN | BOTH_INF)) != 0; }
+    // NaN or +-inf when special terms decide the result, 0 when the value is finite.
+    double special_value() const noexcept;
+    // Whether an exactly zero value is -0 (every term was a zero with its sign bit set).
+    bool zero_is_negative() const noexcept
+    {
+        return (flags_ & (ZERO_POS | ZERO_NEG)) == ZERO_NEG;
+    }
 
+    // --- for kernels and expansions -------------------------------------------
     // value += x for a finite x that is not a user term (an expansion component
     // or spilled error): zeros are skipped and leave the zero-sign rule alone.
     void add_component(double x) noexcept
@@ -196,14 +235,12 @@ private:
     // digits are normalized before PENDING_LIMIT of them could overflow int64.
     static constexpr std::uint32_t PENDING_LIMIT = 1u << 29;
 
-    enum : std::uint32_t {
-        ZERO_POS = 1, // a term with the sign bit clear (or any non-zero term)
-        ZERO_NEG = 2, // a term with the sign bit set (or any non-zero term)
-        POS_INF = 4,
-        NEG_INF = 8,
-        NAN_SEEN = 16,
-        BOTH_INF = POS_INF | NEG_INF,
-    };
+    static constexpr std::uint32_t ZERO_POS = 1; // a term with the sign bit clear (or any non-zero term)
+    static constexpr std::uint32_t ZERO_NEG = 2; // a term with the sign bit set (or any non-zero term)
+    static constexpr std::uint32_t POS_INF = 4;
+    static constexpr std::uint32_t NEG_INF = 8;
+    static constexpr std::uint32_t NAN_SEEN = 16;
+    static constexpr std::uint32_t BOTH_INF = POS_INF | NEG_INF;
 
     static std::uint64_t to_bits(double x) noexcept
     {
@@ -222,15 +259,39 @@ private:
         const std::uint64_t c1 = low >> 32;
         const std::uint64_t c2 = (m >> 1) >> (63 - s); // bits [64, 96): m >> (64 - s), 0 if s == 0
         if (k < lo_ || k + 3 > hi_) widen(k, k + 3);
-        // Conditional negation without a branch: (c ^ -neg) + neg == neg ? -c : c.
         const std::uint64_t mask = std::uint64_t{0} - neg;
-        d_[k] = static_cast<std::int64_t>(static_cast<std::uint64_t>(d_[k]) + ((c0 ^ mask) + neg));
-        d_[k + 1] = static_cast<std::int64_t>(static_cast<std::uint64_t>(d_[k + 1]) + ((c1 ^ mask) + neg));
-        d_[k + 2] = static_cast<std::int64_t>(static_cast<std::uint64_t>(d_[k + 2]) + ((c2 ^ mask) + neg));
+        bump(k, c0, mask, neg);
+        bump(k + 1, c1, mask, neg);
+        bump(k + 2, c2, mask, neg);
         if (++pending_ >= PENDING_LIMIT) normalize();
     }
 
+    // value += (-1)^neg * (hi 2^64 + lo) * 2^(p - BIAS): five digits, one unit of
+    // pending carries (each digit still gains less than 2^32).
+    void add_wide(std::uint64_t lo, std::uint64_t hi, int p, std::uint64_t neg) noexcept
+    {
+        const int k = p >> 5;
+        const unsigned s = static_cast<unsigned>(p) & 31u;
+        const std::uint64_t w0 = lo << s;                             // bits [0, 64)
+        const std::uint64_t w1 = (hi << s) | ((lo >> 1) >> (63 - s)); // bits [64, 128)
+        const std::uint64_t w2 = (hi >> 1) >> (63 - s);               // bits [128, 160)
+        if (k < lo_ || k + 5 > hi_) widen(k, k + 5);
+        const std::uint64_t mask = std::uint64_t{0} - neg;
+        bump(k, w0 & 0xffffffffu, mask, neg);
+        bump(k + 1, w0 >> 32, mask, neg);
+        bump(k + 2, w1 & 0xffffffffu, mask, neg);
+        bump(k + 3, w1 >> 32, mask, neg);
+        bump(k + 4, w2, mask, neg);
+        if (++pending_ >= PENDING_LIMIT) normalize();
+    }
+    // d_[k] += neg ? -c : c, in unsigned arithmetic ((c ^ -neg) + neg == +-c).
+    void bump(int k, std::uint64_t c, std::uint64_t mask, std::uint64_t neg) noexcept
+    {
+        d_[k] = static_cast<std::int64_t>(static_cast<std::uint64_t>(d_[k]) + ((c ^ mask) + neg));
+    }
+
     void add_rare(double x) noexcept;  // zeros, subnormals, inf, NaN
+    void add_product_rare(double a, double b) noexcept; // an operand zero, subnormal or special
     void widen(int lo, int hi) noexcept;
     void normalize() noexcept;         // carries: digits in [0, 2^32), top one signed
     void copy_from(const Accumulator& other) noexcept;
@@ -251,6 +312,11 @@ inline double round(const Accumulator& acc) noexcept { return acc.round(); }
 // for x != 0, 0/0 = NaN, finite/inf = +-0, inf/inf = NaN, NaN in -> NaN out; the
 // quotient may be subnormal, zero (underflow, with its sign) or overflow to inf.
 double divide_round(const Accumulator& acc, double d) noexcept;
+
+// round(a * b * c + d) with one rounding, IEEE specials as for the accumulator
+// (e.g. ger's alpha x_i y_j + a_ij). One std::fma when a * b is exact, an
+// accumulator otherwise. (round(a * b + c) is std::fma itself.)
+double fma3(double a, double b, double c, double d) noexcept;
 
 // --- floating-point expansions (the fast first level) --------------------------
 
@@ -287,8 +353,9 @@ public:
         const double p = a * b;
         const double ap = std::fabs(p);
         if (ap >= TWO_PROD_MIN && ap < FAST_MAX) {
+            const double e = std::fma(a, b, -p);
             accumulate(p);
-            accumulate(std::fma(a, b, -p));
+            accumulate(e);
             nonzero_ = true;
         } else {
             acc_->add_product(a, b);

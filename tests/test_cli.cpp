@@ -262,6 +262,27 @@ TEST_F(Cli, UnknownBackendFromEnvironment)
     expect_bad_input({"dot", x, x}, {"unknown backend 'nope'", "FLAMEX_BACKEND"}, "FLAMEX_BACKEND=nope");
 }
 
+TEST_F(Cli, UnknownOpenClDevice)
+{
+    const std::string x = write("x.mtx", matrix_file_text(1, 1, {2}));
+    expect_bad_input({"dot", x, x, "--backend", "opencl-plain", "--device", "no-such-device"}, {"no-such-device"});
+}
+
+TEST_F(Cli, NoOpenClPlatformForDevices)
+{
+    // The ICD loader finds no platform when its vendor directory is empty.
+    std::filesystem::create_directories(path("no-vendors"));
+    expect_bad_input({"devices"}, {"OpenCL"}, "OCL_ICD_VENDORS=" + path("no-vendors"));
+}
+
+TEST_F(Cli, DevicesListsTheSelectableDevices)
+{
+    const Result r = run({"devices"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out.rfind("0: ", 0), 0u) << r.out;
+    EXPECT_NE(r.out.find("fp64"), std::string::npos) << r.out;
+}
+
 // --- exit status 2: bad input files ----------------------------------------------
 
 TEST_F(Cli, MissingFile)

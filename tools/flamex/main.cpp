@@ -12,6 +12,7 @@
 //   flamex trsv T.mtx b.mtx [--lower|--upper] [--trans] [--unit] [--refine K]
 //                   [--backend NAME] [--threads T] [-o x.mtx]
 //   flamex backends
+//   flamex devices
 //
 // Output: a result matrix goes to -o FILE, or as Matrix Market to stdout without
 // -o (lu writes no factors without -o). When stdout carries no matrix, lu, solve,
@@ -37,6 +38,7 @@
 
 #include "blas/blas.hpp"
 #include "tools/lib/matrix_market.hpp"
+#include "blas/opencl.hpp"
 #include "variants/lu.hpp"
 
 namespace {
@@ -65,6 +67,7 @@ const Option kInner{"--inner", nullptr, "NAME", "unblocked variant for the block
 const Option kBlock{"--block", nullptr, "NB", "block size of blocked variants and of the backend's kernels (>= 1)"};
 const Option kBackend{"--backend", nullptr, "NAME", "BLAS backend (default $FLAMEX_BACKEND, else blis; see `flamex backends`)"};
 const Option kThreads{"--threads", nullptr, "T", "threads the backend may use (>= 1, default 1)"};
+const Option kDevice{"--device", nullptr, "DEV", "OpenCL device, by index or name (default $FLAMEX_OPENCL_DEVICE; see `flamex devices`)"};
 const Option kRefine{"--refine", nullptr, "K", "at most K steps of iterative refinement (>= 0, default 0)"};
 const Option kOutput{"--output", "-o", "FILE", "write the result to FILE (Matrix Market; - for stdout)"};
 const Option kHelp{"--help", "-h", nullptr, "show this help"};
@@ -189,6 +192,7 @@ std::unique_ptr<Blas> backend_of(const Args& a)
     BackendOptions options;
     options.threads = threads_of(a);
     options.block = a.has(kBlock) ? block_of(a, 0) : 0;
+    if (const auto device = a.get(kDevice)) options.device = *device;
     try {
         return make_backend(name, options);
     } catch (const Error& e) {
@@ -281,6 +285,7 @@ int run_dot(const Args& a);
 int run_gemv(const Args& a);
 int run_trsv(const Args& a);
 int run_backends(const Args& a);
+int run_devices(const Args& a);
 
 const Option kList{"--list", nullptr, nullptr, "list the registered LU variants and exit"};
 const Option kPivots{"--pivots", nullptr, "FILE", "write the pivots to FILE, LAPACK's 1-based ipiv, one per line"};
@@ -302,34 +307,39 @@ const std::vector<Command>& commands()
          "(m, n, variant, backend, time_s, info) unless stdout carries a result.\n"
          "A zero pivot is reported on stderr with its column (exit status 1); the\n"
          "factorization still goes on, as LAPACK's getrf does, and is written.",
-         {&kVariant, &kBackend, &kBlock, &kInner, &kThreads, &kOutput, &kPivots, &kList, &kHelp},
+         {&kVariant, &kBackend, &kBlock, &kInner, &kThreads, &kDevice, &kOutput, &kPivots, &kList, &kHelp},
          run_lu},
         {"solve", {"A.mtx", "b.mtx"}, "[options]",
          "Solves A x = b (A n x n, b n x 1 or 1 x n) by LU and two triangular solves, with\n"
          "optional iterative refinement. Writes x to -o FILE (then prints one summary line:\n"
          "n, variant, backend, refinement_steps, residual_inf, time_s, info), or to stdout.",
-         {&kVariant, &kBackend, &kBlock, &kInner, &kRefine, &kThreads, &kOutput, &kHelp},
+         {&kVariant, &kBackend, &kBlock, &kInner, &kRefine, &kThreads, &kDevice, &kOutput, &kHelp},
          run_solve},
         {"dot", {"x.mtx", "y.mtx"}, "[options]",
          "Prints x^T y alone on one line, with 17 significant digits (or nan, inf, -inf).",
-         {&kBackend, &kThreads, &kHelp},
+         {&kBackend, &kThreads, &kDevice, &kHelp},
          run_dot},
         {"gemv", {"A.mtx", "x.mtx"}, "[options]",
          "Computes y := alpha op(A) x + beta y (y = 0 without --y). Writes y to -o FILE\n"
          "(then prints one summary line) or to stdout.",
-         {&kTrans, &kAlpha, &kBeta, &kY, &kBackend, &kThreads, &kOutput, &kHelp},
+         {&kTrans, &kAlpha, &kBeta, &kY, &kBackend, &kThreads, &kDevice, &kOutput, &kHelp},
          run_gemv},
         {"trsv", {"T.mtx", "b.mtx"}, "[options]",
          "Solves op(T) x = b for triangular T, reading only T's triangle. Refinement\n"
          "computes r := b - op(T) x with gemv on the triangle and stops early once the\n"
          "correction no longer changes x. Writes x to -o FILE (then prints one summary\n"
          "line) or to stdout. A zero on the diagonal of a non-unit T is exit status 1.",
-         {&kLower, &kUpper, &kTrans, &kUnit, &kRefine, &kBackend, &kThreads, &kOutput, &kHelp},
+         {&kLower, &kUpper, &kTrans, &kUnit, &kRefine, &kBackend, &kThreads, &kDevice, &kOutput, &kHelp},
          run_trsv},
         {"backends", {}, "",
          "Lists the BLAS backends, one per line: name, then description.",
          {&kHelp},
          run_backends},
+        {"devices", {}, "",
+         "Lists the OpenCL platforms' devices, one per line, with the index and name that\n"
+         "--device and FLAMEX_OPENCL_DEVICE select by. No OpenCL platform is exit status 2.",
+         {&kHelp},
+         run_devices},
     };
     return list;
 }
@@ -553,6 +563,13 @@ int run_backends(const Args& a)
     for (const BackendInfo& b : backends()) width = std::max(width, b.name.size());
     for (const BackendInfo& b : backends())
         std::cout << b.name << std::string(width + 2 - b.name.size(), ' ') << b.description << "\n";
+    return kSuccess;
+}
+
+int run_devices(const Args& a)
+{
+    require_operands(command("devices"), a);
+    for (const OpenClDeviceInfo& d : opencl_devices()) std::cout << describe_device(d) << "\n";
     return kSuccess;
 }
 

@@ -1,0 +1,291 @@
+// The multi-row exact kernel of the `exact` backend (see exact_kernels.hpp):
+// exact_columns_body.inc compiled for AVX2+FMA and for AVX-512, and a portable
+// path built on exact::accumulate_dot; the set is the one the exact layer chose.
+// Every header is included before the first target region so that no inline
+// function of a header is compiled for an instruction set the CPU may lack.
+#include "blas/exact_kernels.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define FLAMEX_EXB_X86 1
+#include <immintrin.h>
+#endif
+
+// TwoSum must not be contracted into FMAs.
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#else
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+namespace flamex::exblas {
+
+namespace {
+
+// The zero-sign rule needs to know whether every term was a zero, and of which
+// sign; the SIMD kernel does not look at zero terms, so look at the terms (a scan
+// that stops at the first non-zero or special term: the first one, almost always).
+void note_zero_signs(Accumulator& acc, index_t n, const double* a, index_t inca, const double* x, index_t incx)
+{
+    bool pos = false, neg = false;
+    for (index_t i = 0; i < n; ++i) {
+        const double u = a[i * inca], v = x[i * incx];
+        if ((u != 0 && v != 0) || !std::isfinite(u) || !std::isfinite(v)) {
+            acc.note_terms(true, false, false);
+            return;
+        }
+        (std::signbit(u) != std::signbit(v) ? neg : pos) = true;
+        if (pos && neg) break;
+    }
+    acc.note_terms(false, pos, neg);
+}
+
+void columns_generic(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
+                     Accumulator* acc)
+{
+    for (index_t r = 0; r < nrows; ++r) exact::accumulate_dot(acc[r], ncols, A + r, lda, x, incx);
+}
+
+} // namespace
+
+#if defined(FLAMEX_EXB_X86)
+
+// --- AVX2 + FMA: 4 lanes ------------------------------------------------------------
+
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+#endif
+
+namespace avx2 {
+
+struct Simd {
+    using V = __m256d;
+    using M = __m256d;
+    static constexpr int W = 4;
+    static V zero() { return _mm256_setzero_pd(); }
+    static V set1(double a) { return _mm256_set1_pd(a); }
+    static V load(const double* p) { return _mm256_loadu_pd(p); }
+    static V load_partial(const double* p, int n)
+    {
+        const __m256i lane = _mm256_set_epi64x(3, 2, 1, 0);
+        return _mm256_maskload_pd(p, _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), lane));
+    }
+    static void store(double* p, V v) { _mm256_storeu_pd(p, v); }
+    static V add(V a, V b) { return _mm256_add_pd(a, b); }
+    static V sub(V a, V b) { return _mm256_sub_pd(a, b); }
+    static V mul(V a, V b) { return _mm256_mul_pd(a, b); }
+    static V fms(V a, V b, V c) { return _mm256_fmsub_pd(a, b, c); }
+    static V bit_or(V a, V b) { return _mm256_or_pd(a, b); }
+    static bool nonzero_bits(V v)
+    {
+        const __m256i i = _mm256_castpd_si256(v);
+        return !_mm256_testz_si256(i, i);
+    }
+    static V abs(V a) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), a); }
+    static M all_lanes() { return _mm256_castsi256_pd(_mm256_set1_epi64x(-1)); }
+    static M mask_and(M a, M b) { return _mm256_and_pd(a, b); }
+    static bool all(M m) { return _mm256_movemask_pd(m) == 0xf; }
+    static M is_finite(V a) { return _mm256_cmp_pd(abs(a), set1(HUGE_VAL), _CMP_LT_OQ); }
+    static M in_range(V r)
+    {
+        const V m = abs(r);
+        return _mm256_and_pd(_mm256_cmp_pd(m, set1(exact::TWO_PROD_MIN), _CMP_GE_OQ),
+                             _mm256_cmp_pd(m, set1(exact::Expansion<2>::FAST_MAX), _CMP_LT_OQ));
+    }
+    static M in_range_or_zero(V r, V a, double x)
+    {
+        if (!std::isfinite(x)) return in_range(r);
+        const M zero = x == 0 ? is_finite(a) : _mm256_cmp_pd(a, zero_v(), _CMP_EQ_OQ);
+        return _mm256_or_pd(in_range(r), zero);
+    }
+    static V zero_v() { return _mm256_setzero_pd(); }
+};
+
+#include "blas/exact_columns_body.inc"
+
+constexpr int P1 = 2, P = 3, U = 4;
+
+} // namespace avx2
+
+void columns_avx2(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
+                  Accumulator* acc)
+{
+    avx2::columns_impl<avx2::P1, avx2::P, avx2::U>(nrows, ncols, A, lda, x, incx, acc);
+}
+
+// a[i] := fma(h[i], s, a[i]) on contiguous arrays.
+void fma_update_avx2(index_t n, const double* h, double s, double* a)
+{
+    const __m256d sv = _mm256_set1_pd(s);
+    index_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        _mm256_storeu_pd(a + i, _mm256_fmadd_pd(_mm256_loadu_pd(h + i), sv, _mm256_loadu_pd(a + i)));
+    for (; i < n; ++i) a[i] = std::fma(h[i], s, a[i]);
+}
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+
+// --- AVX-512F: 8 lanes --------------------------------------------------------------
+
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f,avx2,fma"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx2,fma")
+#endif
+
+namespace avx512 {
+
+struct Simd {
+    using V = __m512d;
+    using M = __mmask8;
+    static constexpr int W = 8;
+    static V zero() { return _mm512_setzero_pd(); }
+    static V set1(double a) { return _mm512_set1_pd(a); }
+    static V load(const double* p) { return _mm512_loadu_pd(p); }
+    static V load_partial(const double* p, int n)
+    {
+        return _mm512_maskz_loadu_pd(static_cast<__mmask8>((1u << n) - 1u), p);
+    }
+    static void store(double* p, V v) { _mm512_storeu_pd(p, v); }
+    static V add(V a, V b) { return _mm512_add_pd(a, b); }
+    static V sub(V a, V b) { return _mm512_sub_pd(a, b); }
+    static V mul(V a, V b) { return _mm512_mul_pd(a, b); }
+    static V fms(V a, V b, V c) { return _mm512_fmsub_pd(a, b, c); }
+    static V bit_or(V a, V b)
+    {
+        return _mm512_castsi512_pd(_mm512_or_si512(_mm512_castpd_si512(a), _mm512_castpd_si512(b)));
+    }
+    static bool nonzero_bits(V v)
+    {
+        const __m512i i = _mm512_castpd_si512(v);
+        return _mm512_test_epi64_mask(i, i) != 0;
+    }
+    static M all_lanes() { return 0xff; }
+    static M mask_and(M a, M b) { return static_cast<M>(a & b); }
+    static bool all(M m) { return m == 0xff; }
+    static __m512i abs_bits(V a)
+    {
+        return _mm512_and_si512(_mm512_castpd_si512(a), _mm512_set1_epi64(0x7fffffffffffffffLL));
+    }
+    static M is_finite(V a) { return _mm512_cmplt_epu64_mask(abs_bits(a), _mm512_set1_epi64(0x7ff0000000000000LL)); }
+    // |r| in [TWO_PROD_MIN, FAST_MAX) as one unsigned compare on the bits (integer
+    // units: the floating-point ones are busy with the TwoSums).
+    static M in_range(V r)
+    {
+        constexpr long long lo = static_cast<long long>(1023 - 968) << 52; // the bits of 2^-968
+        constexpr long long hi = static_cast<long long>(1023 + 959) << 52; // the bits of 2^959
+        static_assert(exact::TWO_PROD_MIN == 0x1p-968 && exact::Expansion<2>::FAST_MAX == 0x1p959,
+                      "the bit patterns above");
+        const __m512i d = _mm512_sub_epi64(abs_bits(r), _mm512_set1_epi64(lo));
+        return _mm512_cmplt_epu64_mask(d, _mm512_set1_epi64(hi - lo));
+    }
+    static M in_range_or_zero(V r, V a, double x)
+    {
+        if (!std::isfinite(x)) return in_range(r);
+        const M zero = x == 0 ? is_finite(a) : _mm512_cmp_pd_mask(a, _mm512_setzero_pd(), _CMP_EQ_OQ);
+        return static_cast<M>(in_range(r) | zero);
+    }
+};
+
+#include "blas/exact_columns_body.inc"
+
+constexpr int P1 = 2, P = 3, U = 4;
+
+} // namespace avx512
+
+void columns_avx512(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
+                    Accumulator* acc)
+{
+    avx512::columns_impl<avx512::P1, avx512::P, avx512::U>(nrows, ncols, A, lda, x, incx, acc);
+}
+
+void fma_update_avx512(index_t n, const double* h, double s, double* a)
+{
+    const __m512d sv = _mm512_set1_pd(s);
+    index_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm512_storeu_pd(a + i, _mm512_fmadd_pd(_mm512_loadu_pd(h + i), sv, _mm512_loadu_pd(a + i)));
+    if (i < n) {
+        const __mmask8 m = static_cast<__mmask8>((1u << (n - i)) - 1u);
+        _mm512_mask_storeu_pd(a + i, m, _mm512_fmadd_pd(_mm512_maskz_loadu_pd(m, h + i), sv, _mm512_maskz_loadu_pd(m, a + i)));
+    }
+}
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+
+#endif // FLAMEX_EXB_X86
+
+namespace {
+
+void fma_update_generic(index_t n, const double* h, double s, double* a)
+{
+    for (index_t i = 0; i < n; ++i) a[i] = std::fma(h[i], s, a[i]);
+}
+
+using ColumnsKernel = void (*)(index_t, index_t, const double*, index_t, const double*, index_t, Accumulator*);
+using FmaKernel = void (*)(index_t, const double*, double, double*);
+
+struct Kernels {
+    const char* isa;
+    ColumnsKernel columns;
+    FmaKernel fma;
+};
+
+Kernels choose()
+{
+    const char* isa = exact::kernel_isa();
+#if defined(FLAMEX_EXB_X86)
+    if (std::strcmp(isa, "avx512") == 0) return {"avx512", columns_avx512, fma_update_avx512};
+    if (std::strcmp(isa, "avx2") == 0) return {"avx2", columns_avx2, fma_update_avx2};
+#endif
+    (void)isa;
+    return {"generic", columns_generic, fma_update_generic};
+}
+
+const Kernels& kernels()
+{
+    static const Kernels k = choose();
+    return k;
+}
+
+} // namespace
+
+void accumulate_columns(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
+                        Accumulator* acc)
+{
+    if (nrows <= 0 || ncols <= 0) return;
+    const Kernels& k = kernels();
+    k.columns(nrows, ncols, A, lda, x, incx, acc);
+    if (k.columns == columns_generic) return; // accumulate_dot recorded the zero signs
+    for (index_t r = 0; r < nrows; ++r)
+        if (acc[r].zero_sign_open()) note_zero_signs(acc[r], ncols, A + r, lda, x, incx);
+}
+
+void fma_update(index_t n, const double* h, index_t inch, double s, double* a, index_t inca)
+{
+    if (n <= 0) return;
+    if (inch == 1 && inca == 1) {
+        kernels().fma(n, h, s, a);
+        return;
+    }
+    for (index_t i = 0; i < n; ++i) a[i * inca] = std::fma(h[i * inch], s, a[i * inca]);
+}
+
+const char* columns_kernel_isa() { return kernels().isa; }
+
+} // namespace flamex::exblas

@@ -1,0 +1,1395 @@
+// The `exact` BLAS backend against MPFR, bit for bit.
+//
+// Every result the backend rounds once is compared with the same expression
+// evaluated EXACTLY in MPFR (6600 bits, every operation checked exact) and then
+// rounded once to binary64, subnormals and overflow included
+// (tests/support/exact_blas_reference.hpp):
+//   sum    RN(sum_i x_i)
+//   dot    RN(sum_i x_i y_i)
+//   dots   rho := RN(alpha (x^T y) + beta rho)
+//   gemv   y_i := RN(alpha (op(A) x)_i + beta y_i)              (N and T)
+//   ger    a_ij := RN(alpha x_i y_j + a_ij)
+//   gemm   c_ij := RN(alpha (op(A) op(B))_ij + beta c_ij)       (all four op combinations)
+//   trsv   x_k = RN((b_k - sum_j op(T)_kj x_j) / op(T)_kk) for the computed x_j
+//          (unit diagonal: x_k = RN(b_k - sum_j ...)): one rounding per component
+//   trsm   the same per right-hand side (left) or per row (right), with alpha b
+//          in place of b.
+// The special values and the signs of exact zeros follow IEEE arithmetic on the
+// exact values (the contract of exact/exact.hpp): a sum of terms is -0 iff every
+// term is a zero with its sign bit set; alpha multiplies the exact sum as one IEEE
+// product (Accumulator::scale); the residual of a substitution is the exact sum of
+// the terms b_k and -(t_kj x_j) (Accumulator::negate negates the terms); and
+// "beta == 0" follows BLAS: y, rho and C are then not read.
+//
+// Data: Ogita-Rump-Oishi ill-conditioned dot products, matrix-vector products and
+// triangular systems (tools/lib/generators.hpp; condition numbers 1e2 .. 1e100),
+// random doubles over the whole exponent range (subnormals, products that
+// underflow or overflow binary64, sums that overflow in between), planted
+// cancellations, ties and sticky bits, 2^1000 + 1, signed zeros, NaN and inf;
+// lengths 1 .. 67 (not multiples of any vector width), strided, offset and
+// row-major views whose surroundings are poisoned with NaN (a read outside the
+// view would show). Every case runs with 1 and 2 threads (and, for the blocked
+// kernels, a small block size).
+#include <gtest/gtest.h>
+#include <mpfr.h>
+
+#include <algorithm>
+#include <array>
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "blas/blas.hpp"
+#include "support/exact_blas_reference.hpp"
+#include "support/exact_reference.hpp"
+#include "tools/lib/generators.hpp"
+
+using flamex::Blas;
+using flamex::Diag;
+using flamex::dim_t;
+using flamex::Matrix;
+using flamex::Obj;
+using flamex::Side;
+using flamex::Trans;
+using flamex::Uplo;
+using flamex::test::exref::ExactValue;
+namespace exref = flamex::test::exref;
+namespace gen = flamex::gen;
+
+namespace {
+
+constexpr double INF = std::numeric_limits<double>::infinity();
+const double NaN = std::numeric_limits<double>::quiet_NaN();
+const double POISON = std::numeric_limits<double>::quiet_NaN(); // storage outside the views
+
+// --- backends ---------------------------------------------------------------------
+
+struct Config {
+    int threads;
+    dim_t block;
+};
+const std::vector<Config> THREADS = {{1, 0}, {2, 0}};
+const std::vector<Config> THREADS_AND_BLOCKS = {{1, 0}, {2, 0}, {1, 5}, {2, 3}};
+
+const Blas& exact_backend(Config c)
+{
+    static std::map<std::pair<int, dim_t>, std::unique_ptr<Blas>> cache;
+    std::unique_ptr<Blas>& slot = cache[{c.threads, c.block}];
+    if (!slot) slot = flamex::make_backend("exact", {c.threads, c.block, ""});
+    return *slot;
+}
+
+std::string describe(Config c)
+{
+    return "threads " + std::to_string(c.threads) + ", block " + std::to_string(c.block);
+}
+
+// --- storage: views with poisoned surroundings ------------------------------------
+
+enum class Layout { Plain, Offset, RowMajor };
+const Layout LAYOUTS[] = {Layout::Plain, Layout::Offset, Layout::RowMajor};
+
+const char* layout_name(Layout l)
+{
+    return l == Layout::Plain ? "plain" : l == Layout::Offset ? "offset" : "row-major";
+}
+
+void fill(Obj A, double v)
+{
+    for (dim_t j = 0; j < A.width(); ++j)
+        for (dim_t i = 0; i < A.length(); ++i) A(i, j) = v;
+}
+
+// An m x n view: Plain, the whole of a column-major matrix; Offset, a window of a
+// larger one (leading dimension > m); RowMajor, a window with row stride = the
+// storage's leading dimension and column stride 1. Outside the view: POISON.
+struct Stored {
+    Matrix storage;
+    Obj view;
+};
+
+Stored make_stored(dim_t m, dim_t n, Layout layout)
+{
+    Stored s;
+    switch (layout) {
+    case Layout::Plain:
+        s.storage = Matrix(m, n);
+        s.view = s.storage.view();
+        break;
+    case Layout::Offset:
+        s.storage = Matrix(m + 5, n + 3);
+        fill(s.storage.view(), POISON);
+        s.view = s.storage.view().sub(2, 1, m, n);
+        break;
+    case Layout::RowMajor: {
+        // element (i, j) of the view is storage(2 + j, 1 + i)
+        s.storage = Matrix(n + 3, m + 2);
+        fill(s.storage.view(), POISON);
+        const Obj base = s.storage.view();
+        s.view = Obj(base.buffer(), base.col_stride(), base.row_stride(), 1, 2, m, n, base.owner());
+        break;
+    }
+    }
+    return s;
+}
+
+Stored make_stored(const Matrix& A, Layout layout)
+{
+    Stored s = make_stored(A.length(), A.width(), layout);
+    for (dim_t j = 0; j < A.width(); ++j)
+        for (dim_t i = 0; i < A.length(); ++i) s.view(i, j) = A(i, j);
+    return s;
+}
+
+// Vectors: 0 a plain n x 1 column; 1 a 1 x n row of a 3 x n matrix (stride 3);
+// 2 a column inside a larger matrix (offset); 3 an n x 1 column of a row-major
+// view (stride = leading dimension).
+constexpr int VECTOR_LAYOUTS = 4;
+
+Stored make_vector(const std::vector<double>& v, int layout)
+{
+    const dim_t n = static_cast<dim_t>(v.size());
+    Stored s;
+    switch (layout) {
+    case 0:
+        s = make_stored(n, 1, Layout::Plain);
+        break;
+    case 1:
+        s.storage = Matrix(3, n);
+        fill(s.storage.view(), POISON);
+        s.view = s.storage.view().sub(1, 0, 1, n);
+        break;
+    case 2:
+        s = make_stored(n, 1, Layout::Offset);
+        break;
+    default:
+        s = make_stored(n, 1, Layout::RowMajor);
+        break;
+    }
+    for (dim_t i = 0; i < n; ++i) s.view[i] = v[static_cast<std::size_t>(i)];
+    return s;
+}
+
+std::vector<double> values_of(Obj x)
+{
+    std::vector<double> v(static_cast<std::size_t>(x.vector_length()));
+    for (dim_t i = 0; i < x.vector_length(); ++i) v[static_cast<std::size_t>(i)] = x[i];
+    return v;
+}
+
+std::vector<double> values_of(const Matrix& x) { return values_of(x.view()); }
+
+// --- comparisons --------------------------------------------------------------------
+
+::testing::AssertionResult same(double got, double want)
+{
+    if (exref::same_double(got, want)) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "got " << exref::hex(got) << ", MPFR says " << exref::hex(want);
+}
+
+std::string show(const std::vector<double>& v, std::size_t limit = 12)
+{
+    std::ostringstream os;
+    os << std::hexfloat << "{";
+    for (std::size_t i = 0; i < v.size() && i < limit; ++i) os << (i ? ", " : "") << v[i];
+    if (v.size() > limit) os << ", ... (" << v.size() << ")";
+    os << "}";
+    return os.str();
+}
+
+double round_checked(const ExactValue& v)
+{
+    EXPECT_TRUE(v.exact()) << "the MPFR reference rounded (a bug of the test)";
+    return v.to_double();
+}
+
+// --- references -----------------------------------------------------------------------
+
+ExactValue exact_dot(const std::vector<double>& x, const std::vector<double>& y)
+{
+    ExactValue s;
+    for (std::size_t i = 0; i < x.size(); ++i) s.add_product(x[i], y[i]);
+    return s;
+}
+
+double ref_sum(const std::vector<double>& x)
+{
+    ExactValue s;
+    for (double v : x) s.add(v);
+    return round_checked(s);
+}
+
+double ref_dot(const std::vector<double>& x, const std::vector<double>& y) { return round_checked(exact_dot(x, y)); }
+
+// RN(alpha S + beta c) for an exact S; beta == 0: c is not read.
+double ref_scaled(ExactValue S, double alpha, double beta, double c)
+{
+    S.scale(alpha);
+    if (beta != 0) S.add_product(beta, c);
+    return round_checked(S);
+}
+
+// op(A)(i, j)
+double op_at(Trans t, Obj A, dim_t i, dim_t j) { return t == Trans::No ? A(i, j) : A(j, i); }
+dim_t op_rows(Trans t, Obj A) { return t == Trans::No ? A.length() : A.width(); }
+dim_t op_cols(Trans t, Obj A) { return t == Trans::No ? A.width() : A.length(); }
+
+// --- random data -------------------------------------------------------------------------
+
+using Rng = std::mt19937_64;
+
+int uniform_int(Rng& rng, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
+
+double random_double(Rng& rng, int emin, int emax) { return flamex::test::random_double(rng, emin, emax); }
+
+double ulp(double a) { return std::nextafter(std::fabs(a), INF) - std::fabs(a); }
+
+// Pairs (x, y) of length n of kind 0..7:
+//  0 exponents over the whole range (products from 2^-2148 to 2^2046)
+//  1 a narrow window of exponents, mixed signs, the last pair cancelling the
+//    rounded running dot product (a tiny exact result)
+//  2 products that underflow binary64 (x, y in [2^-700, 2^-380]), some cancelling
+//  3 products that overflow binary64 (x, y in [2^450, 2^600]) cancelling in pairs
+//    plus moderate terms
+//  4 a tie: the exact result is the midpoint of two doubles (planted in pairs
+//    that cancel exactly), sometimes with a sticky term that breaks it
+//  5 subnormal x against y around 1 (subnormal sums and their ties)
+//  6 y all ones: a plain sum of x (kind 1's data)
+//  7 integers 2^1000 + small ones and -2^1000
+struct Pairs {
+    std::vector<double> x, y;
+};
+
+void shuffle_pairs(Rng& rng, Pairs& p)
+{
+    for (std::size_t i = p.x.size(); i > 1; --i) {
+        const std::size_t j = std::uniform_int_distribution<std::size_t>(0, i - 1)(rng);
+        std::swap(p.x[i - 1], p.x[j]);
+        std::swap(p.y[i - 1], p.y[j]);
+    }
+}
+
+Pairs random_pairs(Rng& rng, std::size_t n, int kind)
+{
+    Pairs p;
+    p.x.resize(n);
+    p.y.resize(n);
+    switch (kind) {
+    case 0:
+        for (std::size_t i = 0; i < n; ++i) {
+            p.x[i] = random_double(rng, -1075, 1023);
+            p.y[i] = random_double(rng, -1075, 1023);
+        }
+        break;
+    case 1:
+    case 6: {
+        const int c = uniform_int(rng, -900, 900);
+        for (std::size_t i = 0; i < n; ++i) {
+            p.x[i] = random_double(rng, c - 40, c + 40);
+            p.y[i] = kind == 6 ? 1.0 : random_double(rng, -20, 20);
+        }
+        if (n >= 2) {
+            double s = 0;
+            for (std::size_t i = 0; i + 1 < n; ++i) s += p.x[i] * p.y[i];
+            p.x[n - 1] = -s;
+            p.y[n - 1] = 1.0;
+        }
+        shuffle_pairs(rng, p);
+        break;
+    }
+    case 2:
+        for (std::size_t i = 0; i < n; ++i) {
+            p.x[i] = random_double(rng, -700, -380);
+            p.y[i] = random_double(rng, -700, -380);
+        }
+        for (std::size_t i = 0; i + 1 < n; i += 3) { // some exact cancellations
+            p.x[i + 1] = -p.x[i];
+            p.y[i + 1] = p.y[i];
+        }
+        shuffle_pairs(rng, p);
+        break;
+    case 3:
+        for (std::size_t i = 0; i < n; ++i) {
+            if (i % 2 == 0 && i + 1 < n) {
+                p.x[i] = random_double(rng, 450, 600);
+                p.y[i] = random_double(rng, 450, 600);
+            } else if (i % 2 == 1) {
+                p.x[i] = -p.x[i - 1];
+                p.y[i] = p.y[i - 1];
+                if (uniform_int(rng, 0, 3) == 0) p.y[i] = std::nextafter(p.y[i], INF); // not quite
+            } else {
+                p.x[i] = random_double(rng, -10, 10);
+                p.y[i] = random_double(rng, -10, 10);
+            }
+        }
+        shuffle_pairs(rng, p);
+        break;
+    case 4: {
+        // a + ulp(a)/2 (+ sticky), the rest cancels in pairs
+        const double a = random_double(rng, -1000, 1000);
+        p.x[0] = a;
+        p.y[0] = 1.0;
+        if (n >= 2) {
+            const double half = ulp(a) / 2;
+            // spread the half ulp as a product: half = (half * 2^k) * 2^-k
+            const int k = uniform_int(rng, -30, 30);
+            p.x[1] = (rng() & 1) ? std::ldexp(half, k) : -std::ldexp(half, k);
+            p.y[1] = std::ldexp(1.0, -k);
+        }
+        std::size_t i = 2;
+        if (n >= 3 && (rng() & 1)) {
+            const double sticky = std::ldexp(ulp(a), -uniform_int(rng, 2, 300));
+            p.x[2] = (rng() & 1) ? sticky : -sticky;
+            p.y[2] = 1.0;
+            if (p.x[2] == 0) p.x[2] = 0x1p-1074;
+            i = 3;
+        }
+        for (; i < n; ++i) {
+            if (i + 1 < n) {
+                const double v = random_double(rng, -500, 500), w = random_double(rng, -20, 20);
+                p.x[i] = v;
+                p.y[i] = w;
+                p.x[i + 1] = v;
+                p.y[i + 1] = -w;
+                ++i;
+            } else {
+                p.x[i] = 0.0;
+                p.y[i] = random_double(rng, -5, 5);
+            }
+        }
+        shuffle_pairs(rng, p);
+        break;
+    }
+    case 5:
+        for (std::size_t i = 0; i < n; ++i) {
+            p.x[i] = random_double(rng, -1075, -1020);
+            p.y[i] = (rng() & 1) ? std::ldexp(1.0, uniform_int(rng, -3, 3)) : random_double(rng, -2, 2);
+        }
+        break;
+    default: { // 7
+        for (std::size_t i = 0; i < n; ++i) {
+            p.x[i] = static_cast<double>(uniform_int(rng, -8, 8));
+            p.y[i] = 1.0;
+        }
+        p.x[0] = 0x1p1000;
+        if (n >= 2) p.x[1] = -0x1p1000;
+        if (n >= 3) p.y[2] = 0x1p-600;
+        shuffle_pairs(rng, p);
+        break;
+    }
+    }
+    return p;
+}
+
+const std::vector<dim_t> LENGTHS = [] {
+    std::vector<dim_t> v;
+    for (dim_t n = 1; n <= 67; ++n) v.push_back(n);
+    return v;
+}();
+
+// --- hand-made cases -------------------------------------------------------------------
+
+struct HandCase {
+    const char* what;
+    std::vector<double> x, y;
+    double expected; // what MPFR must say too (a check of the reference itself)
+};
+
+std::vector<HandCase> hand_cases()
+{
+    const double M = DBL_MAX, tiny = 0x1p-1074;
+    return {
+        {"2^1000 + 1 - 2^1000", {0x1p1000, 1, -0x1p1000}, {1, 1, 1}, 1.0},
+        {"2^1000 + 1", {0x1p1000, 1}, {1, 1}, 0x1p1000},
+        {"-2^1000 + 1 + 2^1000 (other order)", {1, -0x1p1000, 0x1p1000}, {1, 1, 1}, 1.0},
+        {"1 + 2^-53: tie to even (down)", {1, 0x1p-53}, {1, 1}, 1.0},
+        {"(1 + 2^-52) + 2^-53: tie to even (up)", {1 + 0x1p-52, 0x1p-53}, {1, 1}, 1 + 0x1p-51},
+        {"1 + 2^-53 + 2^-1074: sticky breaks the tie", {1, 0x1p-53, tiny}, {1, 1, 1}, 1 + 0x1p-52},
+        {"1 + 2^-53 - 2^-1074", {1, 0x1p-53, -tiny}, {1, 1, 1}, 1.0},
+        {"-1 - 2^-53: negative tie", {-1, -0x1p-53}, {1, 1}, -1.0},
+        {"tie as a product: 1 + 3 * 2^-55", {1, 3}, {1, 0x1p-55}, 1.0},
+        {"1 + 2^-54 * 2: tie through a product", {1, 0x1p-54}, {1, 2}, 1.0},
+        {"DBL_MAX + DBL_MAX - DBL_MAX", {M, M, -M}, {1, 1, 1}, M},
+        {"DBL_MAX + ulp/2: tie rounds to infinity", {M, 0x1p970}, {1, 1}, INF},
+        {"DBL_MAX + ulp/2 - tiny: stays DBL_MAX", {M, 0x1p970, -tiny}, {1, 1, 1}, M},
+        {"-(DBL_MAX + ulp/2)", {-M, -0x1p970}, {1, 1}, -INF},
+        {"2^600 * 2^600: a finite product beyond DBL_MAX rounds to inf", {0x1p600}, {0x1p600}, INF},
+        {"2^600 * 2^600 - 2^600 * 2^600 + 3", {0x1p600, 0x1p600, 1}, {0x1p600, -0x1p600, 3}, 3.0},
+        {"1e308 * 10 - 1e308 * 10 = +0", {1e308, 1e308}, {10, -10}, 0.0},
+        {"DBL_MAX * 2 - DBL_MAX: intermediate overflow", {M, M}, {2, -1}, M},
+        {"2^-600 * 2^-600 = +0 (underflow keeps the sign)", {0x1p-600}, {0x1p-600}, 0.0},
+        {"-2^-600 * 2^-600 = -0", {-0x1p-600}, {0x1p-600}, -0.0},
+        {"2^-538 * 2^-537 = 2^-1075: tie to zero", {0x1p-538}, {0x1p-537}, 0.0},
+        {"-2^-1075: tie to -0", {-0x1p-538}, {0x1p-537}, -0.0},
+        {"2^-1075 + 2^-1200: just above the tie", {0x1p-538, 0x1p-600}, {0x1p-537, 0x1p-600}, tiny},
+        {"3 * 2^-1075: tie to even (2 * 2^-1074)", {3 * 0x1p-538}, {0x1p-537}, 2 * tiny},
+        {"5 * 2^-1075: tie to even (2 * 2^-1074)", {5 * 0x1p-538}, {0x1p-537}, 2 * tiny},
+        {"7 * 2^-1075: tie to even (4 * 2^-1074)", {7 * 0x1p-538}, {0x1p-537}, 4 * tiny},
+        {"2^-1074 / 2 + 2^-1074 / 2", {tiny, tiny}, {0.5, 0.5}, tiny},
+        {"subnormal sum reaching the normal range", {0x1p-1023, 0x1p-1023}, {1, 1}, 0x1p-1022},
+        {"(2^-1022 - 2^-1074) + 2^-1075: to the smallest normal", {0x1p-1022 - tiny, 0x1p-538}, {1, 0x1p-537},
+         0x1p-1022},
+        {"-0", {-0.0}, {1}, -0.0},
+        {"-0 + -0", {-0.0, -0.0}, {1, 1}, -0.0},
+        {"0 * -1 = -0", {0.0}, {-1}, -0.0},
+        {"-0 + +0 = +0", {-0.0, 0.0}, {1, 1}, 0.0},
+        {"1 - 1 = +0", {1, -1}, {1, 1}, 0.0},
+        {"-1 + 1 + -0 = +0", {-1, 1, -0.0}, {1, 1, 1}, 0.0},
+        {"-0 * -0 = +0", {-0.0}, {-0.0}, 0.0},
+        {"inf", {INF}, {1}, INF},
+        {"inf * -1 = -inf", {INF}, {-1}, -INF},
+        {"inf - inf = NaN", {INF, INF}, {1, -1}, NaN},
+        {"0 * inf = NaN", {0.0}, {INF}, NaN},
+        {"inf + DBL_MAX * 4", {INF, M}, {1, 4}, INF},
+        {"NaN", {1, NaN}, {1, 1}, NaN},
+        {"NaN * 0", {NaN, 1}, {0, 1}, NaN},
+        {"-inf + 2^1023 * 2^1023", {-INF, 0x1p1023}, {1, 0x1p1023}, -INF},
+    };
+}
+
+// ===================================================================================
+// The reference itself: on single operations the hardware is correctly rounded
+// (subnormals and overflow included), so the MPFR rounding must agree with it.
+TEST(ExactMpfrReference, RoundingAgreesWithHardwareOperations)
+{
+    Rng rng(1);
+    for (int t = 0; t < 200000; ++t) {
+        const int k = t % 4;
+        const double a = k == 0 ? random_double(rng, -1075, 1023) : random_double(rng, -560, 560);
+        double b = k == 0 ? random_double(rng, -1075, 1023) : random_double(rng, -560, 560);
+        if (k == 2) b = random_double(rng, -1075, -1000); // subnormal quotients / products
+        if (k == 3) b = std::nextafter(-a, (rng() & 1) ? INF : -INF); // cancellation
+        ExactValue s;
+        s.add(a);
+        s.add(b);
+        ASSERT_TRUE(same(round_checked(s), a + b)) << exref::hex(a) << " + " << exref::hex(b);
+        ExactValue p;
+        p.add_product(a, b);
+        ASSERT_TRUE(same(round_checked(p), a * b)) << exref::hex(a) << " * " << exref::hex(b);
+        ExactValue q;
+        q.add(a);
+        if (b != 0) {
+            ASSERT_TRUE(same(exref::quotient(q, b), a / b)) << exref::hex(a) << " / " << exref::hex(b);
+        }
+    }
+    for (const HandCase& c : hand_cases())
+        EXPECT_TRUE(same(ref_dot(c.x, c.y), c.expected)) << c.what;
+}
+
+// ===================================================================================
+// sum
+
+TEST(ExactMpfrSum, HandCases)
+{
+    for (Config cfg : THREADS) {
+        const Blas& blas = exact_backend(cfg);
+        for (const HandCase& c : hand_cases()) {
+            // as a sum: the products x_i y_i when they are exact doubles
+            std::vector<double> terms;
+            bool representable = true;
+            for (std::size_t i = 0; i < c.x.size(); ++i) {
+                const double p = c.x[i] * c.y[i];
+                if (std::isfinite(p) && std::fma(c.x[i], c.y[i], -p) != 0) representable = false;
+                if (std::isfinite(p) && p == 0 && c.x[i] != 0 && c.y[i] != 0) representable = false;
+                if (!std::isfinite(p) && std::isfinite(c.x[i]) && std::isfinite(c.y[i])) representable = false;
+                terms.push_back(p);
+            }
+            if (!representable) continue;
+            for (int layout = 0; layout < VECTOR_LAYOUTS; ++layout) {
+                const Stored x = make_vector(terms, layout);
+                EXPECT_TRUE(same(blas.sum(x.view), ref_sum(terms))) << c.what << "; " << describe(cfg);
+            }
+        }
+        // sums that are not products
+        const std::vector<std::vector<double>> more = {
+            {0x1p1023, 0x1p1023, -0x1p1023, -0x1p1023, 0x1p-1074},
+            {DBL_MAX, DBL_MAX, DBL_MAX, -DBL_MAX, -DBL_MAX, -DBL_MAX, -0x1p-1074},
+            {0x1p-1074, -0x1p-1074, -0.0},
+            {-0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0},
+            {-0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0, 0.0},
+            {INF, -DBL_MAX, -DBL_MAX},
+            {-INF, NaN},
+            {0x1p1000, 1, 0x1p-1000, -0x1p1000, -1},
+        };
+        for (const auto& v : more)
+            for (int layout = 0; layout < VECTOR_LAYOUTS; ++layout) {
+                const Stored x = make_vector(v, layout);
+                EXPECT_TRUE(same(blas.sum(x.view), ref_sum(v))) << show(v) << "; " << describe(cfg);
+            }
+    }
+}
+
+TEST(ExactMpfrSum, RandomAcrossTheRange)
+{
+    Rng rng(2);
+    int failures = 0;
+    for (Config cfg : THREADS) {
+        const Blas& blas = exact_backend(cfg);
+        for (int rep = 0; rep < 6; ++rep)
+            for (dim_t n : LENGTHS)
+                for (int kind : {0, 1, 2, 4, 5, 6, 7}) {
+                    const Pairs p = random_pairs(rng, static_cast<std::size_t>(n), kind);
+                    // kinds with products: sum the x alone
+                    const std::vector<double>& v = p.x;
+                    const Stored x = make_vector(v, (rep + static_cast<int>(n)) % VECTOR_LAYOUTS);
+                    const double want = ref_sum(v);
+                    const double got = blas.sum(x.view);
+                    if (!exref::same_double(got, want) && ++failures <= 10)
+                        ADD_FAILURE() << same(got, want).message() << "; kind " << kind << ", n " << n << ", "
+                                      << describe(cfg) << "\n  x = " << show(v, 80);
+                }
+    }
+    EXPECT_EQ(failures, 0);
+}
+
+TEST(ExactMpfrSum, IllConditioned)
+{
+    // Ogita-Rump-Oishi: the sum of the exact products of a GenDot pair, split into
+    // x_i y_i = h_i + l_i (TwoProd; the data are far from under/overflow) has
+    // the dot product's condition number.
+    int failures = 0;
+    for (Config cfg : THREADS) {
+        const Blas& blas = exact_backend(cfg);
+        for (double cond : {1e2, 1e8, 1e16, 1e32, 1e64, 1e100})
+            for (dim_t n : {dim_t{2}, dim_t{3}, dim_t{7}, dim_t{16}, dim_t{33}, dim_t{67}, dim_t{1001}}) {
+                const gen::DotProblem d = gen::dot(n, cond, static_cast<std::uint64_t>(n) * 7 + 1);
+                std::vector<double> terms;
+                for (dim_t i = 0; i < n; ++i) {
+                    const double a = d.x(i, 0), b = d.y(i, 0);
+                    terms.push_back(a * b);
+                    terms.push_back(std::fma(a, b, -(a * b)));
+                }
+                for (int layout = 0; layout < VECTOR_LAYOUTS; ++layout) {
+                    const Stored x = make_vector(terms, layout);
+                    const double want = ref_sum(terms), got = blas.sum(x.view);
+                    if (!exref::same_double(got, want) && ++failures <= 10)
+                        ADD_FAILURE() << same(got, want).message() << "; cond " << cond << ", n " << n << ", layout "
+                                      << layout << ", " << describe(cfg);
+                }
+            }
+    }
+    EXPECT_EQ(failures, 0);
+}
+
+TEST(ExactMpfrSum, LongVectorsAllThreadCounts)
+{
+    Rng rng(3);
+    for (std::size_t n : {std::size_t{100003}, std::size_t{1} << 20}) {
+        for (int kind : {0, 1, 2}) {
+            const Pairs p = random_pairs(rng, n, kind);
+            const double want = ref_sum(p.x);
+            for (Config cfg : THREADS) {
+                const Stored x = make_vector(p.x, 0);
+                EXPECT_TRUE(same(exact_backend(cfg).sum(x.view), want)) << "n " << n << ", kind " << kind << ", "
+                                                                        << describe(cfg);
+            }
+        }
+    }
+}
+
+// ===================================================================================
+// dot
+
+TEST(ExactMpfrDot, HandCases)
+{
+    for (Config cfg : THREADS) {
+        const Blas& blas = exact_backend(cfg);
+        for (const HandCase& c : hand_cases())
+            for (int lx = 0; lx < VECTOR_LAYOUTS; ++lx) {
+                const int ly = (lx + 1) % VECTOR_LAYOUTS;
+                const Stored x = make_vector(c.x, lx), y = make_vector(c.y, ly);
+                const double want = ref_dot(c.x, c.y);
+                EXPECT_TRUE(same(blas.dot(x.view, y.view), want)) << c.what << "; layouts " << lx << "/" << ly
+                                                                  << ", " << describe(cfg);
+                EXPECT_TRUE(same(blas.dot(y.view, x.view), want)) << c.what << " (y^T x); " << describe(cfg);
+            }
+    }
+}
+
+TEST(ExactMpfrDot, RandomAcrossTheRange)
+{
+    Rng rng(4);
+    int failures = 0;
+    for (Config cfg : THREADS) {
+        const Blas& blas = exact_backend(cfg);
+        for (int rep = 0; rep < 5; ++rep)
+            for (dim_t n : LENGTHS)
+                for (int kind = 0; kind < 8; ++kind) {
+                    const Pairs p = random_pairs(rng, static_cast<std::size_t>(n), kind);
+                    const int lx = (rep + kind) % VECTOR_LAYOUTS, ly = (rep + static_cast<int>(n)) % VECTOR_LAYOUTS;
+                    const Stored x = make_vector(p.x, lx), y = make_vector(p.y, ly);
+                    const double want = ref_dot(p.x, p.y);
+                    const double got = blas.dot(x.view, y.view);
+                    if (!exref::same_double(got, want) && ++failures <= 10)
+                        ADD_FAILURE() << same(got, want).message() << "; kind " << kind << ", n " << n << ", layouts "
+                                      << lx << "/" << ly << ", " << describe(cfg) << "\n  x = " << show(p.x, 80)
+                                      << "\n  y = " << show(p.y, 80);
+                }
+    }
+    EXPECT_EQ(failures, 0);
+}
+
+TEST(ExactMpfrDot, SpecialValuesAnywhere)
+{
+    // one NaN / inf / 0 * inf planted at every position of random vectors
+    Rng rng(5);
+    for (Config cfg : THREADS) {
+        const Blas& blas = exact_backend(cfg);
+        for (dim_t n : {dim_t{1}, dim_t{5}, dim_t{8}, dim_t{13}, dim_t{33}, dim_t{67}})
+            for (dim_t at = 0; at < n; ++at)
+                for (int what = 0; what < 5; ++what) {
+                    Pairs p = random_pairs(rng, static_cast<std::size_t>(n), 1);
+                    const std::size_t i = static_cast<std::size_t>(at);
+                    if (what == 0) p.x[i] = NaN;
+                    if (what == 1) p.y[i] = -INF;
+                    if (what == 2) { p.x[i] = 0.0; p.y[i] = INF; }
+                    if (what == 3) { p.x[i] = INF; p.x[(i + 1) % p.x.size()] = -INF; }
+                    if (what == 4) { p.x[i] = 0x1p1023; p.y[i] = 0x1p1023; } // finite, beyond DBL_MAX
+                    const Stored x = make_vector(p.x, what % VECTOR_LAYOUTS), y = make_vector(p.y, 0);
+                    EXPECT_TRUE(same(blas.dot(x.view, y.view), ref_dot(p.x, p.y)))
+                        << "n " << n << ", at " << at << ", case " << what << ", " << describe(cfg);
+                }
+    }
+}
+
+TEST(ExactMpfrDot, IllConditioned)
+{
+    int failures = 0, checked = 0;
+    for (Config cfg : THREADS) {
+        const Blas& blas = exact_backend(cfg);
+        for (double cond : {1e2, 1e8, 1e16, 1e24, 1e32, 1e48, 1e64, 1e80, 1e100})
+            for (dim_t n : {dim_t{2}, dim_t{3}, dim_t{5}, dim_t{8}, dim_t{9}, dim_t{15}, dim_t{16}, dim_t{17},
+                            dim_t{31}, dim_t{33}, dim_t{63}, dim_t{65}, dim_t{67}, dim_t{1000}, dim_t{10007}}) {
+                const gen::DotProblem d = gen::dot(n, cond, static_cast<std::uint64_t>(n) * 131 + 7);
+                const std::vector<double> xv = values_of(d.x), yv = values_of(d.y);
+                const double want = ref_dot(xv, yv);
+                for (int lx = 0; lx < VECTOR_LAYOUTS; ++lx) {
+                    const Stored x = make_vector(xv, lx), y = make_vector(yv, (lx + 2) % VECTOR_LAYOUTS);
+                    const double got = blas.dot(x.view, y.view);
+                    ++checked;
+                    if (!exref::same_double(got, want) && ++failures <= 10)
+                        ADD_FAILURE() << same(got, want).message() << "; cond " << cond << ", n " << n << ", layout "
+                                      << lx << ", " << describe(cfg);
+                }
+            }
+    }
+    EXPECT_EQ(failures, 0) << "of " << checked;
+}
+
+TEST(ExactMpfrDot, LongVectorsAllThreadCounts)
+{
+    Rng rng(6);
+    for (std::size_t n : {std::size_t{100003}, (std::size_t{1} << 20) + 3}) {
+        for (int kind : {0, 1, 3, 4}) {
+            const Pairs p = random_pairs(rng, n, kind);
+            const double want = ref_dot(p.x, p.y);
+            const Stored x = make_vector(p.x, 0), y = make_vector(p.y, 0);
+            for (Config cfg : THREADS)
+                EXPECT_TRUE(same(exact_backend(cfg).dot(x.view, y.view), want))
+                    << "n " << n << ", kind " << kind << ", " << describe(cfg);
+        }
+        const gen::DotProblem d = gen::dot(static_cast<dim_t>(n), 1e60, 99);
+        const double want = ref_dot(values_of(d.x), values_of(d.y));
+        for (Config cfg : THREADS)
+            EXPECT_TRUE(same(exact_backend(cfg).dot(d.x, d.y), want)) << "GenDot, n " << n << ", " << describe(cfg);
+    }
+}
+
+// ===================================================================================
+// dots: rho := alpha x^T y + beta rho, one rounding
+
+double random_scalar(Rng& rng)
+{
+    switch (uniform_int(rng, 0, 7)) {
+    case 0: return 1.0;
+    case 1: return -1.0;
+    case 2: return random_double(rng, -1075, -1000); // subnormal
+    case 3: return random_double(rng, 900, 1023);
+    case 4: return std::ldexp(1.0, uniform_int(rng, -20, 20));
+    default: return random_double(rng, -30, 30);
+    }
+}
+
+TEST(ExactMpfrDots, AlphaBetaRandomAndCancelling)
+{
+    Rng rng(7);
+    int failures = 0;
+    for (Config cfg : THREADS) {
+        const Blas& blas = exact_backend(cfg);
+        for (int rep = 0; rep < 3; ++rep)
+            for (dim_t n : LENGTHS)
+                for (int kind = 0; kind < 8; ++kind) {
+                    const Pairs p = random_pairs(rng, static_cast<std::size_t>(n), kind);
+                    const double alpha = random_scalar(rng);
+                    double beta = random_scalar(rng), rho = random_double(rng, -40, 40);
+                    const ExactValue S = exact_dot(p.x, p.y);
+                    switch (rep) {
+                    case 1: { // beta rho cancels the leading bits of alpha x^T y
+                        ExactValue t = S;
+                        t.scale(alpha);
+                        const double r = round_checked(t);
+                        if (std::isfinite(r) && r != 0) {
+                            beta = (rng() & 1) ? 1.0 : -1.0;
+                            rho = -r / beta;
+                        }
+                        break;
+                    }
+                    case 2:
+                        if (kind % 3 == 0) beta = 0.0; // rho is not read
+                        if (kind % 3 == 0) rho = (rng() & 1) ? NaN : 1.0;
+                        break;
+                    default:
+                        break;
+                    }
+                    const Stored x = make_vector(p.x, kind % VECTOR_LAYOUTS), y = make_vector(p.y, rep % VECTOR_LAYOUTS);
+                    Stored r = make_stored(1, 1, static_cast<Layout>(kind % 3));
+                    r.view(0, 0) = rho;
+                    blas.dots(alpha, x.view, y.view, beta, r.view);
+                    const double want = ref_scaled(S, alpha, beta, rho);
+                    if (!exref::same_double(r.view(0, 0), want) && ++failures <= 10)
+                        ADD_FAILURE() << same(r.view(0, 0), want).message() << "; kind " << kind << ", n " << n
+                                      << ", alpha " << exref::hex(alpha) << ", beta " << exref::hex(beta) << ", rho "
+                                      << exref::hex(rho) << ", " << describe(cfg) << "\n  x = " << show(p.x, 80)
+                                      << "\n  y = " << show(p.y, 80);
+                }
+    }
+    EXPECT_EQ(failures, 0);
+}
+
+TEST(ExactMpfrDots, IllConditionedAsInLu)
+{
+    // alpha11 := alpha11 - a10^T a01, the LU update: alpha = -1, beta = 1.
+    int failures = 0;
+    for (Config cfg : THREADS) {
+        const Blas& blas = exact_backend(cfg);
+        for (double cond : {1e2, 1e16, 1e32, 1e64, 1e100})
+            for (dim_t n : {dim_t{3}, dim_t{8}, dim_t{17}, dim_t{64}, dim_t{67}}) {
+                const gen::DotProblem d = gen::dot(n, cond, static_cast<std::uint64_t>(n) + 11);
+                const std::vector<double> xv = values_of(d.x), yv = values_of(d.y);
+                // rho's pair is part of the cancellation: split off the last pair
+                const std::vector<double> xs(xv.begin(), xv.end() - 1), ys(yv.begin(), yv.end() - 1);
+                for (double alpha : {-1.0, 1.0, 3.0, -0x1p-30}) {
+                    const double rho = xv.back() * yv.back(); // rounded: fine, it is just data
+                    const ExactValue S = exact_dot(xs, ys);
+                    const Stored x = make_vector(xs, 1), y = make_vector(ys, 3);
+                    Stored r = make_stored(1, 1, Layout::Offset);
+                    r.view(0, 0) = rho;
+                    blas.dots(alpha, x.view, y.view, 1.0, r.view);
+                    const double want = ref_scaled(S, alpha, 1.0, rho);
+                    if (!exref::same_double(r.view(0, 0), want) && ++failures <= 10)
+                        ADD_FAILURE() << same(r.view(0, 0), want).message() << "; cond " << cond << ", n " << n
+                                      << ", alpha " << alpha << ", " << describe(cfg);
+                }
+            }
+    }
+    EXPECT_EQ(failures, 0);
+}
+
+// ===================================================================================
+// gemv: y := alpha op(A) x + beta y
+
+// Checks the backend's gemv on (trans, alpha, A, x, beta, y0) against MPFR with the
+// given layouts; returns the number of wrong components (reports up to `report`).
+int check_gemv(const Blas& blas, Trans trans, double alpha, const Matrix& A, const std::vector<double>& x,
+               double beta, const std::vector<double>& y0, Layout la, int lx, int ly, const std::string& what,
+               int report = 3)
+{
+    const Stored As = make_stored(A, la);
+    const Stored xs = make_vector(x, lx);
+    Stored ys = make_vector(y0, ly);
+    blas.gemv(trans, alpha, As.view, xs.view, beta, ys.view);
+    const dim_t m = op_rows(trans, A.view()), n = op_cols(trans, A.view());
+    int wrong = 0;
+    for (dim_t i = 0; i < m; ++i) {
+        ExactValue S;
+        for (dim_t j = 0; j < n; ++j) S.add_product(op_at(trans, A.view(), i, j), x[static_cast<std::size_t>(j)]);
+        const double want = ref_scaled(S, alpha, beta, y0[static_cast<std::size_t>(i)]);
+        const double got = ys.view[i];
+        if (!exref::same_double(got, want) && ++wrong <= report)
+            ADD_FAILURE() << "gemv " << (trans == Trans::No ? "N" : "T") << " y[" << i << "]: " << same(got, want).message()
+                          << "; " << what << ", A " << layout_name(la) << ", x layout " << lx << ", y layout " << ly
+                          << ", alpha " << exref::hex(alpha) << ", beta " << exref::hex(beta);
+    }
+    // the poisoned storage around y is untouched
+    return wrong;
+}
+
+Matrix transposed(const Matrix& A)
+{
+    Matrix T(A.width(), A.length());
+    for (dim_t j = 0; j < A.width(); ++j)
+        for (dim_t i = 0; i < A.length(); ++i) T(j, i) = A(i, j);
+    return T;
+}
+
+TEST(ExactMpfrGemv, IllConditionedNoTransAndTrans)
+{
+    int wrong = 0;
+    const std::vector<std::pair<dim_t, dim_t>> shapes = {{2, 2}, {3, 2}, {5, 7}, {8, 9}, {17, 16}, {33, 31},
+                                                         {4, 67}, {67, 5}, {64, 65}, {40, 300}};
+    for (double cond : {1e2, 1e16, 1e40, 1e100})
+        for (auto [m, n] : shapes) {
+            for (gen::GemvStyle style : {gen::GemvStyle::AllRows, gen::GemvStyle::OneIllRow}) {
+                if (style == gen::GemvStyle::OneIllRow && cond > 1e100) continue;
+                const gen::GemvProblem g = gen::gemv(m, n, cond, static_cast<std::uint64_t>(m * 100 + n), style);
+                const std::vector<double> x = values_of(g.x);
+                const Matrix At = transposed(g.A); // op(At) = A for Trans
+                for (Config cfg : THREADS) {
+                    const Blas& blas = exact_backend(cfg);
+                    int k = 0;
+                    for (Layout la : LAYOUTS) {
+                        const std::string what = "cond " + std::to_string(cond) + ", " + std::to_string(m) + "x" +
+                                                 std::to_string(n) + ", " + describe(cfg);
+                        const std::vector<double> y0(static_cast<std::size_t>(m), 0.5);
+                        wrong += check_gemv(blas, Trans::No, 1.0, g.A, x, 0.0, y0, la, k % 4, (k + 1) % 4, what);
+                        wrong += check_gemv(blas, Trans::Yes, 1.0, At, x, 0.0, y0, la, (k + 2) % 4, (k + 3) % 4, what);
+                        wrong += check_gemv(blas, Trans::No, -1.0, g.A, x, 1.0, y0, la, (k + 1) % 4, k % 4, what);
+                        wrong += check_gemv(blas, Trans::Yes, 3.0, At, x, -0.25, y0, la, (k + 3) % 4, (k + 2) % 4, what);
+                        ++k;
+                    }
+                }
+            }
+        }
+    EXPECT_EQ(wrong, 0);
+}
+
+TEST(ExactMpfrGemv, RandomShapesScalarsAndRanges)
+{
+    Rng rng(8);
+    int wrong = 0;
+    for (Config cfg : THREADS) {
+        const Blas& blas = exact_backend(cfg);
+        for (int rep = 0; rep < 60; ++rep) {
+            const dim_t m = uniform_int(rng, 1, 67), n = uniform_int(rng, 1, 67);
+            const int kind = rep % 8;
+            Matrix A(m, n);
+            std::vector<double> x(static_cast<std::size_t>(n));
+            // each row of A with x: a pair of the kind (x shared: rows drawn against it)
+            const Pairs first = random_pairs(rng, static_cast<std::size_t>(n), kind);
+            x = first.y;
+            for (dim_t i = 0; i < m; ++i) {
+                const Pairs p = random_pairs(rng, static_cast<std::size_t>(n), kind);
+                for (dim_t j = 0; j < n; ++j) A(i, j) = p.x[static_cast<std::size_t>(j)];
+                if (kind == 1 && n >= 2) { // cancel the row against the shared x
+                    double s = 0;
+                    for (dim_t j = 0; j + 1 < n; ++j) s += A(i, j) * x[static_cast<std::size_t>(j)];
+                    A(i, n - 1) = -s / x[static_cast<std::size_t>(n - 1)];
+                }
+            }
+            const double alpha = random_scalar(rng);
+            double beta = random_scalar(rng);
+            if (rep % 5 == 4) beta = 0.0;
+            std::vector<double> y0(static_cast<std::size_t>(std::max(m, n)));
+            for (double& v : y0) v = random_double(rng, -60, 60);
+            const std::string what = "kind " + std::to_string(kind) + ", " + describe(cfg);
+            const Layout la = LAYOUTS[rep % 3];
+            wrong += check_gemv(blas, Trans::No, alpha, A, x, beta,
+                                std::vector<double>(y0.begin(), y0.begin() + m), la, rep % 4, (rep + 1) % 4, what);
+            std::vector<double> xt(static_cast<std::size_t>(m));
+            for (double& v : xt) v = random_double(rng, -10, 10);
+            wrong += check_gemv(blas, Trans::Yes, alpha, A, xt, beta,
+                                std::vector<double>(y0.begin(), y0.begin() + n), la, (rep + 2) % 4, (rep + 3) % 4, what);
+        }
+    }
+    EXPECT_EQ(wrong, 0);
+}
+
+TEST(ExactMpfrGemv, HandCasesAsRows)
+{
+    // each hand case is one 1 x n (and n x 1 transposed) product, alone so that its
+    // special values stay in their row
+    int wrong = 0;
+    for (Config cfg : THREADS) {
+        const Blas& blas = exact_backend(cfg);
+        for (const HandCase& c : hand_cases()) {
+            const dim_t n = static_cast<dim_t>(c.x.size());
+            Matrix A(1, n);
+            for (dim_t j = 0; j < n; ++j) A(0, j) = c.x[static_cast<std::size_t>(j)];
+            // two rows: the case and its negation (rows of one gemv)
+            Matrix A2(2, n);
+            for (dim_t j = 0; j < n; ++j) {
+                A2(0, j) = A(0, j);
+                A2(1, j) = -A(0, j);
+            }
+            for (Layout la : LAYOUTS) {
+                wrong += check_gemv(blas, Trans::No, 1.0, A2, c.y, 0.0, {7.0, 7.0}, la, 0, 1, c.what);
+                wrong += check_gemv(blas, Trans::Yes, 1.0, transposed(A2), c.y, 0.0, {7.0, 7.0}, la, 2, 3, c.what);
+                wrong += check_gemv(blas, Trans::No, 1.0, A, c.y, 1.0, {-0.0}, la, 1, 0, c.what);
+                wrong += check_gemv(blas, Trans::No, 2.0, A, c.y, -1.0, {1.0}, la, 3, 2, c.what);
+            }
+        }
+    }
+    EXPECT_EQ(wrong, 0);
+}
+
+TEST(ExactMpfrGemv, SpecialValuesInTheMatrix)
+{
+    Rng rng(9);
+    int wrong = 0;
+    for (Config cfg : THREADS) {
+        const Blas& blas = exact_backend(cfg);
+        for (int rep = 0; rep < 24; ++rep) {
+            const dim_t m = uniform_int(rng, 1, 20), n = uniform_int(rng, 1, 40);
+            Matrix A(m, n);
+            std::vector<double> x(static_cast<std::size_t>(n));
+            for (double& v : x) v = random_double(rng, -5, 5);
+            for (dim_t j = 0; j < n; ++j)
+                for (dim_t i = 0; i < m; ++i) A(i, j) = random_double(rng, -5, 5);
+            const double specials[] = {NaN, INF, -INF, 0x1p1023, -0x1p1023};
+            for (int k = 0; k < 3; ++k)
+                A(uniform_int(rng, 0, static_cast<int>(m - 1)), uniform_int(rng, 0, static_cast<int>(n - 1))) =
+                    specials[uniform_int(rng, 0, 4)];
+            if (rep % 4 == 0) x[static_cast<std::size_t>(uniform_int(rng, 0, static_cast<int>(n - 1)))] = 0.0;
+            if (rep % 4 == 1) x[static_cast<std::size_t>(uniform_int(rng, 0, static_cast<int>(n - 1)))] = INF;
+            std::vector<double> y0(static_cast<std::size_t>(std::max(m, n)));
+            for (double& v : y0) v = random_double(rng, -5, 5);
+            y0[0] = rep % 3 == 0 ? INF : y0[0];
+            const double alpha = rep % 2 ? -0.5 : 3.0, beta = rep % 5 == 0 ? 0.0 : 2.0;
+            const Layout la = LAYOUTS[rep % 3];
+            wrong += check_gemv(blas, Trans::No, alpha, A, x, beta, std::vector<double>(y0.begin(), y0.begin() + m),
+                                la, rep % 4, (rep + 1) % 4, "specials, " + describe(cfg));
+            std::vector<double> xt(static_cast<std::size_t>(m), 1.5);
+            wrong += check_gemv(blas, Trans::Yes, alpha, A, xt, beta, std::vector<double>(y0.begin(), y0.begin() + n),
+                                la, (rep + 2) % 4, (rep + 3) % 4, "specials (T), " + describe(cfg));
+        }
+    }
+    EXPECT_EQ(wrong, 0);
+}
+
+// ===================================================================================
+// ger: A := alpha x y^T + A
+
+TEST(ExactMpfrGer, RandomCancellingAndSpecial)
+{
+    Rng rng(10);
+    int wrong = 0;
+    for (Config cfg : THREADS) {
+        const Blas& blas = exact_backend(cfg);
+        for (int rep = 0; rep < 48; ++rep) {
+            const dim_t m = uniform_int(rng, 1, 67), n = uniform_int(rng, 1, 67);
+            const int range = rep % 4; // 0 moderate, 1 whole range, 2 underflowing, 3 overflowing products
+            auto draw = [&] {
+                switch (range) {
+                case 1: return random_double(rng, -1075, 1023);
+                case 2: return random_double(rng, -700, -300);
+                case 3: return random_double(rng, 300, 700);
+                default: return random_double(rng, -30, 30);
+                }
+            };
+            std::vector<double> x(static_cast<std::size_t>(m)), y(static_cast<std::size_t>(n));
+            for (double& v : x) v = draw();
+            for (double& v : y) v = draw();
+            const double alpha = rep % 6 == 5 ? -1.0 : random_scalar(rng);
+            Matrix A0(m, n);
+            for (dim_t j = 0; j < n; ++j)
+                for (dim_t i = 0; i < m; ++i) {
+                    const int how = uniform_int(rng, 0, 5);
+                    double a;
+                    if (how <= 2) { // cancel the leading bits of alpha x_i y_j
+                        ExactValue t;
+                        t.add_product(alpha, x[static_cast<std::size_t>(i)], y[static_cast<std::size_t>(j)]);
+                        a = -round_checked(t);
+                        if (!std::isfinite(a)) a = draw();
+                        if (how == 1) a = std::nextafter(a, INF);
+                    } else if (how == 3) {
+                        a = (rng() & 1) ? -0.0 : 0.0;
+                    } else {
+                        a = draw();
+                    }
+                    A0(i, j) = a;
+                }
+            if (rep % 8 == 7) { // specials
+                x[0] = INF;
+                y[static_cast<std::size_t>(n - 1)] = (rep % 16 == 7) ? 0.0 : NaN;
+            }
+            const Layout la = LAYOUTS[rep % 3];
+            Stored As = make_stored(A0, la);
+            const Stored xs = make_vector(x, rep % 4), ys = make_vector(y, (rep + 1) % 4);
+            blas.ger(alpha, xs.view, ys.view, As.view);
+            for (dim_t j = 0; j < n; ++j)
+                for (dim_t i = 0; i < m; ++i) {
+                    ExactValue v;
+                    v.add_product(alpha, x[static_cast<std::size_t>(i)], y[static_cast<std::size_t>(j)]);
+                    v.add(A0(i, j));
+                    const double want = round_checked(v), got = As.view(i, j);
+                    if (!exref::same_double(got, want) && ++wrong <= 10)
+                        ADD_FAILURE() << "ger A(" << i << "," << j << "): " << same(got, want).message() << "; alpha "
+                                      << exref::hex(alpha) << ", x_i " << exref::hex(x[static_cast<std::size_t>(i)])
+                                      << ", y_j " << exref::hex(y[static_cast<std::size_t>(j)]) << ", a "
+                                      << exref::hex(A0(i, j)) << ", " << layout_name(la) << ", " << describe(cfg);
+                }
+        }
+    }
+    EXPECT_EQ(wrong, 0);
+}
+
+// ===================================================================================
+// gemm: C := alpha op(A) op(B) + beta C
+
+int check_gemm(const Blas& blas, Trans ta, Trans tb, double alpha, const Matrix& A, const Matrix& B, double beta,
+               const Matrix& C0, Layout la, Layout lb, Layout lc, const std::string& what)
+{
+    const Stored As = make_stored(A, la), Bs = make_stored(B, lb);
+    Stored Cs = make_stored(C0, lc);
+    blas.gemm(ta, tb, alpha, As.view, Bs.view, beta, Cs.view);
+    const dim_t m = C0.length(), n = C0.width(), k = op_cols(ta, A.view());
+    int wrong = 0;
+    for (dim_t j = 0; j < n; ++j)
+        for (dim_t i = 0; i < m; ++i) {
+            ExactValue S;
+            for (dim_t p = 0; p < k; ++p) S.add_product(op_at(ta, A.view(), i, p), op_at(tb, B.view(), p, j));
+            const double want = ref_scaled(S, alpha, beta, C0(i, j));
+            const double got = Cs.view(i, j);
+            if (!exref::same_double(got, want) && ++wrong <= 3)
+                ADD_FAILURE() << "gemm " << (ta == Trans::No ? "N" : "T") << (tb == Trans::No ? "N" : "T") << " C(" << i
+                              << "," << j << "): " << same(got, want).message() << "; " << what << ", layouts "
+                              << layout_name(la) << "/" << layout_name(lb) << "/" << layout_name(lc) << ", alpha "
+                              << exref::hex(alpha) << ", beta " << exref::hex(beta);
+        }
+    return wrong;
+}
+
+TEST(ExactMpfrGemm, AllTransposesIllConditioned)
+{
+    // op(A) = the rows of an AllRows ill-conditioned gemv problem, op(B) = columns
+    // that are its x times powers of two (every entry of op(A) op(B) cancels), plus
+    // a random column; C cancels against alpha op(A) op(B) in some entries.
+    Rng rng(11);
+    int wrong = 0;
+    const std::vector<std::array<dim_t, 3>> shapes = {{2, 1, 2}, {3, 2, 5}, {7, 5, 9}, {16, 4, 17}, {33, 6, 31},
+                                                      {5, 3, 67}, {67, 2, 8}};
+    for (double cond : {1e8, 1e32, 1e100})
+        for (auto [m, n, k] : shapes) {
+            const gen::GemvProblem g = gen::gemv(m, k, cond, static_cast<std::uint64_t>(m * 1000 + k), gen::GemvStyle::AllRows);
+            Matrix opA = g.A, opB(k, n);
+            for (dim_t j = 0; j < n; ++j)
+                for (dim_t p = 0; p < k; ++p)
+                    opB(p, j) = j + 1 == n && n > 1 ? random_double(rng, -3, 3) : std::ldexp(g.x(p, 0), static_cast<int>(3 * j) - 4);
+            for (Config cfg : THREADS_AND_BLOCKS) {
+                const Blas& blas = exact_backend(cfg);
+                for (Trans ta : {Trans::No, Trans::Yes})
+                    for (Trans tb : {Trans::No, Trans::Yes}) {
+                        const Matrix A = ta == Trans::No ? opA : transposed(opA);
+                        const Matrix B = tb == Trans::No ? opB : transposed(opB);
+                        for (int s = 0; s < 3; ++s) {
+                            const double alpha = s == 0 ? 1.0 : s == 1 ? -1.0 : random_scalar(rng);
+                            const double beta = s == 0 ? 0.0 : s == 1 ? 1.0 : random_scalar(rng);
+                            Matrix C0(m, n);
+                            for (dim_t j = 0; j < n; ++j)
+                                for (dim_t i = 0; i < m; ++i) C0(i, j) = random_double(rng, -8, 8);
+                            if (s == 2 && beta != 0) { // cancel a few entries against alpha op(A) op(B)
+                                for (dim_t j = 0; j < n; ++j) {
+                                    ExactValue S;
+                                    for (dim_t p = 0; p < k; ++p) S.add_product(opA(0, p), opB(p, j));
+                                    S.scale(alpha);
+                                    const double r = round_checked(S);
+                                    if (std::isfinite(r / beta)) C0(0, j) = -r / beta;
+                                }
+                            }
+                            const std::string what = "cond " + std::to_string(cond) + ", " + std::to_string(m) + "x" +
+                                                     std::to_string(n) + "x" + std::to_string(k) + ", " + describe(cfg);
+                            wrong += check_gemm(blas, ta, tb, alpha, A, B, beta, C0, LAYOUTS[s], LAYOUTS[(s + 1) % 3],
+                                                LAYOUTS[(s + 2) % 3], what);
+                        }
+                    }
+            }
+        }
+    EXPECT_EQ(wrong, 0);
+}
+
+TEST(ExactMpfrGemm, RandomRangesAndSpecials)
+{
+    Rng rng(12);
+    int wrong = 0;
+    for (Config cfg : THREADS_AND_BLOCKS) {
+        const Blas& blas = exact_backend(cfg);
+        for (int rep = 0; rep < 24; ++rep) {
+            const dim_t m = uniform_int(rng, 1, 23), n = uniform_int(rng, 1, 23), k = uniform_int(rng, 1, 41);
+            const Trans ta = rep % 2 ? Trans::Yes : Trans::No, tb = rep % 4 >= 2 ? Trans::Yes : Trans::No;
+            const int range = (rep / 4) % 4;
+            auto draw = [&] {
+                switch (range) {
+                case 1: return random_double(rng, -1075, 1023);
+                case 2: return random_double(rng, -700, -300);
+                case 3: return random_double(rng, 400, 700);
+                default: return random_double(rng, -30, 30);
+                }
+            };
+            Matrix A = ta == Trans::No ? Matrix(m, k) : Matrix(k, m), B = tb == Trans::No ? Matrix(k, n) : Matrix(n, k);
+            for (dim_t j = 0; j < A.width(); ++j)
+                for (dim_t i = 0; i < A.length(); ++i) A(i, j) = draw();
+            for (dim_t j = 0; j < B.width(); ++j)
+                for (dim_t i = 0; i < B.length(); ++i) B(i, j) = draw();
+            if (range == 3) // overflowing products cancel in pairs along k
+                for (dim_t p = 0; p + 1 < k; p += 2)
+                    for (dim_t i = 0; i < m; ++i) {
+                        double& a0 = ta == Trans::No ? A(i, p) : A(p, i);
+                        double& a1 = ta == Trans::No ? A(i, p + 1) : A(p + 1, i);
+                        a1 = -a0;
+                        for (dim_t j = 0; j < n; ++j) {
+                            const double b0 = tb == Trans::No ? B(p, j) : B(j, p);
+                            (tb == Trans::No ? B(p + 1, j) : B(j, p + 1)) = b0;
+                        }
+                    }
+            if (rep >= 20) { // specials
+                A(0, 0) = rep == 20 ? NaN : INF;
+                if (rep == 22) B(0, 0) = 0.0;
+            }
+            Matrix C0(m, n);
+            for (dim_t j = 0; j < n; ++j)
+                for (dim_t i = 0; i < m; ++i) C0(i, j) = random_double(rng, -5, 5);
+            const double alpha = random_scalar(rng), beta = rep % 3 == 0 ? 0.0 : random_scalar(rng);
+            wrong += check_gemm(blas, ta, tb, alpha, A, B, beta, C0, LAYOUTS[rep % 3], LAYOUTS[(rep / 3) % 3],
+                                LAYOUTS[(rep / 9) % 3], "range " + std::to_string(range) + ", " + describe(cfg));
+        }
+    }
+    EXPECT_EQ(wrong, 0);
+}
+
+// ===================================================================================
+// trsv and trsm: every component is one correctly rounded quotient of the exact
+// residual, given the other computed components.
+
+// The triangular system M z = alpha c, M n x n accessed through m(k, j), lower or
+// upper; checks z (computed) component by component. Returns the wrong count.
+int check_substitution(dim_t n, bool lower, Diag diag, const std::function<double(dim_t, dim_t)>& m,
+                       double alpha, const std::function<double(dim_t)>& c, const std::function<double(dim_t)>& z,
+                       const std::string& what, int report = 3)
+{
+    int wrong = 0;
+    for (dim_t k = 0; k < n; ++k) {
+        // r = alpha c_k - sum_j m(k, j) z_j over the solved part of row k: the exact
+        // sum of the terms alpha c_k and -(m(k, j) z_j), as the substitution
+        // c_k - m(k, j0) z_j0 - m(k, j0+1) z_j0+1 - ... would be without rounding
+        // (an exact zero is -0 iff every term is a zero with its sign bit set).
+        ExactValue r;
+        if (alpha == 1.0)
+            r.add(c(k));
+        else
+            r.add_product(alpha, c(k));
+        const dim_t j0 = lower ? 0 : k + 1, j1 = lower ? k : n;
+        for (dim_t j = j0; j < j1; ++j) r.add_product(-m(k, j), z(j));
+        const double want = diag == Diag::Unit ? round_checked(r) : exref::quotient(r, m(k, k));
+        EXPECT_TRUE(r.exact());
+        const double got = z(k);
+        if (!exref::same_double(got, want) && ++wrong <= report)
+            ADD_FAILURE() << "component " << k << " of " << n << ": " << same(got, want).message() << "; " << what;
+    }
+    return wrong;
+}
+
+const char* name(Uplo u) { return u == Uplo::Lower ? "lower" : "upper"; }
+const char* name(Trans t) { return t == Trans::No ? "N" : "T"; }
+const char* name(Diag d) { return d == Diag::Unit ? "unit" : "non-unit"; }
+
+// trsv(uplo, trans, diag, T, x := b) on the backend, then the component check.
+int run_and_check_trsv(const Blas& blas, Uplo uplo, Trans trans, Diag diag, const Matrix& T,
+                       const std::vector<double>& b, Layout lt, int lx, const std::string& what)
+{
+    const Stored Ts = make_stored(T, lt);
+    Stored xs = make_vector(b, lx);
+    blas.trsv(uplo, trans, diag, Ts.view, xs.view);
+    const dim_t n = T.length();
+    const bool lower = (uplo == Uplo::Lower) != (trans == Trans::Yes); // op(T)'s shape
+    const Obj Tv = T.view();
+    const Obj x = xs.view;
+    return check_substitution(
+        n, lower, diag, [&](dim_t k, dim_t j) { return op_at(trans, Tv, k, j); }, 1.0,
+        [&](dim_t k) { return b[static_cast<std::size_t>(k)]; }, [&](dim_t k) { return x[k]; },
+        std::string("trsv ") + name(uplo) + " " + name(trans) + " " + name(diag) + ", " + what + ", T " +
+            layout_name(lt) + ", x layout " + std::to_string(lx));
+}
+
+// T stored with uplo for op(T) = G (G triangular of shape `gen_uplo`).
+Matrix stored_for(const Matrix& G, Trans trans) { return trans == Trans::No ? G : transposed(G); }
+
+TEST(ExactMpfrTrsv, AllEightCasesIllConditioned)
+{
+    int wrong = 0;
+    for (Uplo uplo : {Uplo::Lower, Uplo::Upper})
+        for (Trans trans : {Trans::No, Trans::Yes})
+            for (Diag diag : {Diag::NonUnit, Diag::Unit})
+                for (double cond : {1e2, 1e10, 1e20, 1e40, 1e70, 1e100})
+                    for (dim_t n : {dim_t{2}, dim_t{5}, dim_t{9}, dim_t{16}, dim_t{33}, dim_t{67}, dim_t{250}}) {
+                        // op(T) = G, triangular as op(T) is
+                        const Uplo op_uplo = (uplo == Uplo::Lower) != (trans == Trans::Yes) ? Uplo::Lower : Uplo::Upper;
+                        const gen::TrsvProblem g = gen::trsv(n, cond, static_cast<std::uint64_t>(n * 10 + 3), op_uplo, diag);
+                        const Matrix T = stored_for(g.T, trans);
+                        const std::vector<double> b = values_of(g.b);
+                        for (Config cfg : THREADS_AND_BLOCKS) {
+                            const Layout lt = LAYOUTS[static_cast<std::size_t>(n + cfg.threads) % 3];
+                            wrong += run_and_check_trsv(exact_backend(cfg), uplo, trans, diag, T, b, lt,
+                                                        static_cast<int>(n + cfg.block) % VECTOR_LAYOUTS,
+                                                        "cond " + std::to_string(cond) + ", n " + std::to_string(n) +
+                                                            ", " + describe(cfg));
+                        }
+                    }
+    EXPECT_EQ(wrong, 0);
+}
+
+TEST(ExactMpfrTrsv, RandomSizesRangesAndZeros)
+{
+    Rng rng(13);
+    int wrong = 0;
+    for (Uplo uplo : {Uplo::Lower, Uplo::Upper})
+        for (Trans trans : {Trans::No, Trans::Yes})
+            for (Diag diag : {Diag::NonUnit, Diag::Unit})
+                for (dim_t n = 1; n <= 67; n += (n < 10 ? 1 : 7)) {
+                    const int range = static_cast<int>(n % 4);
+                    // 0: moderate; 1: subnormal solutions (tiny b, large diagonal);
+                    // 2: huge entries (products beyond DBL_MAX in the residuals);
+                    // 3: many signed zeros in T and b.
+                    Matrix T(n, n);
+                    std::vector<double> b(static_cast<std::size_t>(n));
+                    for (dim_t j = 0; j < n; ++j)
+                        for (dim_t i = 0; i < n; ++i) {
+                            double v = random_double(rng, -3, 0);
+                            if (range == 2) v = random_double(rng, 500, 520);
+                            if (range == 3 && (rng() % 3 == 0)) v = (rng() & 1) ? -0.0 : 0.0;
+                            if (i == j) v = (rng() & 1 ? 1 : -1) * (range == 1 ? random_double(rng, 40, 60) : 1.0 + std::fabs(random_double(rng, -4, -1)));
+                            if (i == j && range == 2) v = random_double(rng, 515, 520);
+                            T(i, j) = v;
+                        }
+                    for (double& v : b) {
+                        v = range == 1 ? random_double(rng, -1075, -1010) : random_double(rng, -3, 3);
+                        if (range == 3 && rng() % 3 == 0) v = (rng() & 1) ? -0.0 : 0.0;
+                    }
+                    for (Config cfg : THREADS_AND_BLOCKS)
+                        wrong += run_and_check_trsv(exact_backend(cfg), uplo, trans, diag, T, b,
+                                                    LAYOUTS[static_cast<std::size_t>(n) % 3],
+                                                    static_cast<int>(n / 3) % VECTOR_LAYOUTS,
+                                                    "range " + std::to_string(range) + ", n " + std::to_string(n) + ", " +
+                                                        describe(cfg));
+                }
+    EXPECT_EQ(wrong, 0);
+}
+
+TEST(ExactMpfrTrsv, ReadsOnlyItsTriangle)
+{
+    // NaN in the other triangle (and on the diagonal when it is unit) must not be read.
+    Rng rng(14);
+    int wrong = 0;
+    for (Uplo uplo : {Uplo::Lower, Uplo::Upper})
+        for (Trans trans : {Trans::No, Trans::Yes})
+            for (Diag diag : {Diag::NonUnit, Diag::Unit})
+                for (dim_t n : {dim_t{1}, dim_t{4}, dim_t{19}, dim_t{40}}) {
+                    Matrix T(n, n);
+                    for (dim_t j = 0; j < n; ++j)
+                        for (dim_t i = 0; i < n; ++i) {
+                            const bool inside = uplo == Uplo::Lower ? i >= j : i <= j;
+                            T(i, j) = !inside || (i == j && diag == Diag::Unit) ? NaN
+                                      : i == j ? 2.0 + random_double(rng, -2, -1)
+                                               : random_double(rng, -4, 0);
+                        }
+                    std::vector<double> b(static_cast<std::size_t>(n));
+                    for (double& v : b) v = random_double(rng, -2, 2);
+                    for (Config cfg : THREADS_AND_BLOCKS) {
+                        const Stored Ts = make_stored(T, Layout::Offset);
+                        Stored xs = make_vector(b, 0);
+                        exact_backend(cfg).trsv(uplo, trans, diag, Ts.view, xs.view);
+                        const bool lower = (uplo == Uplo::Lower) != (trans == Trans::Yes);
+                        const Obj Tv = T.view(), x = xs.view;
+                        wrong += check_substitution(
+                            n, lower, diag, [&](dim_t k, dim_t j) { return op_at(trans, Tv, k, j); }, 1.0,
+                            [&](dim_t k) { return b[static_cast<std::size_t>(k)]; }, [&](dim_t k) { return x[k]; },
+                            std::string("trsv ") + name(uplo) + " " + name(trans) + " " + name(diag) +
+                                " with NaN outside the triangle, " + describe(cfg));
+                    }
+                }
+    EXPECT_EQ(wrong, 0);
+}
+
+TEST(ExactMpfrTrsv, LargeIllConditionedBothThreadCounts)
+{
+    int wrong = 0;
+    for (Uplo uplo : {Uplo::Lower, Uplo::Upper})
+        for (Trans trans : {Trans::No, Trans::Yes}) {
+            const dim_t n = 700;
+            const Uplo op_uplo = (uplo == Uplo::Lower) != (trans == Trans::Yes) ? Uplo::Lower : Uplo::Upper;
+            const gen::TrsvProblem g = gen::trsv(n, 1e50, 77, op_uplo, Diag::NonUnit);
+            const Matrix T = stored_for(g.T, trans);
+            for (Config cfg : THREADS)
+                wrong += run_and_check_trsv(exact_backend(cfg), uplo, trans, Diag::NonUnit, T, values_of(g.b),
+                                            Layout::Plain, 0, "n 700, cond 1e50, " + describe(cfg));
+        }
+    EXPECT_EQ(wrong, 0);
+}
+
+// B := alpha op(T)^{-1} B (left) or alpha B op(T)^{-1} (right): X op(T) = alpha B
+// row by row is op(T)^T x = alpha b.
+int run_and_check_trsm(const Blas& blas, Side side, Uplo uplo, Trans trans, Diag diag, double alpha,
+                       const Matrix& T, const Matrix& B0, Layout lt, Layout lb, const std::string& what)
+{
+    const Stored Ts = make_stored(T, lt);
+    Stored Bs = make_stored(B0, lb);
+    blas.trsm(side, uplo, trans, diag, alpha, Ts.view, Bs.view);
+    const Obj Tv = T.view(), X = Bs.view;
+    const bool op_lower = (uplo == Uplo::Lower) != (trans == Trans::Yes);
+    int wrong = 0;
+    const std::string label = std::string("trsm ") + (side == Side::Left ? "left " : "right ") + name(uplo) + " " +
+                              name(trans) + " " + name(diag) + ", alpha " + exref::hex(alpha) + ", " + what +
+                              ", T " + layout_name(lt) + ", B " + layout_name(lb);
+    if (side == Side::Left) {
+        for (dim_t c = 0; c < B0.width(); ++c)
+            wrong += check_substitution(
+                B0.length(), op_lower, diag, [&](dim_t k, dim_t j) { return op_at(trans, Tv, k, j); }, alpha,
+                [&](dim_t k) { return B0(k, c); }, [&](dim_t k) { return X(k, c); },
+                label + ", column " + std::to_string(c), 2);
+    } else {
+        // M = op(T)^T: M(k, j) = op(T)(j, k), lower iff op(T) is upper
+        for (dim_t r = 0; r < B0.length(); ++r)
+            wrong += check_substitution(
+                B0.width(), !op_lower, diag, [&](dim_t k, dim_t j) { return op_at(trans, Tv, j, k); }, alpha,
+                [&](dim_t k) { return B0(r, k); }, [&](dim_t k) { return X(r, k); }, label + ", row " + std::to_string(r),
+                2);
+    }
+    return wrong;
+}
+
+TEST(ExactMpfrTrsm, AllSixteenCasesFewShapes)
+{
+    Rng rng(15);
+    int wrong = 0;
+    const std::vector<std::pair<dim_t, dim_t>> shapes = {{1, 1}, {1, 5}, {5, 1}, {7, 3}, {17, 9}, {33, 40}};
+    for (Side side : {Side::Left, Side::Right})
+        for (Uplo uplo : {Uplo::Lower, Uplo::Upper})
+            for (Trans trans : {Trans::No, Trans::Yes})
+                for (Diag diag : {Diag::NonUnit, Diag::Unit})
+                    for (auto [m, n] : shapes) {
+                        const dim_t t = side == Side::Left ? m : n;
+                        // op(T) ill-conditioned from the generator when t >= 2, random else
+                        const Uplo op_uplo = (uplo == Uplo::Lower) != (trans == Trans::Yes) ? Uplo::Lower : Uplo::Upper;
+                        // for side right the substitution runs on op(T)^T; either way the
+                        // generator's triangle is op(T)'s
+                        Matrix G(t, t);
+                        if (t >= 2) {
+                            G = gen::trsv(t, 1e30, static_cast<std::uint64_t>(t * 7 + m), op_uplo, diag).T;
+                        } else {
+                            G(0, 0) = diag == Diag::Unit ? 1.0 : 3.0;
+                        }
+                        const Matrix T = stored_for(G, trans);
+                        Matrix B0(m, n);
+                        for (dim_t j = 0; j < n; ++j)
+                            for (dim_t i = 0; i < m; ++i) B0(i, j) = random_double(rng, -2, 2);
+                        for (double alpha : {1.0, -1.0, 0.5, 3.0}) {
+                            for (Config cfg : THREADS_AND_BLOCKS)
+                                wrong += run_and_check_trsm(exact_backend(cfg), side, uplo, trans, diag, alpha, T, B0,
+                                                            LAYOUTS[static_cast<std::size_t>(m) % 3],
+                                                            LAYOUTS[static_cast<std::size_t>(n + 1) % 3],
+                                                            std::to_string(m) + "x" + std::to_string(n) + ", " +
+                                                                describe(cfg));
+                        }
+                    }
+    EXPECT_EQ(wrong, 0);
+}
+
+} // namespace
