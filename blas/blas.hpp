@@ -11,6 +11,8 @@
 //  - dimensions are checked and a mismatch throws flamex::Error naming the operation;
 //  - invscal divides (never multiplies by a reciprocal);
 //  - iamax returns the first index of the largest magnitude (deterministic ties);
+//  - beta == 0 in dots, gemv and gemm means the output is not read (BLAS convention):
+//    rho, y or C may hold NaN or inf and the result is alpha op(...) alone;
 //  - between acquire(A) and release(A) the contents of A's base buffer belong to
 //    the backend: the host reads elements only through element().
 #pragma once

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -44,9 +45,10 @@ void note_zero_signs(Accumulator& acc, index_t n, const double* a, index_t inca,
 }
 
 void columns_generic(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
-                     Accumulator* acc)
+                     Accumulator* acc, double* comps)
 {
     for (index_t r = 0; r < nrows; ++r) exact::accumulate_dot(acc[r], ncols, A + r, lda, x, incx);
+    if (comps != nullptr) std::fill(comps, comps + nrows * COMPONENTS, 0.0);
 }
 
 } // namespace
@@ -87,6 +89,11 @@ struct Simd {
         const __m256i i = _mm256_castpd_si256(v);
         return !_mm256_testz_si256(i, i);
     }
+    static unsigned nonzero_lanes(V v)
+    {
+        const __m256i i = _mm256_castpd_si256(v);
+        return ~static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(i, _mm256_setzero_si256())))) & 0xfu;
+    }
     static V abs(V a) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), a); }
     static M all_lanes() { return _mm256_castsi256_pd(_mm256_set1_epi64x(-1)); }
     static M mask_and(M a, M b) { return _mm256_and_pd(a, b); }
@@ -114,9 +121,10 @@ constexpr int P1 = 2, P = 3, U = 4;
 } // namespace avx2
 
 void columns_avx2(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
-                  Accumulator* acc)
+                  Accumulator* acc, double* comps)
 {
-    avx2::columns_impl<avx2::P1, avx2::P, avx2::U>(nrows, ncols, A, lda, x, incx, acc);
+    static_assert(2 * avx2::P == COMPONENTS, "components per row");
+    avx2::columns_impl<avx2::P1, avx2::P, avx2::U>(nrows, ncols, A, lda, x, incx, acc, comps);
 }
 
 // a[i] := fma(h[i], s, a[i]) on contiguous arrays.
@@ -171,6 +179,11 @@ struct Simd {
         const __m512i i = _mm512_castpd_si512(v);
         return _mm512_test_epi64_mask(i, i) != 0;
     }
+    static unsigned nonzero_lanes(V v)
+    {
+        const __m512i i = _mm512_castpd_si512(v);
+        return _mm512_test_epi64_mask(i, i);
+    }
     static M all_lanes() { return 0xff; }
     static M mask_and(M a, M b) { return static_cast<M>(a & b); }
     static bool all(M m) { return m == 0xff; }
@@ -205,9 +218,10 @@ constexpr int P1 = 2, P = 3, U = 4;
 } // namespace avx512
 
 void columns_avx512(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
-                    Accumulator* acc)
+                  Accumulator* acc, double* comps)
 {
-    avx512::columns_impl<avx512::P1, avx512::P, avx512::U>(nrows, ncols, A, lda, x, incx, acc);
+    static_assert(2 * avx512::P == COMPONENTS, "components per row");
+    avx512::columns_impl<avx512::P1, avx512::P, avx512::U>(nrows, ncols, A, lda, x, incx, acc, comps);
 }
 
 void fma_update_avx512(index_t n, const double* h, double s, double* a)
@@ -237,7 +251,7 @@ void fma_update_generic(index_t n, const double* h, double s, double* a)
     for (index_t i = 0; i < n; ++i) a[i] = std::fma(h[i], s, a[i]);
 }
 
-using ColumnsKernel = void (*)(index_t, index_t, const double*, index_t, const double*, index_t, Accumulator*);
+using ColumnsKernel = void (*)(index_t, index_t, const double*, index_t, const double*, index_t, Accumulator*, double*);
 using FmaKernel = void (*)(index_t, const double*, double, double*);
 
 struct Kernels {
@@ -266,11 +280,15 @@ const Kernels& kernels()
 } // namespace
 
 void accumulate_columns(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
-                        Accumulator* acc)
+                        Accumulator* acc, double* comps)
 {
-    if (nrows <= 0 || ncols <= 0) return;
+    if (nrows <= 0) return;
+    if (ncols <= 0) {
+        if (comps != nullptr) std::fill(comps, comps + nrows * COMPONENTS, 0.0);
+        return;
+    }
     const Kernels& k = kernels();
-    k.columns(nrows, ncols, A, lda, x, incx, acc);
+    k.columns(nrows, ncols, A, lda, x, incx, acc, comps);
     if (k.columns == columns_generic) return; // accumulate_dot recorded the zero signs
     for (index_t r = 0; r < nrows; ++r)
         if (acc[r].zero_sign_open()) note_zero_signs(acc[r], ncols, A + r, lda, x, incx);
@@ -284,6 +302,144 @@ void fma_update(index_t n, const double* h, index_t inch, double s, double* a, i
         return;
     }
     for (index_t i = 0; i < n; ++i) a[i * inca] = std::fma(h[i * inch], s, a[i * inca]);
+}
+
+namespace {
+
+// The exact sum of n <= MAX_TERMS finite doubles as sign and magnitude M * 2^qmin
+// (M in four 64-bit limbs), when the terms span at most 240 bits; false for a
+// wider span, a non-finite term or an exact zero.
+struct Fixed {
+    std::uint64_t L[4] = {0, 0, 0, 0};
+    int qmin = 0;
+    int length = 0; // bits of M
+    bool negative = false;
+};
+
+bool fixed_sum(const double* t, int n, Fixed& f)
+{
+    std::uint64_t m[MAX_TERMS];
+    int q[MAX_TERMS];
+    bool neg[MAX_TERMS];
+    int k = 0, qmin = 1 << 20, top = -(1 << 20);
+    if (n > MAX_TERMS) return false;
+    for (int i = 0; i < n; ++i) {
+        std::uint64_t bits;
+        std::memcpy(&bits, &t[i], sizeof bits);
+        const int biased = static_cast<int>((bits >> 52) & 0x7ff);
+        const std::uint64_t frac = bits & ((std::uint64_t{1} << 52) - 1);
+        if (biased == 0x7ff) return false;
+        if (biased == 0 && frac == 0) continue;
+        m[k] = biased == 0 ? frac : frac | (std::uint64_t{1} << 52);
+        q[k] = biased == 0 ? -1074 : biased - 1075;
+        neg[k] = (bits >> 63) != 0;
+        qmin = std::min(qmin, q[k]);
+        top = std::max(top, q[k] + 53);
+        ++k;
+    }
+    if (k == 0 || top - qmin > 240) return false; // 32 terms below 2^241 sum to less than 2^246
+    // The exact sum / 2^qmin in 256-bit two's complement.
+    std::uint64_t* L = f.L;
+    for (int i = 0; i < k; ++i) {
+        const int shift = q[i] - qmin;
+        const int limb = shift >> 6, b = shift & 63;
+        std::uint64_t w[4] = {0, 0, 0, 0};
+        w[limb] = m[i] << b;
+        if (b != 0) w[limb + 1] = m[i] >> (64 - b); // limb + 1 <= 3: shift + 53 <= 240
+        if (neg[i])
+            for (int j = 0; j < 4; ++j) w[j] = ~w[j]; // -w = ~w + 1: the + 1 is the carry in
+        std::uint64_t carry = neg[i] ? 1 : 0;
+        for (int j = 0; j < 4; ++j) {
+            const std::uint64_t a = L[j] + carry;
+            const std::uint64_t c1 = a < carry ? 1 : 0;
+            L[j] = a + w[j];
+            carry = c1 + (L[j] < w[j] ? 1 : 0);
+        }
+    }
+    f.negative = (L[3] >> 63) != 0;
+    if (f.negative) {
+        std::uint64_t carry = 1;
+        for (int j = 0; j < 4; ++j) {
+            L[j] = ~L[j] + carry;
+            carry = (carry != 0 && L[j] == 0) ? 1 : 0;
+        }
+    }
+    int h = 3;
+    while (h >= 0 && L[h] == 0) --h;
+    if (h < 0) return false; // an exact zero: the zero-sign rule decides its sign
+    f.qmin = qmin;
+    f.length = 64 * h + 64 - __builtin_clzll(L[h]);
+    return true;
+}
+
+// floor(M / 2^p) mod 2^128 (p may be negative) and whether M mod 2^p != 0.
+__extension__ typedef unsigned __int128 u128;
+u128 bits_from(const Fixed& f, int p, bool& sticky)
+{
+    sticky = false;
+    u128 r = 0;
+    for (int j = 3; j >= 0; --j) {
+        const int rel = 64 * j - p; // position of limb j in the result
+        if (f.L[j] == 0 || rel >= 128 || rel <= -64) {
+            if (rel < 0 && f.L[j] != 0) sticky = true;
+            continue;
+        }
+        if (rel >= 0) {
+            r |= static_cast<u128>(f.L[j]) << rel;
+        } else {
+            r |= static_cast<u128>(f.L[j] >> (-rel));
+            if ((f.L[j] & ((std::uint64_t{1} << (-rel)) - 1)) != 0) sticky = true;
+        }
+    }
+    return r;
+}
+
+// v * 2^e for an integer v < 2^63 with at least two bits below the rounding
+// position (its last bit a sticky bit): one rounding, the scaling exact for a
+// normal result.
+double scaled(std::uint64_t v, int e, bool negative)
+{
+    const double d = std::ldexp(static_cast<double>(static_cast<std::int64_t>(v)), e);
+    return negative ? -d : d;
+}
+
+} // namespace
+
+bool round_sum(const double* t, int n, double& out)
+{
+    Fixed f;
+    if (!fixed_sum(t, n, f)) return false;
+    const int e_top = f.qmin + f.length - 1; // 2^e_top <= |sum| < 2^(e_top + 1)
+    if (e_top < -1020 || e_top > 1020) return false;
+    bool sticky;
+    const int p = f.length - 63;
+    const std::uint64_t v = static_cast<std::uint64_t>(bits_from(f, p, sticky)); // 63 bits, top one set
+    out = scaled(v | (sticky ? 1 : 0), f.qmin + p, f.negative);
+    return true;
+}
+
+bool divide_sum(const double* t, int n, double d, double& out)
+{
+    if (!std::isnormal(d)) return false;
+    Fixed f;
+    if (!fixed_sum(t, n, f)) return false;
+    // |d| = md * 2^ed, md in [2^52, 2^53); H = floor(M / 2^p) has 109 bits and
+    // q = floor(H / md) in (2^55, 2^57): the exact quotient is (q + frac) * 2^(p -
+    // ed + qmin) with frac != 0 iff the division or H left something.
+    int ed = 0;
+    const double fd = std::frexp(std::fabs(d), &ed);
+    const std::uint64_t md = static_cast<std::uint64_t>(std::ldexp(fd, 53));
+    ed -= 53;
+    const int p = f.length - 109;
+    bool sticky;
+    const u128 h = bits_from(f, p, sticky);
+    const std::uint64_t q = static_cast<std::uint64_t>(h / md);
+    sticky = sticky || (h % md) != 0;
+    const int e = f.qmin + p - ed;
+    const int e_top = e + 63 - __builtin_clzll(q);
+    if (e_top < -1020 || e_top > 1020) return false;
+    out = scaled(q | (sticky ? 1 : 0), e, f.negative != std::signbit(d));
+    return true;
 }
 
 const char* columns_kernel_isa() { return kernels().isa; }

@@ -12,13 +12,33 @@ namespace flamex::exblas {
 using exact::Accumulator;
 using exact::index_t;
 
+// Doubles per row that accumulate_columns hands out in `comps` (see below).
+inline constexpr int COMPONENTS = 6;
+
 // For r in [0, nrows): acc[r] += sum_{c < ncols} A[r + c * lda] * x[c * incx],
 // exactly. The rows of a column are contiguous (row stride 1); lda and incx are
 // any increments (pointer arithmetic, as in exact/). Zero signs and IEEE special
 // values are recorded as exact::accumulate_dot records them, so acc[r] ends up
 // holding what accumulate_dot(acc[r], ncols, A + r, lda, x, incx) would give.
+//
+// With comps (nrows * COMPONENTS doubles), each row's expansion is handed out
+// instead of being added to acc[r]: the exact sum is then acc[r] +
+// comps[r * COMPONENTS + 0 .. COMPONENTS) (finite components, zeros included),
+// and acc[r] holds only what the expansions could not (spilled errors, products
+// outside the fast range, specials) and the zero-sign bookkeeping. A caller can
+// round that short sum cheaply when acc[r] is an exact zero (round_sum).
 void accumulate_columns(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
-                        Accumulator* acc);
+                        Accumulator* acc, double* comps = nullptr);
+
+// The correctly rounded sum of n <= MAX_TERMS finite doubles (round_sum), or its
+// correctly rounded quotient by d (divide_sum), when that is cheap to decide: the
+// exact sum is formed in a 256-bit fixed-point window. They return false (out
+// untouched) when the terms span more than 240 bits, when the sum is an exact
+// zero (whose sign needs the zero-sign rule), when d is not a normal number or
+// when the result is not comfortably normal; the caller then uses an Accumulator.
+inline constexpr int MAX_TERMS = 32;
+bool round_sum(const double* t, int n, double& out);
+bool divide_sum(const double* t, int n, double d, double& out);
 
 // a[i * inca] := fma(h[i * inch], s, a[i * inca]) for i in [0, n): one rounding
 // per element (SIMD when both are contiguous).

@@ -231,8 +231,9 @@ private:
 
     static constexpr std::uint64_t FRAC_MASK = (std::uint64_t{1} << 52) - 1;
     static constexpr std::uint64_t HIDDEN_BIT = std::uint64_t{1} << 52;
-    // Every add_significand adds less than 2^32 to at most three digits; the
-    // digits are normalized before PENDING_LIMIT of them could overflow int64.
+    // Every add_significand / add_wide adds less than 2^32 to each digit it
+    // touches, so |digit| < 2^32 (pending + 1); normalizing when pending reaches
+    // PENDING_LIMIT keeps every digit below 2^62.
     static constexpr std::uint32_t PENDING_LIMIT = 1u << 29;
 
     static constexpr std::uint32_t ZERO_POS = 1; // a term with the sign bit clear (or any non-zero term)
@@ -393,7 +394,8 @@ private:
 
 // acc += sum_i x_i
 void accumulate_sum(Accumulator& acc, index_t n, const double* x, index_t incx);
-// acc += sum_i x_i y_i
+// acc += sum_i x_i y_i. (acc -= x^T y, e.g. b_k - sum_j t_kj x_j: negate(),
+// accumulate_dot, negate() again: both negations are exact and O(#digits).)
 void accumulate_dot(Accumulator& acc, index_t n, const double* x, index_t incx,
                     const double* y, index_t incy);
 

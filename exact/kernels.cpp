@@ -2,6 +2,7 @@
 // exact operations on strided arrays.
 #include "exact/kernels.hpp"
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <vector>

@@ -7,7 +7,8 @@
 // backward_error = ||P A - L U||_inf / (||A||_inf n u), forward_error =
 // ||x - x*||_inf / ||x*||_inf for A x = A x* with x* = (1, ..., 1) solved through the
 // factors. The reproducibility comparisons factor the same matrix with 1 and 2
-// threads, and (blocked variants) with block sizes 16, 32 and 64 against 16.
+// threads, twice, with two kernel block sizes of the backend, (blocked variants)
+// with variant block sizes 16, 32 and 64, and against the exact backend.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -16,10 +17,12 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
-#include <random>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "tools/lib/generators.hpp"
 #include "variants/lu.hpp"
 
 using namespace flamex;
@@ -29,7 +32,7 @@ namespace {
 struct Options {
     std::string out = "results";
     std::vector<dim_t> sizes = {64, 128, 256};
-    std::vector<double> conds = {1e2, 1e6, 1e10, 1e14};
+    std::vector<double> conds = {1e2, 1e8, 1e16, 1e24, 1e32, 1e40};
     std::vector<std::string> backends; // empty: all registered
     dim_t repro_size = 128;
 };
@@ -82,7 +85,7 @@ Options parse(int argc, char** argv)
         } else if (a == "--repro-size") o.repro_size = parse_list<dim_t>(value()).at(0);
         else if (a == "--full") {
             o.sizes = {128, 256, 512, 1024};
-            o.conds = {1e2, 1e4, 1e6, 1e8, 1e10, 1e12, 1e14, 1e16};
+            o.conds = {1e2, 1e5, 1e8, 1e12, 1e16, 1e20, 1e24, 1e28, 1e32, 1e36, 1e40};
             o.repro_size = 512;
         } else if (a == "--help" || a == "-h") usage("help");
         else usage("unknown option " + a);
@@ -92,52 +95,32 @@ Options parse(int argc, char** argv)
     return o;
 }
 
-// A = H1 diag(sigma) H2 with Householder reflectors H = I - 2 v v^T / v^T v and
-// singular values geometric from 1 down to 1/cond: a matrix of 2-norm condition
-// number `cond` (to rounding), whatever the row order.
-Matrix conditioned_matrix(dim_t n, double cond, std::uint64_t seed)
-{
-    std::mt19937_64 gen(seed);
-    std::uniform_real_distribution<double> dist(-1.0, 1.0);
-    auto reflector = [&] {
-        std::vector<double> v(static_cast<size_t>(n));
-        double vv = 0;
-        for (double& e : v) { e = dist(gen); vv += e * e; }
-        for (double& e : v) e *= std::sqrt(2.0 / vv);
-        return v;
-    };
-    const std::vector<double> u = reflector(), w = reflector();
-    std::vector<double> sigma(static_cast<size_t>(n));
-    double u_sigma_w = 0; // u^T diag(sigma) w
-    for (dim_t k = 0; k < n; ++k) {
-        const size_t kk = static_cast<size_t>(k);
-        sigma[kk] = n > 1 ? std::pow(cond, -static_cast<double>(k) / static_cast<double>(n - 1)) : 1.0;
-        u_sigma_w += u[kk] * sigma[kk] * w[kk];
-    }
-    Matrix A(n, n);
-    for (dim_t j = 0; j < n; ++j)
-        for (dim_t i = 0; i < n; ++i) {
-            const size_t ii = static_cast<size_t>(i), jj = static_cast<size_t>(j);
-            A(i, j) = (i == j ? sigma[ii] : 0.0) - sigma[ii] * w[ii] * w[jj] - u[ii] * u[jj] * sigma[jj] +
-                      u[ii] * u_sigma_w * w[jj];
+// The test matrices: tools/lib/generators.hpp's LU matrices of the requested
+// infinity-norm condition number (measured with MPFR in the generator's tests),
+// generated once per (n, cond). Variants without pivoting get the rows already in
+// partial-pivoting order (from lu_piv_unb_var3 on blis), so that they meet the same
+// matrix, with the same condition number, that the pivoting variants factor.
+class TestMatrices {
+public:
+    const Matrix& get(bool pivoting, dim_t n, double cond)
+    {
+        const auto key = std::make_tuple(pivoting, n, cond);
+        auto found = cache_.find(key);
+        if (found != cache_.end()) return found->second;
+        Matrix A = gen::lu_matrix(n, cond, 1000 + static_cast<std::uint64_t>(n));
+        if (!pivoting) {
+            auto blas = make_backend("blis");
+            Matrix LU = A;
+            Pivots p(n);
+            lu(*blas, find_lu_variant("lu_piv_unb_var3"), LU, p);
+            apply_pivots_reference(p, A);
         }
-    return A;
-}
+        return cache_.emplace(key, std::move(A)).first->second;
+    }
 
-// Variants without pivoting get the rows already in partial-pivoting order (from
-// lu_piv_unb_var3 on blis), so that they meet the same matrix, with the same
-// condition number, that the pivoting variants factor.
-Matrix test_matrix(const LuVariant& v, dim_t n, double cond, std::uint64_t seed)
-{
-    Matrix A = conditioned_matrix(n, cond, seed);
-    if (v.pivoting) return A;
-    auto blas = make_backend("blis");
-    Matrix LU = A;
-    Pivots p(n);
-    lu(*blas, find_lu_variant("lu_piv_unb_var3"), LU, p);
-    apply_pivots_reference(p, A);
-    return A;
-}
+private:
+    std::map<std::tuple<bool, dim_t, double>, Matrix> cache_;
+};
 
 double norm_inf(Obj A)
 {
@@ -229,9 +212,12 @@ struct Factored {
     double seconds = 0;
 };
 
-Factored factor(const std::string& backend, int threads, const LuVariant& v, Obj A, dim_t block)
+// `block` is the variant's algorithmic block size; `kernel_block` the backend's
+// internal one (BackendOptions::block, 0 for its default).
+Factored factor(const std::string& backend, int threads, const LuVariant& v, Obj A, dim_t block,
+                dim_t kernel_block = 0)
 {
-    auto blas = make_backend(backend, BackendOptions{threads, 0, ""});
+    auto blas = make_backend(backend, BackendOptions{threads, kernel_block, ""});
     Factored f{Matrix(A.length(), A.width()), Pivots(A.min_dim()), {}, 0};
     blas->copy(A, f.LU);
     LuControl control;
@@ -265,9 +251,18 @@ int main(int argc, char** argv)
     rep << "backend,variant,n,comparison,elements_differing,max_ulps\n";
 
     const auto& variants = lu_variants();
+    TestMatrices matrices;
     const size_t total = o.backends.size() * variants.size() * (o.sizes.size() * o.conds.size() + 1);
     size_t done = 0;
-    struct Summary { std::string backend, variant; double worst_backward = 0; dim_t differing = 0; };
+    // differing: threads, runs and kernel block sizes, which a reproducible backend
+    // must not see; by_block: the variant's own block size, which changes the
+    // algorithm (another sequence of correctly rounded operations).
+    struct Summary {
+        std::string backend, variant;
+        double worst_backward = 0;
+        dim_t differing = 0, by_block = 0, vs_exact = -1;
+    };
+    const bool have_exact = std::find(o.backends.begin(), o.backends.end(), "exact") != o.backends.end();
     std::vector<Summary> summary;
 
     for (const std::string& backend : o.backends) {
@@ -277,7 +272,7 @@ int main(int argc, char** argv)
             for (dim_t n : o.sizes)
                 for (double cond : o.conds) {
                     progress(done++, total, backend + " " + v.name + " n=" + std::to_string(n));
-                    Matrix A = test_matrix(v, n, cond, 1000 + static_cast<std::uint64_t>(n));
+                    const Matrix& A = matrices.get(v.pivoting, n, cond);
                     Factored f = factor(backend, 1, v, A, 32);
                     auto blas = make_backend(backend);
                     const double be = backward_error(A, f.LU, f.p);
@@ -290,30 +285,38 @@ int main(int argc, char** argv)
                     acc << line;
                 }
             progress(done++, total, backend + " " + v.name + " reproducibility");
-            Matrix A = test_matrix(v, o.repro_size, 1e8, 77);
+            const Matrix& A = matrices.get(v.pivoting, o.repro_size, 1e8);
             const Factored one = factor(backend, 1, v, A, 16);
-            auto record = [&](const std::string& comparison, const Factored& other) {
+            auto record = [&](const std::string& comparison, const Factored& other, dim_t& tally) {
                 const Diff d = compare(one.LU, other.LU, one.p, other.p);
-                s.differing += d.elements;
+                tally = std::max<dim_t>(tally, 0) + d.elements;
                 rep << backend << ',' << v.name << ',' << o.repro_size << ',' << comparison << ',' << d.elements << ','
                     << d.max_ulps << '\n';
             };
-            record("threads 1 vs 2", factor(backend, 2, v, A, 16));
-            record("run 1 vs run 2", factor(backend, 1, v, A, 16));
+            record("threads 1 vs 2", factor(backend, 2, v, A, 16), s.differing);
+            record("run 1 vs run 2", factor(backend, 1, v, A, 16), s.differing);
+            record("kernel block default vs 7", factor(backend, 1, v, A, 16, 7), s.differing);
             if (v.blocked) {
-                record("block 16 vs 32", factor(backend, 1, v, A, 32));
-                record("block 16 vs 64", factor(backend, 1, v, A, 64));
+                record("variant block 16 vs 32", factor(backend, 1, v, A, 32), s.by_block);
+                record("variant block 16 vs 64", factor(backend, 1, v, A, 64), s.by_block);
             }
+            if (have_exact && backend != "exact") record("vs exact backend", factor("exact", 1, v, A, 16), s.vs_exact);
             summary.push_back(s);
         }
     }
     progress(total, total, "done");
 
-    std::printf("\n%-8s %-20s %16s %18s\n", "backend", "variant", "max backward err", "differing elements");
+    std::printf("\n%-12s %-18s %12s %14s %14s %12s\n", "backend", "variant", "max bwd err", "differ: runs",
+                "differ: block", "vs exact");
+    auto count = [](dim_t v) { return v < 0 ? std::string("-") : std::to_string(v); };
     for (const Summary& s : summary)
-        std::printf("%-8s %-20s %16.3g %18lld\n", s.backend.c_str(), s.variant.c_str(), s.worst_backward,
-                    static_cast<long long>(s.differing));
-    std::printf("\nbackward error in units of n u; differing elements summed over the reproducibility comparisons.\n"
+        std::printf("%-12s %-18s %12.3g %14s %14s %12s\n", s.backend.c_str(), s.variant.c_str(), s.worst_backward,
+                    count(s.differing).c_str(), s.variant.rfind("_blk_") != std::string::npos ? count(s.by_block).c_str() : "-",
+                    count(s.vs_exact).c_str());
+    std::printf("\nmax bwd err: ||PA - LU|| / (||A|| n u) over all sizes and condition numbers.\n"
+                "differ: entries of L\\U (and pivots) whose bits change between 1 and 2 threads, two runs, and\n"
+                "        two kernel block sizes (runs), or between variant block sizes 16, 32, 64 (block);\n"
+                "vs exact: entries that differ from the same variant on the exact backend.\n"
                 "CSV files in %s/\n", o.out.c_str());
     return 0;
 }

@@ -42,7 +42,7 @@ def error_vs_condition(rows, out, column, stem, ylabel):
             ax.plot([p[0] for p in points], [p[1] for p in points], style, marker="o", ms=3, label=variant)
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_xlabel("condition number of A (2-norm)")
+        ax.set_xlabel("condition number of A (infinity norm, measured with MPFR by the generator tests)")
         ax.set_ylabel(ylabel)
         ax.set_title(f"{backend}, n = {largest}")
         ax.grid(True, which="major", alpha=0.3)

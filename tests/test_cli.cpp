@@ -275,6 +275,23 @@ TEST_F(Cli, NoOpenClPlatformForDevices)
     expect_bad_input({"devices"}, {"OpenCL"}, "OCL_ICD_VENDORS=" + path("no-vendors"));
 }
 
+TEST_F(Cli, GenUnknownKind) { expect_bad_input({"gen", "qr", "--n", "8"}, {"unknown problem kind 'qr'"}); }
+
+TEST_F(Cli, GenNeedsASize) { expect_bad_input({"gen", "dot"}, {"--n"}); }
+
+TEST_F(Cli, GenWritesAProblemOfTheMeasuredCondition)
+{
+    const Result r = run({"gen", "dot", "--n", "40", "--cond", "1e20", "--seed", "3", "-o", path("p")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find(path("p") + "_x.mtx"), std::string::npos) << r.out;
+    const double measured = std::stod(summary_value(r.out.substr(r.out.find("measured_cond")), "measured_cond"));
+    EXPECT_GT(measured, 1e19);
+    EXPECT_LT(measured, 1e21);
+    const Result again = run({"gen", "dot", "--n", "40", "--cond", "1e20", "--seed", "3", "-o", path("q")});
+    ASSERT_EQ(again.status, 0) << again.err;
+    EXPECT_EQ(slurp(path("p") + "_y.mtx"), slurp(path("q") + "_y.mtx")); // seeded: the same bits
+}
+
 TEST_F(Cli, DevicesListsTheSelectableDevices)
 {
     const Result r = run({"devices"});

@@ -925,6 +925,8 @@ TEST(ExactMpfrGemv, HandCasesAsRows)
                 wrong += check_gemv(blas, Trans::Yes, 1.0, transposed(A2), c.y, 0.0, {7.0, 7.0}, la, 2, 3, c.what);
                 wrong += check_gemv(blas, Trans::No, 1.0, A, c.y, 1.0, {-0.0}, la, 1, 0, c.what);
                 wrong += check_gemv(blas, Trans::No, 2.0, A, c.y, -1.0, {1.0}, la, 3, 2, c.what);
+                // alpha times an exact zero is an IEEE product: -1 * (1 - 1) = -0
+                wrong += check_gemv(blas, Trans::No, -1.0, A2, c.y, 0.0, {NaN, NaN}, la, 2, 1, c.what);
             }
         }
     }
@@ -1389,6 +1391,96 @@ TEST(ExactMpfrTrsm, AllSixteenCasesFewShapes)
                                                                 describe(cfg));
                         }
                     }
+    EXPECT_EQ(wrong, 0);
+}
+
+// ===================================================================================
+// Operations large enough for the backend to split them across threads (the small
+// ones above may stay on the calling thread).
+
+TEST(ExactMpfrThreads, LargeOperationsAgreeWithMpfr)
+{
+    Rng rng(16);
+    int wrong = 0;
+    // gemv N and T: 260 x 300, every row ill-conditioned
+    const gen::GemvProblem g = gen::gemv(260, 300, 1e40, 5, gen::GemvStyle::AllRows);
+    const std::vector<double> x = values_of(g.x);
+    const Matrix At = transposed(g.A);
+    std::vector<double> y0(260);
+    for (double& v : y0) v = random_double(rng, -4, 4);
+    // gemm: 70 x 60 x 48 with cancelling entries, all four op combinations
+    const gen::GemvProblem h = gen::gemv(70, 48, 1e30, 6, gen::GemvStyle::AllRows);
+    Matrix opB(48, 60);
+    for (dim_t j = 0; j < 60; ++j)
+        for (dim_t p = 0; p < 48; ++p) opB(p, j) = std::ldexp(h.x(p, 0), static_cast<int>(j % 7) - 3);
+    Matrix C0(70, 60);
+    for (dim_t j = 0; j < 60; ++j)
+        for (dim_t i = 0; i < 70; ++i) C0(i, j) = random_double(rng, -3, 3);
+    // trsm: a 120 x 120 ill-conditioned triangle against 120 x 40 and 40 x 120
+    const gen::TrsvProblem t = gen::trsv(120, 1e40, 8, Uplo::Lower, Diag::NonUnit);
+    Matrix BL(120, 40), BR(40, 120);
+    for (dim_t j = 0; j < 40; ++j)
+        for (dim_t i = 0; i < 120; ++i) {
+            BL(i, j) = j == 0 ? t.b(i, 0) : random_double(rng, -2, 2);
+            BR(j, i) = j == 0 ? t.b(i, 0) : random_double(rng, -2, 2);
+        }
+    for (Config cfg : THREADS_AND_BLOCKS) {
+        const Blas& blas = exact_backend(cfg);
+        const std::string what = "large, " + describe(cfg);
+        wrong += check_gemv(blas, Trans::No, -1.0, g.A, x, 1.0, y0, Layout::Plain, 0, 1, what, 3);
+        wrong += check_gemv(blas, Trans::Yes, 3.0, At, x, -2.0, y0, Layout::Offset, 2, 0, what, 3);
+        wrong += check_gemv(blas, Trans::No, 1.0, g.A, x, 0.0, y0, Layout::RowMajor, 3, 2, what, 3);
+        for (Trans ta : {Trans::No, Trans::Yes})
+            for (Trans tb : {Trans::No, Trans::Yes}) {
+                const Matrix A = ta == Trans::No ? h.A : transposed(h.A);
+                const Matrix B = tb == Trans::No ? opB : transposed(opB);
+                wrong += check_gemm(blas, ta, tb, -1.0, A, B, 1.0, C0, Layout::Plain, Layout::Offset,
+                                    ta == Trans::No ? Layout::Plain : Layout::RowMajor, what);
+            }
+        for (Side side : {Side::Left, Side::Right})
+            for (Trans trans : {Trans::No, Trans::Yes}) {
+                const Matrix T = stored_for(t.T, trans);
+                const Uplo uplo = trans == Trans::No ? Uplo::Lower : Uplo::Upper;
+                wrong += run_and_check_trsm(blas, side, uplo, trans, Diag::NonUnit, side == Side::Left ? 1.0 : -3.0, T,
+                                            side == Side::Left ? BL : BR, Layout::Plain, Layout::Offset, what);
+            }
+        // ger 300 x 250, cancelling
+        std::vector<double> gx(300), gy(250);
+        for (double& v : gx) v = random_double(rng, -40, 40);
+        for (double& v : gy) v = random_double(rng, -40, 40);
+        Matrix A0(300, 250);
+        for (dim_t j = 0; j < 250; ++j)
+            for (dim_t i = 0; i < 300; ++i) {
+                ExactValue e;
+                e.add_product(-0.75, gx[static_cast<std::size_t>(i)], gy[static_cast<std::size_t>(j)]);
+                A0(i, j) = (i + j) % 3 ? -round_checked(e) : random_double(rng, -40, 40);
+            }
+        Stored As = make_stored(A0, Layout::Offset);
+        const Stored xs = make_vector(gx, 1), ys = make_vector(gy, 0);
+        blas.ger(-0.75, xs.view, ys.view, As.view);
+        int ger_wrong = 0;
+        for (dim_t j = 0; j < 250; ++j)
+            for (dim_t i = 0; i < 300; ++i) {
+                ExactValue e;
+                e.add_product(-0.75, gx[static_cast<std::size_t>(i)], gy[static_cast<std::size_t>(j)]);
+                e.add(A0(i, j));
+                if (!exref::same_double(As.view(i, j), round_checked(e)) && ++ger_wrong <= 3)
+                    ADD_FAILURE() << "ger A(" << i << "," << j << "): " << same(As.view(i, j), round_checked(e)).message()
+                                  << "; " << what;
+            }
+        wrong += ger_wrong;
+        // dots of length 200003, rho cancelling
+        const Pairs p = random_pairs(rng, 200003, 1);
+        const ExactValue S = exact_dot(p.x, p.y);
+        const Stored dx = make_vector(p.x, 0), dy = make_vector(p.y, 1);
+        Stored r = make_stored(1, 1, Layout::Plain);
+        r.view(0, 0) = 0x1p-30;
+        blas.dots(-1.0, dx.view, dy.view, 1.0, r.view);
+        if (!exref::same_double(r.view(0, 0), ref_scaled(S, -1.0, 1.0, 0x1p-30))) {
+            ++wrong;
+            ADD_FAILURE() << "dots: " << same(r.view(0, 0), ref_scaled(S, -1.0, 1.0, 0x1p-30)).message() << "; " << what;
+        }
+    }
     EXPECT_EQ(wrong, 0);
 }
 

@@ -573,6 +573,24 @@ TEST(GenMpfrRef, ConditionNumbersOfKnownCases)
     EXPECT_LT(kh, 4.0e10);
 }
 
+TEST(GenMpfrRef, TransposedFormsAgree)
+{
+    // op(T) = T^T for a lower T is the upper T^T without transposition.
+    for (Diag diag : kDiags) {
+        const gen::TrsvProblem p = gen::trsv(20, 1e20, 6, Uplo::Lower, diag);
+        Matrix Tt(20, 20);
+        for (dim_t i = 0; i < 20; ++i)
+            for (dim_t j = 0; j < 20; ++j) Tt(i, j) = p.T(j, i);
+        EXPECT_TRUE(same_bits(ref::trsv(Uplo::Lower, Trans::Yes, diag, p.T, p.b),
+                              ref::trsv(Uplo::Upper, Trans::No, diag, Tt, p.b)));
+        EXPECT_EQ(ref::cond_trsv(Uplo::Lower, Trans::Yes, diag, p.T, p.b),
+                  ref::cond_trsv(Uplo::Upper, Trans::No, diag, Tt, p.b));
+    }
+    // An explicit precision is one pass at that precision.
+    const Matrix A = gen::lu_matrix(16, 1e30, 2);
+    EXPECT_NEAR(ref::kappa_inf(A, 512) / ref::kappa_inf(A), 1.0, 1e-12);
+}
+
 // --- MPFR references against the blis backend and long double --------------------------------------
 
 TEST(GenMpfrRef, AgreesWithBlisOnWellConditionedData)

@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "tools/lib/generators.hpp"
+
 namespace flamex::test {
 
 // Products of three doubles reach down to 2^-3222, sums of 2^64 of them stay below
@@ -164,49 +166,20 @@ inline double random_double(std::mt19937_64& gen, int emin, int emax)
     return (gen() & 1) ? -v : v;
 }
 
-// Ogita, Rump and Oishi, "Accurate sum and dot product" (2005), Algorithm 6.1:
-// vectors x, y of length n >= 6 whose dot product has a condition number near c,
-// reached by cancellation: the first half has random exponents in [0, log2(c)/2],
-// the second half is built so that the running dot product nearly vanishes.
-// The dot products inside are rounded exactly (MPFR).
+// Vectors x, y of length n whose dot product has a condition number near c,
+// reached by cancellation: the project's Ogita-Rump-Oishi generator
+// (tools/lib/generators.hpp), seeded from `gen`.
 struct DotProblem {
     std::vector<double> x, y;
 };
 
 inline DotProblem gen_dot(int n, double c, std::mt19937_64& gen)
 {
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
-    const double b = std::log2(c);
-    const int n2 = n / 2;
+    const flamex::gen::DotProblem g = flamex::gen::dot(n, c, gen());
     DotProblem p;
-    p.x.assign(static_cast<std::size_t>(n), 0.0);
-    p.y.assign(static_cast<std::size_t>(n), 0.0);
-    for (int i = 0; i < n2; ++i) {
-        int e = static_cast<int>(std::lround(unit(gen) * b / 2));
-        if (i == 0) e = static_cast<int>(std::lround(b / 2)) + 1;
-        if (i == n2 - 1) e = 0;
-        p.x[static_cast<std::size_t>(i)] = (2 * unit(gen) - 1) * std::ldexp(1.0, e);
-        p.y[static_cast<std::size_t>(i)] = (2 * unit(gen) - 1) * std::ldexp(1.0, e);
-    }
-    Big running; // exact x(0:i-1)^T y(0:i-1)
-    for (int i = 0; i < n2; ++i) running.add_product(p.x[static_cast<std::size_t>(i)], p.y[static_cast<std::size_t>(i)]);
-    const int m = n - n2;
-    for (int k = 0; k < m; ++k) {
-        const double frac = m > 1 ? static_cast<double>(k) / (m - 1) : 0.0;
-        const int e = static_cast<int>(std::lround(b / 2 * (1 - frac)));
-        const std::size_t i = static_cast<std::size_t>(n2 + k);
-        double xi = 0;
-        while (xi == 0) xi = (2 * unit(gen) - 1) * std::ldexp(1.0, e);
-        const double yi = ((2 * unit(gen) - 1) * std::ldexp(1.0, e) - reference_round(running.get())) / xi;
-        p.x[i] = xi;
-        p.y[i] = yi;
-        running.add_product(xi, yi);
-    }
-    // Random permutation of the pairs.
-    for (std::size_t i = p.x.size(); i > 1; --i) {
-        const std::size_t j = std::uniform_int_distribution<std::size_t>(0, i - 1)(gen);
-        std::swap(p.x[i - 1], p.x[j]);
-        std::swap(p.y[i - 1], p.y[j]);
+    for (flamex::dim_t i = 0; i < n; ++i) {
+        p.x.push_back(g.x(i, 0));
+        p.y.push_back(g.y(i, 0));
     }
     return p;
 }

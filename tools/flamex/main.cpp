@@ -13,6 +13,7 @@
 //                   [--backend NAME] [--threads T] [-o x.mtx]
 //   flamex backends
 //   flamex devices
+//   flamex gen dot|gemv|trsv|lu --n N [--cond C] [--seed S] [-o PREFIX]
 //
 // Output: a result matrix goes to -o FILE, or as Matrix Market to stdout without
 // -o (lu writes no factors without -o). When stdout carries no matrix, lu, solve,
@@ -37,8 +38,9 @@
 #include <vector>
 
 #include "blas/blas.hpp"
-#include "tools/lib/matrix_market.hpp"
 #include "blas/opencl.hpp"
+#include "tools/lib/generators.hpp"
+#include "tools/lib/matrix_market.hpp"
 #include "variants/lu.hpp"
 
 namespace {
@@ -286,6 +288,7 @@ int run_gemv(const Args& a);
 int run_trsv(const Args& a);
 int run_backends(const Args& a);
 int run_devices(const Args& a);
+int run_gen(const Args& a);
 
 const Option kList{"--list", nullptr, nullptr, "list the registered LU variants and exit"};
 const Option kPivots{"--pivots", nullptr, "FILE", "write the pivots to FILE, LAPACK's 1-based ipiv, one per line"};
@@ -296,6 +299,12 @@ const Option kY{"--y", nullptr, "FILE", "the vector y of y := alpha op(A) x + be
 const Option kLower{"--lower", nullptr, nullptr, "T is lower triangular (the default)"};
 const Option kUpper{"--upper", nullptr, nullptr, "T is upper triangular"};
 const Option kUnit{"--unit", nullptr, nullptr, "T has a unit diagonal (its stored diagonal is not read)"};
+const Option kSize{"--n", nullptr, "N", "problem size (>= 2)"};
+const Option kCond{"--cond", nullptr, "C", "target condition number (default 1e8)"};
+const Option kSeed{"--seed", nullptr, "S", "random seed (default 0)"};
+const Option kAllRows{"--all-rows", nullptr, nullptr, "gemv: every row ill-conditioned (default: one row, as the paper)"};
+const Option kNoMeasure{"--no-measure", nullptr, nullptr, "skip measuring the condition number with MPFR"};
+const Option kPrefix{"--output", "-o", "PREFIX", "write PREFIX_<operand>.mtx files (default: the kind)"};
 
 const std::vector<Command>& commands()
 {
@@ -335,6 +344,12 @@ const std::vector<Command>& commands()
          "Lists the BLAS backends, one per line: name, then description.",
          {&kHelp},
          run_backends},
+        {"gen", {"KIND"}, "--n N [options]   (KIND: dot, gemv, trsv or lu)",
+         "Writes a seeded, reproducible ill-conditioned problem as Matrix Market files:\n"
+         "dot: x, y (Ogita-Rump-Oishi); gemv: A, x (one ill-conditioned row); trsv: T, b;\n"
+         "lu: A, b = A ones. Prints the files, then the condition number measured with MPFR.",
+         {&kSize, &kCond, &kSeed, &kLower, &kUpper, &kUnit, &kAllRows, &kNoMeasure, &kPrefix, &kHelp},
+         run_gen},
         {"devices", {}, "",
          "Lists the OpenCL platforms' devices, one per line, with the index and name that\n"
          "--device and FLAMEX_OPENCL_DEVICE select by. No OpenCL platform is exit status 2.",
@@ -563,6 +578,28 @@ int run_backends(const Args& a)
     for (const BackendInfo& b : backends()) width = std::max(width, b.name.size());
     for (const BackendInfo& b : backends())
         std::cout << b.name << std::string(width + 2 - b.name.size(), ' ') << b.description << "\n";
+    return kSuccess;
+}
+
+int run_gen(const Args& a)
+{
+    require_operands(command("gen"), a);
+    gen::Spec spec;
+    const auto kind = gen::parse_kind(a.operands[0]);
+    if (!kind) throw UsageError("unknown problem kind '" + a.operands[0] + "' (known: dot, gemv, trsv, lu)");
+    if (!a.has(kSize)) throw UsageError("option --n is required");
+    if (a.has(kLower) && a.has(kUpper)) throw UsageError("options --lower and --upper exclude each other");
+    spec.kind = *kind;
+    spec.n = integer_option(a, kSize, 0, 2, dim_t{1} << 24);
+    spec.cond = real_option(a, kCond, 1e8);
+    spec.seed = static_cast<std::uint64_t>(integer_option(a, kSeed, 0, 0, std::numeric_limits<long long>::max()));
+    spec.uplo = a.has(kUpper) ? UPPER : LOWER;
+    spec.diag = a.has(kUnit) ? UNIT : NONUNIT;
+    spec.gemv_style = a.has(kAllRows) ? gen::GemvStyle::AllRows : gen::GemvStyle::OneIllRow;
+    const auto prefix = a.get(kPrefix);
+    const gen::Written w = gen::write_problem(spec, prefix ? *prefix : a.operands[0], !a.has(kNoMeasure));
+    for (const std::string& f : w.files) std::cout << f << "\n";
+    if (!a.has(kNoMeasure)) std::cout << "measured_cond=" << io::format_real(w.measured_cond) << "\n";
     return kSuccess;
 }
 

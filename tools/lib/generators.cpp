@@ -10,9 +10,13 @@
 #include "tools/lib/matrix_market.hpp"
 #include "tools/lib/mpfr_reference.hpp"
 
-// a*b+c must not become an FMA: the data would then depend on the compiler.
-#ifdef __clang__
+// a*b+c must not become an FMA: the data would then depend on the compiler and the
+// target (GCC contracts by default in C++ whenever the target has FMA, e.g. with
+// -march=native; the fingerprint test catches it).
+#if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
 #endif
 
 namespace flamex::gen {

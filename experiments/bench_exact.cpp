@@ -1,0 +1,274 @@
+// Benchmark: the `exact` backend against the `blis` backend, in one run on one
+// machine, with 1 and 2 threads:
+//   EXDOT   x^T y, n = 1e7 (out of cache)                          target <= 2x blis
+//   EXGEMV  y := -A x + y, n x n, n = 4096 (also the transposed)    target <= 3x
+//   EXTRSV  lower, no transpose, non-unit, well-conditioned, n = 4096  target <= 4x
+//   LU      lu_piv_unb_var3 (the paper's Algorithm 7), n = 1024     target <= 5x
+// Each time is the best of R runs (after one untimed warm-up run); the inputs are
+// restored outside the timed region. Prints a markdown table with the machine,
+// the kernels' instruction set and, for the exact backend, whether 1 and 2
+// threads gave the same bits. Not a test (ctest runs --quick as a smoke test).
+//
+// usage: flamex_bench_exact [--reps R] [--quick] [--only dot|gemv|trsv|lu] [--threads T]
+//   --quick   small sizes, 1 repetition: checks that everything runs
+//   --only, --threads   one operation / one thread count (for profiling)
+//
+// BLIS parallelizes only its level-3 operations: its dot, gemv and trsv run on
+// one thread whatever the thread count (the table says so), while the exact
+// backend splits dot, gemv and the panels of trsv across its threads.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "blas/blas.hpp"
+#include "exact/exact.hpp"
+#include "variants/lu.hpp"
+
+namespace {
+
+using flamex::Blas;
+using flamex::dim_t;
+using flamex::Matrix;
+using flamex::Obj;
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Best of `reps` timed runs of run(), each preceded by an untimed reset().
+double best_of(int reps, const std::function<void()>& reset, const std::function<void()>& run)
+{
+    reset();
+    run(); // warm-up: page faults, thread pools, lazily built tables
+    double best = 1e300;
+    for (int r = 0; r < reps; ++r) {
+        reset();
+        const auto t0 = Clock::now();
+        run();
+        best = std::min(best, seconds_since(t0));
+    }
+    return best;
+}
+
+Matrix random_matrix(dim_t m, dim_t n, std::uint64_t seed)
+{
+    std::mt19937_64 gen(seed);
+    std::uniform_real_distribution<double> dist(-1.0, 1.0);
+    Matrix A(m, n);
+    for (dim_t j = 0; j < n; ++j)
+        for (dim_t i = 0; i < m; ++i) A(i, j) = dist(gen);
+    return A;
+}
+
+// Lower triangular, unit-ish diagonal (+-[1, 2)) and off-diagonal entries of
+// size 1/n: diagonally dominant by rows, so well-conditioned.
+Matrix well_conditioned_lower(dim_t n, std::uint64_t seed)
+{
+    std::mt19937_64 gen(seed);
+    std::uniform_real_distribution<double> dist(-1.0, 1.0);
+    Matrix T(n, n);
+    const double scale = 1.0 / static_cast<double>(n);
+    for (dim_t j = 0; j < n; ++j)
+        for (dim_t i = 0; i < n; ++i) {
+            const double v = dist(gen);
+            T(i, j) = i < j ? 0.0 : i == j ? (v < 0 ? -1.0 : 1.0) * (1.0 + std::fabs(v)) : v * scale;
+        }
+    return T;
+}
+
+void copy_into(const Matrix& from, const Matrix& to)
+{
+    std::memcpy(to.view().buffer(), from.view().buffer(),
+                sizeof(double) * static_cast<std::size_t>(from.view().col_stride() * (from.width() - 1) + from.length()));
+}
+
+bool same_bits(const Matrix& A, const Matrix& B)
+{
+    for (dim_t j = 0; j < A.width(); ++j)
+        for (dim_t i = 0; i < A.length(); ++i) {
+            const double a = A(i, j), b = B(i, j);
+            if (std::memcmp(&a, &b, sizeof a) != 0) return false;
+        }
+    return true;
+}
+
+std::string cpu_model()
+{
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("model name", 0) == 0) {
+            const std::size_t colon = line.find(':');
+            if (colon != std::string::npos) return line.substr(colon + 2);
+        }
+    return "unknown CPU";
+}
+
+std::string load_average()
+{
+    std::ifstream in("/proc/loadavg");
+    std::string a, b, c;
+    in >> a >> b >> c;
+    return a.empty() ? "?" : a + " " + b + " " + c;
+}
+
+struct Row {
+    int kind; // 0 dot, 1 gemv N, 2 gemv T, 3 trsv, 4 lu
+    std::string op;
+    std::string size;
+    int threads;
+    double blis_s, exact_s;
+    double target;
+};
+
+struct Sizes {
+    dim_t dot, gemv, trsv, lu;
+};
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    int reps = 5;
+    bool quick = false;
+    std::string only;
+    int only_threads = 0;
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) {
+            reps = std::max(1, std::atoi(argv[++i]));
+        } else if (!std::strcmp(argv[i], "--quick")) {
+            quick = true;
+        } else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) {
+            only = argv[++i];
+        } else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
+            only_threads = std::atoi(argv[++i]);
+        } else {
+            std::fprintf(stderr, "usage: flamex_bench_exact [--reps R] [--quick] [--only dot|gemv|trsv|lu] [--threads T]\n");
+            return 2;
+        }
+    }
+    if (!only.empty() && only != "dot" && only != "gemv" && only != "trsv" && only != "lu") {
+        std::fprintf(stderr, "flamex_bench_exact: --only takes dot, gemv, trsv or lu\n");
+        return 2;
+    }
+    if (only_threads != 0 && only_threads != 1 && only_threads != 2) {
+        std::fprintf(stderr, "flamex_bench_exact: --threads takes 1 or 2\n");
+        return 2;
+    }
+    const auto wanted = [&](const char* op) { return only.empty() || only == op; };
+    Sizes sz = quick ? Sizes{100000, 256, 256, 128} : Sizes{10000000, 4096, 4096, 1024};
+    if (quick) reps = 1;
+
+    const unsigned hw = std::thread::hardware_concurrency();
+    std::printf("## flamex exact backend vs blis\n\n");
+    std::printf("- machine: %s, %u hardware threads\n", cpu_model().c_str(), hw);
+    std::printf("- exact kernels: %s\n", flamex::exact::kernel_isa());
+    std::printf("- best of %d runs%s; load average at start: %s\n\n", reps, quick ? " (--quick sizes)" : "",
+                load_average().c_str());
+    std::fflush(stdout);
+
+    // Operands (shared by all runs; 1 x 1 placeholders for operations not run).
+    if (!wanted("dot")) sz.dot = 1;
+    if (!wanted("gemv")) sz.gemv = 1;
+    if (!wanted("trsv")) sz.trsv = 1;
+    if (!wanted("lu")) sz.lu = 1;
+    const Matrix dx = random_matrix(sz.dot, 1, 1), dy = random_matrix(sz.dot, 1, 2);
+    const Matrix A = random_matrix(sz.gemv, sz.gemv, 3), gx = random_matrix(sz.gemv, 1, 4), gy0 = random_matrix(sz.gemv, 1, 5);
+    const Matrix T = well_conditioned_lower(sz.trsv, 6), b = random_matrix(sz.trsv, 1, 7);
+    const Matrix L0 = random_matrix(sz.lu, sz.lu, 8);
+    const flamex::LuVariant& var3 = flamex::find_lu_variant("lu_piv_unb_var3");
+
+    std::vector<Row> rows;
+    // Results of the exact backend per thread count, to compare bits.
+    double dot_result[2] = {0, 0};
+    Matrix gemv_result[2] = {Matrix(sz.gemv, 1), Matrix(sz.gemv, 1)};
+    Matrix gemvt_result[2] = {Matrix(sz.gemv, 1), Matrix(sz.gemv, 1)};
+    Matrix trsv_result[2] = {Matrix(sz.trsv, 1), Matrix(sz.trsv, 1)};
+    Matrix lu_result[2] = {Matrix(sz.lu, sz.lu), Matrix(sz.lu, sz.lu)};
+
+    for (int threads : {1, 2}) {
+        if (only_threads != 0 && threads != only_threads) continue;
+        const int k = threads - 1;
+        // BLIS's thread count is global and set when a blis backend is made: make it here.
+        const std::unique_ptr<Blas> blis = flamex::make_backend("blis", {threads, 0, ""});
+        const std::unique_ptr<Blas> exact = flamex::make_backend("exact", {threads, 0, ""});
+        const auto nothing = [] {};
+
+        // EXDOT
+        if (wanted("dot")) {
+            volatile double sink = 0;
+            const double tb = best_of(reps, nothing, [&] { sink = blis->dot(dx, dy); });
+            double r = 0;
+            const double te = best_of(reps, nothing, [&] { r = exact->dot(dx, dy); });
+            dot_result[k] = r;
+            rows.push_back({0, "EXDOT (dot)", std::to_string(sz.dot), threads, tb, te, 2.0});
+        }
+        // EXGEMV, y := -A x + y and y := -A^T x + y
+        for (flamex::Trans trans : {flamex::Trans::No, flamex::Trans::Yes}) {
+            if (!wanted("gemv")) break;
+            Matrix y(sz.gemv, 1);
+            const auto reset = [&] { copy_into(gy0, y); };
+            const double tb = best_of(reps, reset, [&] { blis->gemv(trans, -1.0, A, gx, 1.0, y); });
+            const double te = best_of(reps, reset, [&] { exact->gemv(trans, -1.0, A, gx, 1.0, y); });
+            copy_into(y, trans == flamex::Trans::No ? gemv_result[k] : gemvt_result[k]);
+            rows.push_back({trans == flamex::Trans::No ? 1 : 2, trans == flamex::Trans::No ? "EXGEMV (gemv N)" : "EXGEMV (gemv T)",
+                            std::to_string(sz.gemv) + "x" + std::to_string(sz.gemv), threads, tb, te, 3.0});
+        }
+        // EXTRSV
+        if (wanted("trsv")) {
+            Matrix x(sz.trsv, 1);
+            const auto reset = [&] { copy_into(b, x); };
+            const double tb = best_of(reps, reset, [&] {
+                blis->trsv(flamex::Uplo::Lower, flamex::Trans::No, flamex::Diag::NonUnit, T, x);
+            });
+            const double te = best_of(reps, reset, [&] {
+                exact->trsv(flamex::Uplo::Lower, flamex::Trans::No, flamex::Diag::NonUnit, T, x);
+            });
+            copy_into(x, trsv_result[k]);
+            rows.push_back({3, "EXTRSV (trsv L N non-unit)", std::to_string(sz.trsv), threads, tb, te, 4.0});
+        }
+        // LU, unblocked variant 3 with partial pivoting
+        if (wanted("lu")) {
+            Matrix LU(sz.lu, sz.lu);
+            flamex::Pivots p(sz.lu);
+            const auto reset = [&] { copy_into(L0, LU); };
+            const double tb = best_of(reps, reset, [&] { flamex::lu(*blis, var3, LU, p); });
+            const double te = best_of(reps, reset, [&] { flamex::lu(*exact, var3, LU, p); });
+            copy_into(LU, lu_result[k]);
+            rows.push_back({4, "LU lu_piv_unb_var3", std::to_string(sz.lu), threads, tb, te, 5.0});
+        }
+    }
+
+    const bool reproducible[] = {
+        std::memcmp(&dot_result[0], &dot_result[1], sizeof(double)) == 0,
+        same_bits(gemv_result[0], gemv_result[1]),
+        same_bits(gemvt_result[0], gemvt_result[1]),
+        same_bits(trsv_result[0], trsv_result[1]),
+        same_bits(lu_result[0], lu_result[1]),
+    };
+
+    std::printf("| operation | size | threads | blis [s] | exact [s] | exact / blis | target | met | exact: 1 vs 2 threads |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|\n");
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const Row& r = rows[i];
+        const double ratio = r.exact_s / r.blis_s;
+        const bool both = only_threads == 0;
+        std::printf("| %s | %s | %d | %.4g | %.4g | %.2f | <= %.0fx | %s | %s |\n", r.op.c_str(), r.size.c_str(), r.threads,
+                    r.blis_s, r.exact_s, ratio, r.target, ratio <= r.target ? "yes" : "**no**",
+                    !both ? "-" : reproducible[r.kind] ? "same bits" : "**differ**");
+    }
+    std::printf("\nblis runs dot, gemv and trsv on one thread at any thread count (BLIS threads level 3 only).\n");
+    std::printf("load average at end: %s\n", load_average().c_str());
+    return 0;
+}
