@@ -10,4 +10,5 @@ namespace flamex {
 std::unique_ptr<Blas> make_blis_backend(const BackendOptions& options);
 std::unique_ptr<Blas> make_exact_backend(const BackendOptions& options);
 std::unique_ptr<Blas> make_opencl_plain_backend(const BackendOptions& options);
+std::unique_ptr<Blas> make_opencl_exact_backend(const BackendOptions& options);
 } // namespace flamex

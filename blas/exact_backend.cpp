@@ -5,48 +5,71 @@
 //                  chunks merged with Accumulator::merge when threaded.
 //   dots, gemv,    each output round(alpha * S + beta * y) with S the exact dot
 //   gemm           product: S accumulated exactly, multiplied by alpha exactly
-//                  (Accumulator::scale, as exact::exact_dots), beta * y added as an
-//                  exact product; beta == 0 does not read y (BLAS convention).
+//                  (Accumulator::scale, as exact::exact_dots: alpha behaves as one
+//                  IEEE operand, e.g. -1 * (an exactly cancelling S) = -0), beta * y
+//                  added as an exact product; beta == 0 does not read y (BLAS).
+//                  alpha is always applied (alpha == 0 still turns an inf in A or x
+//                  into NaN, as IEEE arithmetic would).
 //   scal, invscal, one IEEE operation per element (multiply, divide, fma): correctly
 //   axpy, ger      rounded as it stands; ger with alpha * x_i not representable
 //                  falls back to round(a_ij + alpha x_i y_j) in an Accumulator.
 //   trsv, trsm     x_k = divide_round(alpha b_k - sum_j t_kj x_j, t_kk): the
 //                  correctly rounded quotient of the exact residual given the
-//                  earlier x_j (round(residual) with a unit diagonal).
+//                  earlier x_j (round(residual) with a unit diagonal). Entries of
+//                  T outside its triangle (and a unit diagonal) are never read.
 //   iamax          first index of the largest |x_i|; the first NaN, if any (BLIS's
 //                  bli_damaxv rule, so pivots match blis on equal candidates).
 //
 // Matrix-vector kernels. A panel of rows of a column-major op(A) goes to
-// exblas::accumulate_columns (blocks of rows in SIMD lanes walking the columns,
-// one expansion per row, spills to per-row Accumulators); rows that are
-// contiguous in memory (op(A) = A^T of a column-major A) are exact dot products
-// (exact::accumulate_dot) each.
+// exblas::accumulate_columns (blocks of 32 rows in SIMD lanes walking the
+// columns, one pair of 3-term expansions per row, spills to per-row
+// Accumulators); a panel whose rows are contiguous in memory (op(A) = A^T of a
+// column-major A) to exblas::accumulate_rows (the same after an in-register
+// transpose of 8 x 8 tiles); a view with neither unit stride to one
+// exact::accumulate_dot per row.
+//
+// Finishing an output: the kernel hands each row's expansion out; when nothing
+// else reached the row's Accumulator (no spill, no out-of-range product) the few
+// terms left (the components, beta * y split by TwoProd, the products of a
+// triangular sub-block) are rounded, or divided and rounded, exactly in a 256-bit
+// fixed-point window (exblas::round_sum / divide_sum); otherwise, or when that
+// cannot decide (exact zero, wide range, extreme exponents), the Accumulator does.
+// Both give the same bits: both are exact.
 //
 // Triangular solves: Alg. 5 of Iakymchuk et al. in its left-looking order. The
 // unknowns are taken in blocks of `block` rows (BackendOptions::block, default
 // 64); a block's rows first accumulate the panel of every column already solved
-// (one local EXGEMV into the block's per-row Accumulators), then the block is
-// solved in sub-blocks of 8 rows (a sub-panel EXGEMV and the small triangle),
-// each x_k from its own Accumulator: nothing is rounded between the panel and
-// the division. The left-looking order keeps each row's expansion in registers
-// over the whole panel and needs only `block` Accumulators; the right-looking
-// order of the paper gives the same exact residuals.
+// (one local EXGEMV into the block's per-row accumulators), then the block is
+// solved in sub-blocks of SUB_BLOCK rows (a sub-panel EXGEMV and the small
+// triangle), each x_k from its own exact residual: nothing is rounded between
+// the panel and the division. The left-looking order keeps each row's expansion
+// in registers over the whole panel and needs only `block` Accumulators; the
+// right-looking order of the paper gives the same exact residuals. (A view with
+// neither unit stride gets one exact dot product per residual instead.) trsm
+// solves its right-hand sides this way, each independently, except that
+// right-hand sides lying side by side in memory (side RIGHT, column-major B) go
+// through the kernel together, 32 at a time: for each unknown, one kernel pass
+// over the unknowns already solved gives all their residuals.
 //
 // Threads: a small persistent pool (BackendOptions::threads - 1 workers plus the
-// caller). Work is split by output elements (rows of gemv, tiles of gemm,
-// right-hand sides of trsm, columns of ger) or, for sum, dot and the panel of a
-// triangular solve, by chunks whose Accumulators are merged. Operations below
-// PARALLEL_MIN products stay on the calling thread.
+// caller). Work is split by output elements (rows of gemv, columns or rows of
+// gemm, right-hand sides of trsm, columns of ger) or, for sum, dot and the panel
+// of a triangular solve, by chunks whose Accumulators are merged. Operations
+// below about 2^17 products stay on the calling thread (FLAMEX_EXACT_PARALLEL_MIN
+// overrides that threshold).
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdlib>
 #include <exception>
 #include <functional>
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <tuple>
 #include <utility>
@@ -63,10 +86,26 @@ using exact::Accumulator;
 using exblas::index_t;
 
 constexpr dim_t DEFAULT_BLOCK = 64;
-// Work (products or elements) below which an operation stays on the caller.
-constexpr index_t PARALLEL_MIN = index_t{1} << 15;
-// Rows of a triangular block solved after one sub-panel.
-constexpr index_t SUB_BLOCK = 8;
+// Work (products or elements) below which an operation stays on the caller: a
+// few tens of microseconds, well above the cost of waking the pool. The
+// environment variable FLAMEX_EXACT_PARALLEL_MIN overrides it (tests use a small
+// value so that small problems take the threaded paths too).
+constexpr index_t DEFAULT_PARALLEL_MIN = index_t{1} << 17;
+
+index_t parallel_min_from_environment()
+{
+    const char* env = std::getenv("FLAMEX_EXACT_PARALLEL_MIN");
+    if (env == nullptr || *env == '\0') return DEFAULT_PARALLEL_MIN;
+    char* end = nullptr;
+    const long long v = std::strtoll(env, &end, 10);
+    if (end == env || *end != '\0' || v < 1)
+        throw Error(std::string("exact backend: FLAMEX_EXACT_PARALLEL_MIN must be a positive integer, got '") + env + "'");
+    return static_cast<index_t>(v);
+}
+
+// Rows of a triangular block solved after one sub-panel (their small triangle
+// is added product by product).
+constexpr index_t SUB_BLOCK = 4;
 // Rows per Accumulator batch in gemv / gemm.
 constexpr index_t ROWS = 2 * exblas::COLUMNS_ROW_BLOCK;
 
@@ -77,6 +116,25 @@ inline void cpu_relax()
 #else
     std::this_thread::yield();
 #endif
+}
+
+// Polls ready() for a short while before the caller goes to sleep: a few pause
+// loops, then yields (which hand the core to any other runnable thread, so a
+// waiting thread never starves the others of an oversubscribed machine) for up
+// to about 50 microseconds. True once ready.
+template <class Ready>
+bool wait_briefly(Ready ready)
+{
+    for (int i = 0; i < 64; ++i) {
+        if (ready()) return true;
+        cpu_relax();
+    }
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
+    while (std::chrono::steady_clock::now() < until) {
+        if (ready()) return true;
+        std::this_thread::yield();
+    }
+    return ready();
 }
 
 // --- the thread pool ------------------------------------------------------------------
@@ -125,8 +183,7 @@ public:
         } catch (...) {
             mine = std::current_exception();
         }
-        for (int spin = 0; spin < SPIN && pending_.load(std::memory_order_acquire) != 0; ++spin) cpu_relax();
-        if (pending_.load(std::memory_order_acquire) != 0) {
+        if (!wait_briefly([this] { return pending_.load(std::memory_order_acquire) == 0; })) {
             std::unique_lock<std::mutex> lock(mutex_);
             done_.wait(lock, [this] { return pending_.load(std::memory_order_acquire) == 0; });
         }
@@ -136,17 +193,12 @@ public:
     }
 
 private:
-    static constexpr int SPIN = 4000; // pause loops (tens of microseconds) before sleeping
-
     void work(int t)
     {
         std::uint64_t seen = 0;
         for (;;) {
-            std::uint64_t g = generation_.load(std::memory_order_acquire);
-            for (int spin = 0; spin < SPIN && g == seen; ++spin) {
-                cpu_relax();
-                g = generation_.load(std::memory_order_acquire);
-            }
+            std::uint64_t g = seen;
+            wait_briefly([&] { return (g = generation_.load(std::memory_order_acquire)) != seen; });
             if (g == seen) {
                 std::unique_lock<std::mutex> lock(mutex_);
                 wake_.wait(lock, [&] { return stop_ || generation_.load(std::memory_order_acquire) != seen; });
@@ -247,6 +299,10 @@ void panel_serial(const Mat& E, index_t r0, index_t nr, index_t c0, index_t nc, 
         exblas::accumulate_columns(nr, nc, base, E.cs, xs, incx, acc, comps);
         return;
     }
+    if (E.cs == 1 && nr > 1) {
+        exblas::accumulate_rows(nr, nc, base, E.rs, xs, incx, acc, comps);
+        return;
+    }
     if (comps != nullptr) std::fill(comps, comps + nr * NC, 0.0);
     for (index_t r = 0; r < nr; ++r) exact::accumulate_dot(acc[r], nc, base + r * E.rs, E.cs, xs, incx);
 }
@@ -268,7 +324,8 @@ double finish(Accumulator& acc, const double* comps, double alpha, double beta, 
     if ((alpha == 1.0 || alpha == -1.0) && acc.is_zero()) {
         double t[NC + 2];
         int k = 0;
-        for (int p = 0; p < NC; ++p) t[k++] = alpha * comps[p];
+        for (int p = 0; p < NC; ++p)
+            if (comps[p] != 0) t[k++] = alpha * comps[p];
         bool ok = true;
         if (beta != 0.0) {
             const double yv = *y;
@@ -334,7 +391,10 @@ struct Terms {
     double t[exblas::MAX_TERMS];
     int n = 0;
     bool ok = true;
-    void add(double v) { t[n++] = v; }
+    void add(double v)
+    {
+        if (v != 0) t[n++] = v; // zeros add nothing to a non-zero sum (zero sums go to the Accumulator)
+    }
     void add_product(double a, double b)
     {
         const double p = a * b;
@@ -347,7 +407,7 @@ struct Terms {
         }
     }
 };
-static_assert(2 * exblas::COMPONENTS + 2 * 7 + 2 <= exblas::MAX_TERMS, "terms of one unknown of a sub-block");
+static_assert(2 * exblas::COMPONENTS + 2 * (SUB_BLOCK - 1) + 2 <= exblas::MAX_TERMS, "terms of one unknown of a sub-block");
 
 // --- the backend ---------------------------------------------------------------------
 
@@ -355,6 +415,7 @@ class ExactBackend final : public Blas {
 public:
     explicit ExactBackend(const BackendOptions& options)
         : threads_(options.threads), block_(options.block > 0 ? options.block : DEFAULT_BLOCK),
+          parallel_min_(parallel_min_from_environment()),
           pool_(options.threads > 1 ? std::make_unique<Pool>(options.threads) : nullptr)
     {
     }
@@ -447,7 +508,7 @@ public:
         const double* px = x.buffer();
         index_t incx = x.vector_inc();
         std::vector<double> xcopy;
-        if (m > 1 && n > 1 && incx != 1 && E.rs != 1) { // rows as dot products read x once each
+        if (m > 1 && n > 1 && incx != 1 && E.rs != 1 && E.cs != 1) { // rows as dot products read x once each
             xcopy.resize(static_cast<std::size_t>(n));
             for (index_t c = 0; c < n; ++c) xcopy[static_cast<std::size_t>(c)] = px[c * incx];
             px = xcopy.data();
@@ -557,7 +618,7 @@ public:
         const double* pb = EB.p;
         index_t brs = EB.rs, bcs = EB.cs;
         std::vector<double> bcopy;
-        if (!(EA.rs == 1 && m > 1) && brs != 1 && k > 1) {
+        if (!((EA.rs == 1 || EA.cs == 1) && m > 1) && brs != 1 && k > 1) {
             bcopy.resize(static_cast<std::size_t>(k * n));
             for (index_t j = 0; j < n; ++j)
                 for (index_t i = 0; i < k; ++i) bcopy[static_cast<std::size_t>(i + j * k)] = EB(i, j);
@@ -604,7 +665,17 @@ public:
             solve_strided(tri, alpha, pb, inc, true);
             return;
         }
-        parallel(parts_for(nrhs * n * n / 2), [&](int t, int P) {
+        const int parts = parts_for(nrhs * n * n / 2);
+        if (step == 1) {
+            // The right-hand sides lie next to each other (the rows of a column-major
+            // B, side RIGHT): blocks of them go through the SIMD kernel together.
+            parallel(parts, [&](int t, int P) {
+                const auto [lo, hi] = share(nrhs, t, P, exblas::COLUMNS_ROW_BLOCK);
+                solve_lanes(tri, alpha, pb + lo, inc, hi - lo);
+            });
+            return;
+        }
+        parallel(parts, [&](int t, int P) {
             const auto [lo, hi] = share(nrhs, t, P);
             for (index_t r = lo; r < hi; ++r) solve_strided(tri, alpha, pb + r * step, inc, false);
         });
@@ -635,7 +706,7 @@ public:
     }
 
 private:
-    int parts_for(index_t work) const { return pool_ != nullptr && work >= PARALLEL_MIN ? threads_ : 1; }
+    int parts_for(index_t work) const { return pool_ != nullptr && work >= parallel_min_ ? threads_ : 1; }
 
     // job(t, parts) for t in [0, parts): parts is 1 or the pool's size.
     template <class Job>
@@ -651,7 +722,7 @@ private:
     template <class Body>
     void elementwise(index_t n, Body&& body) const
     {
-        const int parts = n >= 16 * PARALLEL_MIN ? parts_for(n) : 1;
+        const int parts = n >= 16 * parallel_min_ ? parts_for(n) : 1;
         parallel(parts, [&](int t, int T) {
             const auto [lo, hi] = share(n, t, T, 8);
             body(lo, hi);
@@ -725,6 +796,53 @@ private:
         for (index_t k = 0; k < n; ++k) x[k * inc] = v[static_cast<std::size_t>(k)];
     }
 
+    // x_k = (alpha b_k - S_k) / E(k, k) rounded, S_k = acc + comps[0 .. NC): directly
+    // from those terms when possible, else in the Accumulator.
+    static double solve_finish(Accumulator& a, const double* comps, double alpha, double b, bool unit, double diagonal)
+    {
+        if (a.is_zero()) {
+            Terms t;
+            for (int p = 0; p < NC; ++p) t.add(-comps[p]);
+            if (alpha == 1.0)
+                t.add(b);
+            else
+                t.add_product(alpha, b);
+            double out;
+            if (t.ok && (unit ? exblas::round_sum(t.t, t.n, out) : exblas::divide_sum(t.t, t.n, diagonal, out)))
+                return out;
+        }
+        for (int p = 0; p < NC; ++p) a.add_component(comps[p]);
+        return solve_one(a, alpha, b, unit, diagonal);
+    }
+
+    // R systems of tri at once, right-hand side r in X[r + k * ldx] (the systems
+    // side by side in memory), solved in place: for each unknown k in turn, one
+    // kernel pass over the unknowns already solved gives the residuals of a block of
+    // systems (their rows of X as the panel, row k of the equations as the vector).
+    void solve_lanes(const Triangle& tri, double alpha, double* X, index_t ldx, index_t R) const
+    {
+        const Mat& E = tri.E;
+        const index_t n = E.m;
+        Workspace& ws = workspace();
+        Accumulator* acc = accumulators(ws.acc, ROWS);
+        double* comps = doubles(ws.comps, ROWS * NC);
+        for (index_t r0 = 0; r0 < R; r0 += ROWS) {
+            const index_t nr = std::min(ROWS, R - r0);
+            double* Xb = X + r0;
+            for (index_t step = 0; step < n; ++step) {
+                const index_t k = tri.forward ? step : n - 1 - step;
+                const index_t j0 = tri.forward ? 0 : k + 1, j1 = tri.forward ? k : n;
+                for (index_t q = 0; q < nr; ++q) acc[q].reset();
+                exblas::accumulate_columns(nr, j1 - j0, Xb + j0 * ldx, ldx, E.p + k * E.rs + j0 * E.cs, E.cs, acc, comps);
+                const double diagonal = tri.unit ? 1.0 : E(k, k);
+                for (index_t q = 0; q < nr; ++q) {
+                    double& x = Xb[q + k * ldx];
+                    x = solve_finish(acc[q], comps + q * NC, alpha, x, tri.unit, diagonal);
+                }
+            }
+        }
+    }
+
     // Blocked substitution (see the top of the file) on a contiguous x.
     void solve(const Triangle& tri, double alpha, double* x, bool may_thread) const
     {
@@ -761,10 +879,10 @@ private:
             for (index_t j = j0; j < j1; ++j) a.add_product(E(k, j), x[j]);
             return solve_one(a, alpha, b, tri.unit, diagonal);
         };
-        // Rows of E that are not contiguous columns (E = T^T of a column-major T):
-        // each row's residual is one exact dot product over the unknowns solved so
-        // far (the block's panel is split between threads first when it is large).
-        const bool dot_rows = E.rs != 1;
+        // Equations with neither unit stride (a view with general strides): each
+        // row's residual is one exact dot product over the unknowns solved so far
+        // (the block's panel is split between threads first when it is large).
+        const bool dot_rows = E.rs != 1 && E.cs != 1;
         if (tri.forward) {
             for (index_t i = 0; i < n; i += bs) {
                 const index_t nb = std::min(bs, n - i);
@@ -817,6 +935,7 @@ private:
 
     int threads_;
     index_t block_;
+    index_t parallel_min_;
     std::unique_ptr<Pool> pool_;
 };
 

@@ -1,6 +1,7 @@
-// The multi-row exact kernel of the `exact` backend (see exact_kernels.hpp):
+// The multi-row exact kernels of the `exact` backend (see exact_kernels.hpp):
 // exact_columns_body.inc compiled for AVX2+FMA and for AVX-512, and a portable
 // path built on exact::accumulate_dot; the set is the one the exact layer chose.
+// Then the short exact sums (round_sum, divide_sum) in 256-bit fixed point.
 // Every header is included before the first target region so that no inline
 // function of a header is compiled for an instruction set the CPU may lack.
 #include "blas/exact_kernels.hpp"
@@ -48,6 +49,13 @@ void columns_generic(index_t nrows, index_t ncols, const double* A, index_t lda,
                      Accumulator* acc, double* comps)
 {
     for (index_t r = 0; r < nrows; ++r) exact::accumulate_dot(acc[r], ncols, A + r, lda, x, incx);
+    if (comps != nullptr) std::fill(comps, comps + nrows * COMPONENTS, 0.0);
+}
+
+void rows_generic(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
+                  Accumulator* acc, double* comps)
+{
+    for (index_t r = 0; r < nrows; ++r) exact::accumulate_dot(acc[r], ncols, A + r * lda, 1, x, incx);
     if (comps != nullptr) std::fill(comps, comps + nrows * COMPONENTS, 0.0);
 }
 
@@ -112,6 +120,16 @@ struct Simd {
         return _mm256_or_pd(in_range(r), zero);
     }
     static V zero_v() { return _mm256_setzero_pd(); }
+    // out[j] lane l = in[l] lane j.
+    static void transpose(const V (&in)[W], V (&out)[W])
+    {
+        const V t0 = _mm256_unpacklo_pd(in[0], in[1]), t1 = _mm256_unpackhi_pd(in[0], in[1]);
+        const V t2 = _mm256_unpacklo_pd(in[2], in[3]), t3 = _mm256_unpackhi_pd(in[2], in[3]);
+        out[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
+        out[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+        out[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+        out[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+    }
 };
 
 #include "blas/exact_columns_body.inc"
@@ -125,6 +143,12 @@ void columns_avx2(index_t nrows, index_t ncols, const double* A, index_t lda, co
 {
     static_assert(2 * avx2::P == COMPONENTS, "components per row");
     avx2::columns_impl<avx2::P1, avx2::P, avx2::U>(nrows, ncols, A, lda, x, incx, acc, comps);
+}
+
+void rows_avx2(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
+               Accumulator* acc, double* comps)
+{
+    avx2::rows_impl<avx2::P1, avx2::P, avx2::U>(nrows, ncols, A, lda, x, incx, acc, comps);
 }
 
 // a[i] := fma(h[i], s, a[i]) on contiguous arrays.
@@ -209,11 +233,36 @@ struct Simd {
         const M zero = x == 0 ? is_finite(a) : _mm512_cmp_pd_mask(a, _mm512_setzero_pd(), _CMP_EQ_OQ);
         return static_cast<M>(in_range(r) | zero);
     }
+    // out[j] lane l = in[l] lane j: pairs, then quadruples, then halves. (The
+    // zero-masked forms: GCC 12 warns about the unmasked ones' undefined
+    // pass-through operand.)
+    static void transpose(const V (&in)[W], V (&out)[W])
+    {
+        constexpr __mmask8 all = 0xff;
+        V t[8], q[8];
+        for (int k = 0; k < 4; ++k) {
+            t[2 * k] = _mm512_maskz_unpacklo_pd(all, in[2 * k], in[2 * k + 1]);     // r_2k,0 r_2k+1,0 r_2k,2 ...
+            t[2 * k + 1] = _mm512_maskz_unpackhi_pd(all, in[2 * k], in[2 * k + 1]); // the odd columns
+        }
+        const __m512i lo2 = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
+        const __m512i hi2 = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
+        // q[0]: rows 0-3 of columns 0 and 4; q[1]: 1, 5; q[2]: 2, 6; q[3]: 3, 7; q[4..7]: rows 4-7.
+        for (int h = 0; h < 2; ++h) {
+            q[4 * h + 0] = _mm512_permutex2var_pd(t[4 * h + 0], lo2, t[4 * h + 2]);
+            q[4 * h + 1] = _mm512_permutex2var_pd(t[4 * h + 1], lo2, t[4 * h + 3]);
+            q[4 * h + 2] = _mm512_permutex2var_pd(t[4 * h + 0], hi2, t[4 * h + 2]);
+            q[4 * h + 3] = _mm512_permutex2var_pd(t[4 * h + 1], hi2, t[4 * h + 3]);
+        }
+        for (int j = 0; j < 4; ++j) {
+            out[j] = _mm512_maskz_shuffle_f64x2(all, q[j], q[4 + j], 0x44);     // column j: first halves
+            out[j + 4] = _mm512_maskz_shuffle_f64x2(all, q[j], q[4 + j], 0xee); // column j + 4: second halves
+        }
+    }
 };
 
 #include "blas/exact_columns_body.inc"
 
-constexpr int P1 = 2, P = 3, U = 4;
+constexpr int P1 = 2, P = 3, U = 4, ROWS_U = 2;
 
 } // namespace avx512
 
@@ -222,6 +271,12 @@ void columns_avx512(index_t nrows, index_t ncols, const double* A, index_t lda, 
 {
     static_assert(2 * avx512::P == COMPONENTS, "components per row");
     avx512::columns_impl<avx512::P1, avx512::P, avx512::U>(nrows, ncols, A, lda, x, incx, acc, comps);
+}
+
+void rows_avx512(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
+                 Accumulator* acc, double* comps)
+{
+    avx512::rows_impl<avx512::P1, avx512::P, avx512::ROWS_U>(nrows, ncols, A, lda, x, incx, acc, comps);
 }
 
 void fma_update_avx512(index_t n, const double* h, double s, double* a)
@@ -257,6 +312,7 @@ using FmaKernel = void (*)(index_t, const double*, double, double*);
 struct Kernels {
     const char* isa;
     ColumnsKernel columns;
+    ColumnsKernel rows;
     FmaKernel fma;
 };
 
@@ -264,11 +320,11 @@ Kernels choose()
 {
     const char* isa = exact::kernel_isa();
 #if defined(FLAMEX_EXB_X86)
-    if (std::strcmp(isa, "avx512") == 0) return {"avx512", columns_avx512, fma_update_avx512};
-    if (std::strcmp(isa, "avx2") == 0) return {"avx2", columns_avx2, fma_update_avx2};
+    if (std::strcmp(isa, "avx512") == 0) return {"avx512", columns_avx512, rows_avx512, fma_update_avx512};
+    if (std::strcmp(isa, "avx2") == 0) return {"avx2", columns_avx2, rows_avx2, fma_update_avx2};
 #endif
     (void)isa;
-    return {"generic", columns_generic, fma_update_generic};
+    return {"generic", columns_generic, rows_generic, fma_update_generic};
 }
 
 const Kernels& kernels()
@@ -294,6 +350,21 @@ void accumulate_columns(index_t nrows, index_t ncols, const double* A, index_t l
         if (acc[r].zero_sign_open()) note_zero_signs(acc[r], ncols, A + r, lda, x, incx);
 }
 
+void accumulate_rows(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
+                     Accumulator* acc, double* comps)
+{
+    if (nrows <= 0) return;
+    if (ncols <= 0) {
+        if (comps != nullptr) std::fill(comps, comps + nrows * COMPONENTS, 0.0);
+        return;
+    }
+    const Kernels& k = kernels();
+    k.rows(nrows, ncols, A, lda, x, incx, acc, comps);
+    if (k.rows == rows_generic) return; // accumulate_dot recorded the zero signs
+    for (index_t r = 0; r < nrows; ++r)
+        if (acc[r].zero_sign_open()) note_zero_signs(acc[r], ncols, A + r * lda, 1, x, incx);
+}
+
 void fma_update(index_t n, const double* h, index_t inch, double s, double* a, index_t inca)
 {
     if (n <= 0) return;
@@ -306,6 +377,9 @@ void fma_update(index_t n, const double* h, index_t inch, double s, double* a, i
 
 namespace {
 
+__extension__ typedef __int128 i128;
+__extension__ typedef unsigned __int128 u128;
+
 // The exact sum of n <= MAX_TERMS finite doubles as sign and magnitude M * 2^qmin
 // (M in four 64-bit limbs), when the terms span at most 240 bits; false for a
 // wider span, a non-finite term or an exact zero.
@@ -316,52 +390,78 @@ struct Fixed {
     bool negative = false;
 };
 
-bool fixed_sum(const double* t, int n, Fixed& f)
+// Adds the terms into signed 128-bit digits of 64 bits each, digit 0 weighing
+// 2^qmin; false if a term's bits fall outside [qmin, qmin + 240).
+bool add_terms(const double* t, int n, int qmin, i128 (&D)[4])
 {
-    std::uint64_t m[MAX_TERMS];
-    int q[MAX_TERMS];
-    bool neg[MAX_TERMS];
-    int k = 0, qmin = 1 << 20, top = -(1 << 20);
-    if (n > MAX_TERMS) return false;
     for (int i = 0; i < n; ++i) {
         std::uint64_t bits;
         std::memcpy(&bits, &t[i], sizeof bits);
+        if ((bits << 1) == 0) continue;
         const int biased = static_cast<int>((bits >> 52) & 0x7ff);
         const std::uint64_t frac = bits & ((std::uint64_t{1} << 52) - 1);
-        if (biased == 0x7ff) return false;
-        if (biased == 0 && frac == 0) continue;
-        m[k] = biased == 0 ? frac : frac | (std::uint64_t{1} << 52);
-        q[k] = biased == 0 ? -1074 : biased - 1075;
-        neg[k] = (bits >> 63) != 0;
-        qmin = std::min(qmin, q[k]);
-        top = std::max(top, q[k] + 53);
-        ++k;
+        const std::uint64_t m = biased == 0 ? frac : frac | (std::uint64_t{1} << 52);
+        const int shift = (biased == 0 ? -1074 : biased - 1075) - qmin;
+        if (static_cast<unsigned>(shift) > 240u - 53u) return false;
+        const int limb = shift >> 6, b = shift & 63; // limb <= 2
+        const std::uint64_t lo = m << b, hi = (m >> 1) >> (63 - b);
+        // +-lo, +-hi without a branch on the sign (it is unpredictable).
+        const i128 sign = -static_cast<i128>(bits >> 63); // 0 or -1
+        D[limb] += (static_cast<i128>(lo) ^ sign) - sign;
+        D[limb + 1] += (static_cast<i128>(hi) ^ sign) - sign;
     }
-    if (k == 0 || top - qmin > 240) return false; // 32 terms below 2^241 sum to less than 2^246
-    // The exact sum / 2^qmin in 256-bit two's complement.
-    std::uint64_t* L = f.L;
-    for (int i = 0; i < k; ++i) {
-        const int shift = q[i] - qmin;
-        const int limb = shift >> 6, b = shift & 63;
-        std::uint64_t w[4] = {0, 0, 0, 0};
-        w[limb] = m[i] << b;
-        if (b != 0) w[limb + 1] = m[i] >> (64 - b); // limb + 1 <= 3: shift + 53 <= 240
-        if (neg[i])
-            for (int j = 0; j < 4; ++j) w[j] = ~w[j]; // -w = ~w + 1: the + 1 is the carry in
-        std::uint64_t carry = neg[i] ? 1 : 0;
-        for (int j = 0; j < 4; ++j) {
-            const std::uint64_t a = L[j] + carry;
-            const std::uint64_t c1 = a < carry ? 1 : 0;
-            L[j] = a + w[j];
-            carry = c1 + (L[j] < w[j] ? 1 : 0);
+    return true;
+}
+
+bool fixed_sum(const double* t, int n, Fixed& f)
+{
+    if (n > MAX_TERMS) return false;
+    // t_i = (-1)^s_i * m_i * 2^q_i with m_i < 2^53. Try a window around the first
+    // term (the largest one, usually); else find the range first.
+    int qmin = 0;
+    {
+        int i = 0;
+        std::uint64_t bits = 0;
+        for (; i < n; ++i) {
+            std::memcpy(&bits, &t[i], sizeof bits);
+            if ((bits << 1) != 0) break;
         }
+        if (i == n) return false;
+        const int biased = static_cast<int>((bits >> 52) & 0x7ff);
+        if (biased == 0x7ff) return false;
+        qmin = (biased == 0 ? -1074 : biased - 1075) - 120;
     }
-    f.negative = (L[3] >> 63) != 0;
+    i128 D[4] = {0, 0, 0, 0};
+    if (!add_terms(t, n, qmin, D)) {
+        int lo = 1 << 20, hi = -(1 << 20);
+        for (int i = 0; i < n; ++i) {
+            std::uint64_t bits;
+            std::memcpy(&bits, &t[i], sizeof bits);
+            const int biased = static_cast<int>((bits >> 52) & 0x7ff);
+            if (biased == 0x7ff) return false;
+            if ((bits << 1) == 0) continue;
+            const int q = biased == 0 ? -1074 : biased - 1075;
+            lo = std::min(lo, q);
+            hi = std::max(hi, q);
+        }
+        if (hi - lo > 240 - 53) return false; // 32 terms below 2^241 sum to less than 2^246
+        qmin = lo;
+        for (i128& d : D) d = 0;
+        add_terms(t, n, qmin, D);
+    }
+    std::uint64_t* L = f.L;
+    i128 carry = 0;
+    for (int j = 0; j < 4; ++j) {
+        const i128 v = D[j] + carry;
+        L[j] = static_cast<std::uint64_t>(v);
+        carry = (v - static_cast<i128>(L[j])) / (static_cast<i128>(1) << 64);
+    }
+    f.negative = carry < 0; // the sum is L - 2^256 then
     if (f.negative) {
-        std::uint64_t carry = 1;
+        std::uint64_t c = 1;
         for (int j = 0; j < 4; ++j) {
-            L[j] = ~L[j] + carry;
-            carry = (carry != 0 && L[j] == 0) ? 1 : 0;
+            L[j] = ~L[j] + c;
+            c = (c != 0 && L[j] == 0) ? 1 : 0;
         }
     }
     int h = 3;
@@ -373,7 +473,6 @@ bool fixed_sum(const double* t, int n, Fixed& f)
 }
 
 // floor(M / 2^p) mod 2^128 (p may be negative) and whether M mod 2^p != 0.
-__extension__ typedef unsigned __int128 u128;
 u128 bits_from(const Fixed& f, int p, bool& sticky)
 {
     sticky = false;
@@ -397,9 +496,23 @@ u128 bits_from(const Fixed& f, int p, bool& sticky)
 // v * 2^e for an integer v < 2^63 with at least two bits below the rounding
 // position (its last bit a sticky bit): one rounding, the scaling exact for a
 // normal result.
+double pow2(int e) // 2^e for e in [-1022, 1023]
+{
+    const std::uint64_t bits = static_cast<std::uint64_t>(e + 1023) << 52;
+    double d;
+    std::memcpy(&d, &bits, sizeof d);
+    return d;
+}
+
 double scaled(std::uint64_t v, int e, bool negative)
 {
-    const double d = std::ldexp(static_cast<double>(static_cast<std::int64_t>(v)), e);
+    double d = static_cast<double>(static_cast<std::int64_t>(v)); // the one rounding
+    if (e < -1000) { // two exact steps: the intermediate and the result stay normal
+        d *= pow2(e + 200);
+        d *= pow2(-200);
+    } else {
+        d *= pow2(e);
+    }
     return negative ? -d : d;
 }
 

@@ -1,8 +1,11 @@
-// Internal to the `exact` BLAS backend: the multi-row exact kernel that the
-// exact layer (exact/) does not provide. exact::accumulate_dot serves one row at
-// a time; a column-major matrix-vector product wants a block of rows at once,
-// walking the columns contiguously, each row with its own expansion in a SIMD
-// lane (the EXGEMV scheme of Iakymchuk et al., section 3.4, on a CPU).
+// Internal to the `exact` BLAS backend: what the exact layer (exact/) does not
+// provide. exact::accumulate_dot serves one row at a time; a matrix-vector
+// product wants a block of rows at once, each row with its own expansion in a
+// SIMD lane, walking the columns contiguously (the EXGEMV scheme of Iakymchuk et
+// al., section 3.4, on a CPU): accumulate_columns for column-major panels,
+// accumulate_rows for panels whose rows are contiguous (A^T of a column-major A).
+// Plus the cheap exact finish of a short sum (round_sum, divide_sum) and the fma
+// update of ger / axpy.
 #pragma once
 
 #include "exact/exact.hpp"
@@ -29,6 +32,11 @@ inline constexpr int COMPONENTS = 6;
 // round that short sum cheaply when acc[r] is an exact zero (round_sum).
 void accumulate_columns(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
                         Accumulator* acc, double* comps = nullptr);
+
+// The same for a panel whose rows are contiguous: acc[r] += sum_c A[r * lda + c] *
+// x[c * incx] (W x W tiles transposed in registers, then the same expansions).
+void accumulate_rows(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
+                     Accumulator* acc, double* comps = nullptr);
 
 // The correctly rounded sum of n <= MAX_TERMS finite doubles (round_sum), or its
 // correctly rounded quotient by d (divide_sum), when that is cheap to decide: the

@@ -4,8 +4,8 @@
 //   EXGEMV  y := -A x + y, n x n, n = 4096 (also the transposed)    target <= 3x
 //   EXTRSV  lower, no transpose, non-unit, well-conditioned, n = 4096  target <= 4x
 //   LU      lu_piv_unb_var3 (the paper's Algorithm 7), n = 1024     target <= 5x
-// Each time is the best of R runs (after one untimed warm-up run); the inputs are
-// restored outside the timed region. Prints a markdown table with the machine,
+// Each time is the best of R runs (after one untimed warm-up run), the blis and
+// exact runs interleaved; the inputs are restored outside the timed region. Prints a markdown table with the machine,
 // the kernels' instruction set and, for the exact backend, whether 1 and 2
 // threads gave the same bits. Not a test (ctest runs --quick as a smoke test).
 //
@@ -46,17 +46,29 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-// Best of `reps` timed runs of run(), each preceded by an untimed reset().
-double best_of(int reps, const std::function<void()>& reset, const std::function<void()>& run)
+// Best of `reps` timed runs of each of blis() and exact(), interleaved (blis,
+// exact, blis, exact, ...) so that both see the same machine; each run is
+// preceded by an untimed reset(), and one untimed warm-up run of each comes
+// first. exact() runs last: its result is what the operands hold afterwards.
+struct Times {
+    double blis, exact;
+};
+
+Times best_of(int reps, const std::function<void()>& reset, const std::function<void()>& blis,
+              const std::function<void()>& exact)
 {
-    reset();
-    run(); // warm-up: page faults, thread pools, lazily built tables
-    double best = 1e300;
-    for (int r = 0; r < reps; ++r) {
+    Times best{1e300, 1e300};
+    const auto timed = [&](const std::function<void()>& run, double& into, bool record) {
         reset();
         const auto t0 = Clock::now();
         run();
-        best = std::min(best, seconds_since(t0));
+        if (record) into = std::min(into, seconds_since(t0));
+    };
+    timed(blis, best.blis, false); // warm-up: page faults, thread pools, lazily built tables
+    timed(exact, best.exact, false);
+    for (int r = 0; r < reps; ++r) {
+        timed(blis, best.blis, true);
+        timed(exact, best.exact, true);
     }
     return best;
 }
@@ -122,6 +134,73 @@ std::string load_average()
     in >> a >> b >> c;
     return a.empty() ? "?" : a + " " + b + " " + c;
 }
+
+// Forwards every operation to a backend and adds its wall time to a per-operation
+// total: where the time of a factorization goes.
+class TimedBlas final : public Blas {
+public:
+    enum Op { TRSV, DOTS, GEMV, IAMAX, PIVOTS, INVSCAL, OTHER, OPS };
+    static constexpr const char* NAMES[OPS] = {"trsv", "dots", "gemv", "iamax", "apply_pivots", "invscal", "other"};
+
+    explicit TimedBlas(const Blas& inner) : inner_(inner) {}
+    // f() timed into the total of op (defined first: the overrides below use it).
+    template <class F>
+    auto timed(Op op, F&& f) const
+    {
+        const auto t0 = Clock::now();
+        auto r = f();
+        seconds_[op] += seconds_since(t0);
+        ++calls_[op];
+        return r;
+    }
+
+    double total(Op op) const { return seconds_[op]; }
+    int calls(Op op) const { return calls_[op]; }
+
+    std::string name() const override { return inner_.name(); }
+    bool reproducible() const override { return inner_.reproducible(); }
+    double sum(Obj x) const override { return timed(OTHER, [&] { return inner_.sum(x); }); }
+    double dot(Obj x, Obj y) const override { return timed(OTHER, [&] { return inner_.dot(x, y); }); }
+    void dots(double alpha, Obj x, Obj y, double beta, Obj rho) const override
+    {
+        timed(DOTS, [&] { inner_.dots(alpha, x, y, beta, rho); return 0; });
+    }
+    void scal(double alpha, Obj x) const override { timed(OTHER, [&] { inner_.scal(alpha, x); return 0; }); }
+    void invscal(double alpha, Obj x) const override { timed(INVSCAL, [&] { inner_.invscal(alpha, x); return 0; }); }
+    void axpy(double alpha, Obj x, Obj y) const override { timed(OTHER, [&] { inner_.axpy(alpha, x, y); return 0; }); }
+    void copy(Obj x, Obj y) const override { timed(OTHER, [&] { inner_.copy(x, y); return 0; }); }
+    void gemv(flamex::Trans trans, double alpha, Obj A, Obj x, double beta, Obj y) const override
+    {
+        timed(GEMV, [&] { inner_.gemv(trans, alpha, A, x, beta, y); return 0; });
+    }
+    void trsv(flamex::Uplo uplo, flamex::Trans trans, flamex::Diag diag, Obj T, Obj x) const override
+    {
+        timed(TRSV, [&] { inner_.trsv(uplo, trans, diag, T, x); return 0; });
+    }
+    void ger(double alpha, Obj x, Obj y, Obj A) const override { timed(OTHER, [&] { inner_.ger(alpha, x, y, A); return 0; }); }
+    void gemm(flamex::Trans ta, flamex::Trans tb, double alpha, Obj A, Obj B, double beta, Obj C) const override
+    {
+        timed(OTHER, [&] { inner_.gemm(ta, tb, alpha, A, B, beta, C); return 0; });
+    }
+    void trsm(flamex::Side side, flamex::Uplo uplo, flamex::Trans trans, flamex::Diag diag, double alpha, Obj T,
+              Obj B) const override
+    {
+        timed(OTHER, [&] { inner_.trsm(side, uplo, trans, diag, alpha, T, B); return 0; });
+    }
+    dim_t iamax(Obj x) const override { return timed(IAMAX, [&] { return inner_.iamax(x); }); }
+    void apply_pivots(flamex::PivObj p, Obj A) const override
+    {
+        timed(PIVOTS, [&] { inner_.apply_pivots(p, A); return 0; });
+    }
+    double element(Obj A, dim_t i, dim_t j) const override { return inner_.element(A, i, j); }
+    void acquire(Obj A) const override { inner_.acquire(A); }
+    void release(Obj A) const override { inner_.release(A); }
+
+private:
+    const Blas& inner_;
+    mutable double seconds_[OPS] = {};
+    mutable int calls_[OPS] = {};
+};
 
 struct Row {
     int kind; // 0 dot, 1 gemv N, 2 gemv T, 3 trsv, 4 lu
@@ -208,45 +287,43 @@ int main(int argc, char** argv)
         // EXDOT
         if (wanted("dot")) {
             volatile double sink = 0;
-            const double tb = best_of(reps, nothing, [&] { sink = blis->dot(dx, dy); });
             double r = 0;
-            const double te = best_of(reps, nothing, [&] { r = exact->dot(dx, dy); });
+            const Times t = best_of(
+                reps, nothing, [&] { sink = blis->dot(dx, dy); }, [&] { r = exact->dot(dx, dy); });
             dot_result[k] = r;
-            rows.push_back({0, "EXDOT (dot)", std::to_string(sz.dot), threads, tb, te, 2.0});
+            rows.push_back({0, "EXDOT (dot)", std::to_string(sz.dot), threads, t.blis, t.exact, 2.0});
         }
         // EXGEMV, y := -A x + y and y := -A^T x + y
         for (flamex::Trans trans : {flamex::Trans::No, flamex::Trans::Yes}) {
             if (!wanted("gemv")) break;
             Matrix y(sz.gemv, 1);
             const auto reset = [&] { copy_into(gy0, y); };
-            const double tb = best_of(reps, reset, [&] { blis->gemv(trans, -1.0, A, gx, 1.0, y); });
-            const double te = best_of(reps, reset, [&] { exact->gemv(trans, -1.0, A, gx, 1.0, y); });
+            const Times t = best_of(
+                reps, reset, [&] { blis->gemv(trans, -1.0, A, gx, 1.0, y); },
+                [&] { exact->gemv(trans, -1.0, A, gx, 1.0, y); });
             copy_into(y, trans == flamex::Trans::No ? gemv_result[k] : gemvt_result[k]);
             rows.push_back({trans == flamex::Trans::No ? 1 : 2, trans == flamex::Trans::No ? "EXGEMV (gemv N)" : "EXGEMV (gemv T)",
-                            std::to_string(sz.gemv) + "x" + std::to_string(sz.gemv), threads, tb, te, 3.0});
+                            std::to_string(sz.gemv) + "x" + std::to_string(sz.gemv), threads, t.blis, t.exact, 3.0});
         }
         // EXTRSV
         if (wanted("trsv")) {
             Matrix x(sz.trsv, 1);
             const auto reset = [&] { copy_into(b, x); };
-            const double tb = best_of(reps, reset, [&] {
-                blis->trsv(flamex::Uplo::Lower, flamex::Trans::No, flamex::Diag::NonUnit, T, x);
-            });
-            const double te = best_of(reps, reset, [&] {
-                exact->trsv(flamex::Uplo::Lower, flamex::Trans::No, flamex::Diag::NonUnit, T, x);
-            });
+            const Times t = best_of(
+                reps, reset, [&] { blis->trsv(flamex::Uplo::Lower, flamex::Trans::No, flamex::Diag::NonUnit, T, x); },
+                [&] { exact->trsv(flamex::Uplo::Lower, flamex::Trans::No, flamex::Diag::NonUnit, T, x); });
             copy_into(x, trsv_result[k]);
-            rows.push_back({3, "EXTRSV (trsv L N non-unit)", std::to_string(sz.trsv), threads, tb, te, 4.0});
+            rows.push_back({3, "EXTRSV (trsv L N non-unit)", std::to_string(sz.trsv), threads, t.blis, t.exact, 4.0});
         }
         // LU, unblocked variant 3 with partial pivoting
         if (wanted("lu")) {
             Matrix LU(sz.lu, sz.lu);
             flamex::Pivots p(sz.lu);
             const auto reset = [&] { copy_into(L0, LU); };
-            const double tb = best_of(reps, reset, [&] { flamex::lu(*blis, var3, LU, p); });
-            const double te = best_of(reps, reset, [&] { flamex::lu(*exact, var3, LU, p); });
+            const Times t = best_of(
+                reps, reset, [&] { flamex::lu(*blis, var3, LU, p); }, [&] { flamex::lu(*exact, var3, LU, p); });
             copy_into(LU, lu_result[k]);
-            rows.push_back({4, "LU lu_piv_unb_var3", std::to_string(sz.lu), threads, tb, te, 5.0});
+            rows.push_back({4, "LU lu_piv_unb_var3", std::to_string(sz.lu), threads, t.blis, t.exact, 5.0});
         }
     }
 
@@ -265,10 +342,38 @@ int main(int argc, char** argv)
         const double ratio = r.exact_s / r.blis_s;
         const bool both = only_threads == 0;
         std::printf("| %s | %s | %d | %.4g | %.4g | %.2f | <= %.0fx | %s | %s |\n", r.op.c_str(), r.size.c_str(), r.threads,
-                    r.blis_s, r.exact_s, ratio, r.target, ratio <= r.target ? "yes" : "**no**",
+                    r.blis_s, r.exact_s, ratio, r.target, quick ? "- (quick)" : ratio <= r.target ? "yes" : "**no**",
                     !both ? "-" : reproducible[r.kind] ? "same bits" : "**differ**");
     }
+    if (wanted("lu")) {
+        // Where the LU time goes: one more factorization per backend, 1 thread, each
+        // BLAS call timed.
+        const int threads = only_threads != 0 ? only_threads : 1;
+        const std::unique_ptr<Blas> blis = flamex::make_backend("blis", {threads, 0, ""});
+        const std::unique_ptr<Blas> exact = flamex::make_backend("exact", {threads, 0, ""});
+        TimedBlas tb(*blis), te(*exact);
+        Matrix LU(sz.lu, sz.lu);
+        flamex::Pivots p(sz.lu);
+        copy_into(L0, LU);
+        flamex::lu(tb, var3, LU, p);
+        copy_into(L0, LU);
+        flamex::lu(te, var3, LU, p);
+        std::printf("\nLU lu_piv_unb_var3, n = %ld, %d thread(s), one run, time per BLAS operation:\n\n",
+                    static_cast<long>(sz.lu), threads);
+        std::printf("| operation | calls | blis [s] | exact [s] | exact / blis |\n|---|---|---|---|---|\n");
+        double sb = 0, se = 0;
+        for (int op = 0; op < TimedBlas::OPS; ++op) {
+            const auto o = static_cast<TimedBlas::Op>(op);
+            if (te.calls(o) == 0 && tb.calls(o) == 0) continue;
+            sb += tb.total(o);
+            se += te.total(o);
+            std::printf("| %s | %d | %.4g | %.4g | %.2f |\n", TimedBlas::NAMES[op], te.calls(o), tb.total(o), te.total(o),
+                        te.total(o) / tb.total(o));
+        }
+        std::printf("| all | | %.4g | %.4g | %.2f |\n", sb, se, se / sb);
+    }
     std::printf("\nblis runs dot, gemv and trsv on one thread at any thread count (BLIS threads level 3 only).\n");
+    if (quick) std::printf("--quick: the targets are for the full sizes; these sizes only check that everything runs.\n");
     std::printf("load average at end: %s\n", load_average().c_str());
     return 0;
 }

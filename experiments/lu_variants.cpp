@@ -1,105 +1,44 @@
-// The main job: every LU variant on every backend, compared for accuracy, speed and
-// reproducibility. Writes
-//   lu_accuracy.csv         backend,variant,n,target_cond,backward_error,forward_error,seconds,zero_pivot
-//   lu_reproducibility.csv  backend,variant,n,comparison,elements_differing,max_ulps
-// into --out (default results/), for experiments/plot_lu.py.
+// The LU sections of the experiment suite (suite.hpp): every LU variant on every
+// backend, compared for accuracy (lu), reproducibility (repro) and speed (lu-time).
 //
-// backward_error = ||P A - L U||_inf / (||A||_inf n u), forward_error =
-// ||x - x*||_inf / ||x*||_inf for A x = A x* with x* = (1, ..., 1) solved through the
-// factors. The reproducibility comparisons factor the same matrix with 1 and 2
-// threads, twice, with two kernel block sizes of the backend, (blocked variants)
-// with variant block sizes 16, 32 and 64, and against the exact backend.
+//   lu_accuracy.csv         backend,variant,n,target_cond,backward_error,forward_error,seconds,
+//                           zero_pivot,measured_cond,residual_mpfr
+//   lu_reproducibility.csv  backend,variant,n,comparison,elements_differing,max_ulps,bits_differing
+//   lu_time.csv             backend,variant,n,block,threads,reps,seconds_min,seconds_median,zero_pivot
+//
+// backward_error = ||P A - L U||_inf / (||A||_inf n u) in long double for every size;
+// residual_mpfr = ||P A - L U||_inf evaluated exactly with MPFR (the paper's Fig. 7c
+// measure) and measured_cond = kappa_inf(A) with MPFR, for n <= --mpfr-max;
+// forward_error = ||x - x*||_inf / ||x*||_inf for A x = A x* with x* = (1, ..., 1)
+// solved through the factors, capped at 1. The reproducibility comparisons factor
+// the same matrix with 1 and 2 threads, twice, with two kernel block sizes of the
+// backend, (blocked variants) with variant block sizes 16, 32 and 64, and on the
+// exact backend.
 #include <algorithm>
+#include <bitset>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iostream>
+#include <limits>
 #include <map>
 #include <string>
 #include <tuple>
-#include <vector>
 
+#include "experiments/suite.hpp"
 #include "tools/lib/generators.hpp"
+#include "tools/lib/mpfr_reference.hpp"
 #include "variants/lu.hpp"
 
-using namespace flamex;
+namespace flamex::expt {
 
 namespace {
 
-struct Options {
-    std::string out = "results";
-    std::vector<dim_t> sizes = {64, 128, 256};
-    std::vector<double> conds = {1e2, 1e8, 1e16, 1e24, 1e32, 1e40};
-    std::vector<std::string> backends; // empty: all registered
-    dim_t repro_size = 128;
-};
-
-[[noreturn]] void usage(const std::string& why)
-{
-    std::cerr << "flamex_lu_variants: " << why << "\n"
-              << "usage: flamex_lu_variants [--out DIR] [--sizes n1,n2,...] [--conds c1,c2,...]\n"
-                 "                          [--backends b1,b2,...] [--repro-size n] [--full]\n";
-    std::exit(2);
-}
-
-template <class T>
-std::vector<T> parse_list(const std::string& text)
-{
-    std::vector<T> values;
-    size_t start = 0;
-    while (start <= text.size()) {
-        const size_t comma = text.find(',', start);
-        const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        char* end = nullptr;
-        const double v = std::strtod(item.c_str(), &end);
-        if (item.empty() || *end != '\0' || !(v > 0)) usage("bad list item '" + item + "'");
-        values.push_back(static_cast<T>(v));
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
-    return values;
-}
-
-Options parse(int argc, char** argv)
-{
-    Options o;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) usage(a + " needs a value");
-            return argv[++i];
-        };
-        if (a == "--out") o.out = value();
-        else if (a == "--sizes") o.sizes = parse_list<dim_t>(value());
-        else if (a == "--conds") o.conds = parse_list<double>(value());
-        else if (a == "--backends") {
-            const std::string v = value();
-            for (size_t s = 0, c; s <= v.size(); s = c + 1) {
-                c = v.find(',', s);
-                o.backends.push_back(v.substr(s, c == std::string::npos ? std::string::npos : c - s));
-                if (c == std::string::npos) break;
-            }
-        } else if (a == "--repro-size") o.repro_size = parse_list<dim_t>(value()).at(0);
-        else if (a == "--full") {
-            o.sizes = {128, 256, 512, 1024};
-            o.conds = {1e2, 1e5, 1e8, 1e12, 1e16, 1e20, 1e24, 1e28, 1e32, 1e36, 1e40};
-            o.repro_size = 512;
-        } else if (a == "--help" || a == "-h") usage("help");
-        else usage("unknown option " + a);
-    }
-    if (o.backends.empty())
-        for (const BackendInfo& b : flamex::backends()) o.backends.push_back(b.name);
-    return o;
-}
-
 // The test matrices: tools/lib/generators.hpp's LU matrices of the requested
-// infinity-norm condition number (measured with MPFR in the generator's tests),
-// generated once per (n, cond). Variants without pivoting get the rows already in
-// partial-pivoting order (from lu_piv_unb_var3 on blis), so that they meet the same
-// matrix, with the same condition number, that the pivoting variants factor.
+// infinity-norm condition number, generated once per (n, cond) with seed 1000 + n.
+// Variants without pivoting get the rows already in partial-pivoting order (from
+// lu_piv_unb_var3 on blis), so that they meet the same matrix, with the same
+// condition number, that the pivoting variants factor.
 class TestMatrices {
 public:
     const Matrix& get(bool pivoting, dim_t n, double cond)
@@ -118,8 +57,20 @@ public:
         return cache_.emplace(key, std::move(A)).first->second;
     }
 
+    // kappa_inf(A) measured with MPFR (the same for both row orders), NaN above
+    // `limit`.
+    double condition(dim_t n, double cond, dim_t limit)
+    {
+        if (n > limit) return std::numeric_limits<double>::quiet_NaN();
+        const auto key = std::make_pair(n, cond);
+        auto found = measured_.find(key);
+        if (found != measured_.end()) return found->second;
+        return measured_[key] = mpfr_ref::kappa_inf(get(true, n, cond));
+    }
+
 private:
     std::map<std::tuple<bool, dim_t, double>, Matrix> cache_;
+    std::map<std::pair<dim_t, double>, double> measured_;
 };
 
 double norm_inf(Obj A)
@@ -158,29 +109,37 @@ double backward_error(Obj A, Obj LU, PivObj p)
 double forward_error(const Blas& blas, Obj A, Obj LU, PivObj p)
 {
     const dim_t n = A.length();
-    Matrix ones(n, 1), x(n, 1);
-    for (dim_t i = 0; i < n; ++i) ones(i, 0) = 1.0;
-    // b = A x*, in long double so that the error measured is the solver's
+    Matrix x(n, 1);
+    // b = A x* with x* = ones, in long double so that the error measured is the solver's
     for (dim_t i = 0; i < n; ++i) {
         long double s = 0;
         for (dim_t j = 0; j < n; ++j) s += A(i, j);
         x(i, 0) = static_cast<double>(s);
     }
-    blas.apply_pivots(p, x);
-    blas.trsv(LOWER, NO_TRANSPOSE, UNIT, LU, x);
-    blas.trsv(UPPER, NO_TRANSPOSE, NONUNIT, LU, x);
+    {
+        Resident hold_lu(blas, LU), hold_x(blas, x);
+        blas.apply_pivots(p, x);
+        blas.trsv(LOWER, NO_TRANSPOSE, UNIT, LU, x);
+        blas.trsv(UPPER, NO_TRANSPOSE, NONUNIT, LU, x);
+    }
     double worst = 0;
     for (dim_t i = 0; i < n; ++i) worst = std::max(worst, std::fabs(x(i, 0) - 1.0));
-    return std::isnan(worst) ? 1.0 : std::min(worst, 1.0);
+    return capped(worst);
+}
+
+std::uint64_t bits_of(double d)
+{
+    std::uint64_t k;
+    std::memcpy(&k, &d, sizeof k);
+    return k;
 }
 
 std::int64_t ulps_apart(double a, double b)
 {
-    if (std::memcmp(&a, &b, sizeof a) == 0) return 0;
+    if (bits_of(a) == bits_of(b)) return 0;
     if (std::isnan(a) || std::isnan(b)) return INT64_MAX;
     auto key = [](double d) {
-        std::int64_t k;
-        std::memcpy(&k, &d, sizeof k);
+        const auto k = static_cast<std::int64_t>(bits_of(d));
         return k < 0 ? INT64_MIN - k : k;
     };
     const std::int64_t ka = key(a), kb = key(b);
@@ -188,7 +147,7 @@ std::int64_t ulps_apart(double a, double b)
 }
 
 struct Diff {
-    dim_t elements = 0;
+    long long elements = 0, bits = 0;
     std::int64_t max_ulps = 0;
 };
 
@@ -198,10 +157,18 @@ Diff compare(Obj A, Obj B, PivObj pa, PivObj pb)
     for (dim_t j = 0; j < A.width(); ++j)
         for (dim_t i = 0; i < A.length(); ++i) {
             const std::int64_t u = ulps_apart(A(i, j), B(i, j));
-            if (u != 0) { ++d.elements; d.max_ulps = std::max(d.max_ulps, u); }
+            if (u == 0) continue;
+            ++d.elements;
+            d.max_ulps = std::max(d.max_ulps, u);
+            d.bits += static_cast<long long>(std::bitset<64>(bits_of(A(i, j)) ^ bits_of(B(i, j))).count());
         }
     for (dim_t i = 0; i < pa.length(); ++i)
-        if (pa(i, 0) != pb(i, 0)) { ++d.elements; d.max_ulps = INT64_MAX; }
+        if (pa(i, 0) != pb(i, 0)) {
+            ++d.elements;
+            d.max_ulps = INT64_MAX;
+            d.bits += static_cast<long long>(
+                std::bitset<32>(static_cast<std::uint32_t>(pa(i, 0)) ^ static_cast<std::uint32_t>(pb(i, 0))).count());
+        }
     return d;
 }
 
@@ -214,10 +181,9 @@ struct Factored {
 
 // `block` is the variant's algorithmic block size; `kernel_block` the backend's
 // internal one (BackendOptions::block, 0 for its default).
-Factored factor(const std::string& backend, int threads, const LuVariant& v, Obj A, dim_t block,
-                dim_t kernel_block = 0)
+Factored factor(const std::string& backend, int threads, const LuVariant& v, Obj A, dim_t block, dim_t kernel_block = 0)
 {
-    auto blas = make_backend(backend, BackendOptions{threads, kernel_block, ""});
+    auto blas = make(backend, threads, kernel_block);
     Factored f{Matrix(A.length(), A.width()), Pivots(A.min_dim()), {}, 0};
     blas->copy(A, f.LU);
     LuControl control;
@@ -228,95 +194,122 @@ Factored factor(const std::string& backend, int threads, const LuVariant& v, Obj
     return f;
 }
 
-void progress(size_t done, size_t total, const std::string& what)
+TestMatrices& matrices()
 {
-    const int width = 30;
-    const int filled = total ? static_cast<int>(width * done / total) : width;
-    std::fprintf(stderr, "\r[%.*s%*s] %3zu%% %-48.48s", filled, "##############################", width - filled, "",
-                 total ? 100 * done / total : 100, what.c_str());
-    if (done == total) std::fputc('\n', stderr);
-    std::fflush(stderr);
+    static TestMatrices m;
+    return m;
+}
+
+std::string cond_text(double c)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.0e", c);
+    return text;
 }
 
 } // namespace
 
-int main(int argc, char** argv)
+// --- lu: accuracy vs condition number -------------------------------------------------
+
+size_t lu_accuracy_steps(const Context& ctx)
 {
-    const Options o = parse(argc, argv);
-    std::string cmd = "mkdir -p '" + o.out + "'";
-    if (std::system(cmd.c_str()) != 0) usage("cannot create " + o.out);
-    std::ofstream acc(o.out + "/lu_accuracy.csv"), rep(o.out + "/lu_reproducibility.csv");
-    if (!acc || !rep) usage("cannot write into " + o.out);
-    acc << "backend,variant,n,target_cond,backward_error,forward_error,seconds,zero_pivot\n";
-    rep << "backend,variant,n,comparison,elements_differing,max_ulps\n";
-
-    const auto& variants = lu_variants();
-    TestMatrices matrices;
-    const size_t total = o.backends.size() * variants.size() * (o.sizes.size() * o.conds.size() + 1);
-    size_t done = 0;
-    // differing: threads, runs and kernel block sizes, which a reproducible backend
-    // must not see; by_block: the variant's own block size, which changes the
-    // algorithm (another sequence of correctly rounded operations).
-    struct Summary {
-        std::string backend, variant;
-        double worst_backward = 0;
-        dim_t differing = 0, by_block = 0, vs_exact = -1;
-    };
-    const bool have_exact = std::find(o.backends.begin(), o.backends.end(), "exact") != o.backends.end();
-    std::vector<Summary> summary;
-
-    for (const std::string& backend : o.backends) {
-        make_backend(backend); // fail early, with the registry's message, on an unknown name
-        for (const LuVariant& v : variants) {
-            Summary s{backend, v.name};
-            for (dim_t n : o.sizes)
-                for (double cond : o.conds) {
-                    progress(done++, total, backend + " " + v.name + " n=" + std::to_string(n));
-                    const Matrix& A = matrices.get(v.pivoting, n, cond);
-                    Factored f = factor(backend, 1, v, A, 32);
-                    auto blas = make_backend(backend);
-                    const double be = backward_error(A, f.LU, f.p);
-                    const double fe = f.info.ok() ? forward_error(*blas, A, f.LU, f.p) : 1.0;
-                    s.worst_backward = std::max(s.worst_backward, be);
-                    char line[256];
-                    std::snprintf(line, sizeof line, "%s,%s,%lld,%.3g,%.6e,%.6e,%.6e,%lld\n", backend.c_str(),
-                                  v.name.c_str(), static_cast<long long>(n), cond, be, fe, f.seconds,
-                                  static_cast<long long>(f.info.zero_pivot));
-                    acc << line;
-                }
-            progress(done++, total, backend + " " + v.name + " reproducibility");
-            const Matrix& A = matrices.get(v.pivoting, o.repro_size, 1e8);
-            const Factored one = factor(backend, 1, v, A, 16);
-            auto record = [&](const std::string& comparison, const Factored& other, dim_t& tally) {
-                const Diff d = compare(one.LU, other.LU, one.p, other.p);
-                tally = std::max<dim_t>(tally, 0) + d.elements;
-                rep << backend << ',' << v.name << ',' << o.repro_size << ',' << comparison << ',' << d.elements << ','
-                    << d.max_ulps << '\n';
-            };
-            record("threads 1 vs 2", factor(backend, 2, v, A, 16), s.differing);
-            record("run 1 vs run 2", factor(backend, 1, v, A, 16), s.differing);
-            record("kernel block default vs 7", factor(backend, 1, v, A, 16, 7), s.differing);
-            if (v.blocked) {
-                record("variant block 16 vs 32", factor(backend, 1, v, A, 32), s.by_block);
-                record("variant block 16 vs 64", factor(backend, 1, v, A, 64), s.by_block);
-            }
-            if (have_exact && backend != "exact") record("vs exact backend", factor("exact", 1, v, A, 16), s.vs_exact);
-            summary.push_back(s);
-        }
-    }
-    progress(total, total, "done");
-
-    std::printf("\n%-12s %-18s %12s %14s %14s %12s\n", "backend", "variant", "max bwd err", "differ: runs",
-                "differ: block", "vs exact");
-    auto count = [](dim_t v) { return v < 0 ? std::string("-") : std::to_string(v); };
-    for (const Summary& s : summary)
-        std::printf("%-12s %-18s %12.3g %14s %14s %12s\n", s.backend.c_str(), s.variant.c_str(), s.worst_backward,
-                    count(s.differing).c_str(), s.variant.rfind("_blk_") != std::string::npos ? count(s.by_block).c_str() : "-",
-                    count(s.vs_exact).c_str());
-    std::printf("\nmax bwd err: ||PA - LU|| / (||A|| n u) over all sizes and condition numbers.\n"
-                "differ: entries of L\\U (and pivots) whose bits change between 1 and 2 threads, two runs, and\n"
-                "        two kernel block sizes (runs), or between variant block sizes 16, 32, 64 (block);\n"
-                "vs exact: entries that differ from the same variant on the exact backend.\n"
-                "CSV files in %s/\n", o.out.c_str());
-    return 0;
+    return ctx.backends.size() * lu_variants().size() * ctx.config.lu_sizes.size() * ctx.config.lu_conds.size();
 }
+
+void run_lu_accuracy(Context& ctx)
+{
+    const Config& c = ctx.config;
+    Csv csv(ctx.path("lu_accuracy.csv"), {"backend", "variant", "n", "target_cond", "backward_error", "forward_error",
+                                          "seconds", "zero_pivot", "measured_cond", "residual_mpfr"});
+    for (const std::string& backend : ctx.backends)
+        for (const LuVariant& v : lu_variants())
+            ctx.attempt("lu", backend, [&] {
+                LuSummary& s = ctx.lu[{backend, v.name}];
+                auto blas = make(backend, c.threads);
+                for (dim_t n : c.lu_sizes)
+                    for (double cond : c.lu_conds) {
+                        ctx.progress.step("lu " + backend + " " + v.name + " n=" + std::to_string(n) + " cond=" +
+                                          cond_text(cond));
+                        const Matrix& A = matrices().get(v.pivoting, n, cond);
+                        const double measured = matrices().condition(n, cond, c.mpfr_max);
+                        Factored f = factor(backend, c.threads, v, A, c.block);
+                        const double be = backward_error(A, f.LU, f.p);
+                        const double fe = f.info.ok() ? forward_error(*blas, A, f.LU, f.p) : 1.0;
+                        const double residual = n <= c.mpfr_max ? mpfr_ref::lu_residual(A, f.LU, f.p)
+                                                                : std::numeric_limits<double>::quiet_NaN();
+                        s.worst_backward = std::max(s.worst_backward, std::isnan(be) ? HUGE_VAL : be);
+                        csv.row({backend, v.name, integer(n), real(cond), real(be), real(fe), real(f.seconds),
+                                 integer(f.info.zero_pivot), real(measured), real(residual)});
+                    }
+            });
+}
+
+// --- repro: bits that change ----------------------------------------------------------
+
+size_t lu_repro_steps(const Context& ctx) { return ctx.backends.size() * lu_variants().size(); }
+
+void run_lu_repro(Context& ctx)
+{
+    const Config& c = ctx.config;
+    Csv csv(ctx.path("lu_reproducibility.csv"),
+            {"backend", "variant", "n", "comparison", "elements_differing", "max_ulps", "bits_differing"});
+    const dim_t n = c.repro_size;
+    for (const std::string& backend : ctx.backends)
+        for (const LuVariant& v : lu_variants())
+            ctx.attempt("repro", backend, [&] {
+                ctx.progress.step("repro " + backend + " " + v.name + " n=" + std::to_string(n));
+                LuSummary& s = ctx.lu[{backend, v.name}];
+                const Matrix& A = matrices().get(v.pivoting, n, 1e8);
+                const Factored one = factor(backend, 1, v, A, 16);
+                auto record = [&](const std::string& comparison, const Factored& other, long long* tally) {
+                    const Diff d = compare(one.LU, other.LU, one.p, other.p);
+                    if (tally) *tally = std::max(*tally, 0LL) + d.elements;
+                    csv.row({backend, v.name, integer(n), comparison, integer(d.elements), integer(d.max_ulps),
+                             integer(d.bits)});
+                };
+                record("threads 1 vs 2", factor(backend, 2, v, A, 16), &s.differing);
+                record("run 1 vs run 2", factor(backend, 1, v, A, 16), &s.differing);
+                record("kernel block default vs 7", factor(backend, 1, v, A, 16, 7), &s.differing);
+                if (v.blocked) {
+                    record("variant block 16 vs 32", factor(backend, 1, v, A, 32), nullptr);
+                    record("variant block 16 vs 64", factor(backend, 1, v, A, 64), nullptr);
+                }
+                if (ctx.has_backend("exact") && backend != "exact")
+                    record("vs exact backend", factor("exact", 1, v, A, 16), &s.vs_exact);
+            });
+}
+
+// --- lu-time: time vs size --------------------------------------------------------------
+
+size_t lu_time_steps(const Context& ctx)
+{
+    return ctx.backends.size() * lu_variants().size() * ctx.config.lu_time_sizes.size();
+}
+
+void run_lu_time(Context& ctx)
+{
+    const Config& c = ctx.config;
+    Csv csv(ctx.path("lu_time.csv"), {"backend", "variant", "n", "block", "threads", "reps", "seconds_min",
+                                      "seconds_median", "zero_pivot"});
+    for (const std::string& backend : ctx.backends)
+        for (const LuVariant& v : lu_variants())
+            ctx.attempt("lu-time", backend, [&] {
+                auto blas = make(backend, c.threads);
+                LuControl control;
+                control.block = c.block;
+                for (dim_t n : c.lu_time_sizes) {
+                    ctx.progress.step("lu-time " + backend + " " + v.name + " n=" + std::to_string(n));
+                    const Matrix A = diagonally_dominant(n, 4000 + static_cast<std::uint64_t>(n));
+                    Matrix LU(n, n);
+                    Pivots p(n);
+                    LuInfo info;
+                    const Timing t = time_reps(
+                        c.reps, [&] { LU = A; }, [&] { info = lu(*blas, v, LU, p, control); });
+                    csv.row({backend, v.name, integer(n), integer(v.blocked ? c.block : 0), integer(c.threads),
+                             integer(t.reps), real(t.min), real(t.median), integer(info.zero_pivot)});
+                    if (n == c.lu_time_sizes.back()) ctx.lu[{backend, v.name}].seconds = t.min;
+                }
+            });
+}
+
+} // namespace flamex::expt

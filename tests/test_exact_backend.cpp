@@ -3,13 +3,18 @@
 // kernels and threads), bit-identical results for threads 1/2/3 and block sizes
 // 1/7/64/256, permutation invariance, views with offsets and strides, IEEE special
 // values, BLAS's beta == 0, the triangular-solve property x_k = RN(residual_k / t_kk),
-// and every LU variant run unchanged on the backend.
+// and every LU variant run unchanged on the backend. The backend's own short exact
+// sums are checked against the Accumulator, every kernel set (FLAMEX_EXACT_ISA) runs
+// the operation tests, and the threading threshold is lowered so that moderate
+// sizes take the threaded paths.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <memory>
 #include <numeric>
@@ -82,9 +87,15 @@ std::string describe(const Config& c)
     return "threads " + std::to_string(c.threads) + " block " + std::to_string(c.block);
 }
 
+// Below this much work an exact backend stays single-threaded; the tests lower it
+// (from 2^17) so that their moderate sizes take every threaded path.
+const char* const kParallelMin = "4096";
+
 // One backend per configuration, made once (their thread pools live for the program).
 const Blas& backend(const Config& c)
 {
+    static const bool lowered = (::setenv("FLAMEX_EXACT_PARALLEL_MIN", kParallelMin, 1), true);
+    (void)lowered;
     static std::vector<std::pair<std::string, std::unique_ptr<Blas>>> made;
     const std::string key = describe(c);
     for (const auto& m : made)
@@ -256,6 +267,32 @@ TEST(ExactBackend, IsRegisteredAndReproducible)
     const auto e = flamex::make_backend("exact");
     EXPECT_EQ(e->name(), "exact");
     EXPECT_TRUE(e->reproducible());
+    EXPECT_EQ(&backend({2, 7}), &backend({2, 7}));
+    // The threading threshold's override is checked.
+    ::setenv("FLAMEX_EXACT_PARALLEL_MIN", "many", 1);
+    EXPECT_THROW(flamex::make_backend("exact"), Error);
+    ::setenv("FLAMEX_EXACT_PARALLEL_MIN", kParallelMin, 1);
+}
+
+TEST(ExactBackend, DefaultThreadingThresholdGivesTheSameBits)
+{
+    // The tests run with a lowered threshold; the default one (2^17 products)
+    // must give the same bits (it only keeps more work on the calling thread).
+    ::unsetenv("FLAMEX_EXACT_PARALLEL_MIN");
+    BackendOptions o;
+    o.threads = 2;
+    const auto plain = flamex::make_backend("exact", o);
+    ::setenv("FLAMEX_EXACT_PARALLEL_MIN", kParallelMin, 1);
+    const Matrix A = wide_matrix(600, 600, 40, 20), x = wide_matrix(600, 1, 41, 20);
+    Matrix y1 = wide_matrix(600, 1, 42), y2 = y1;
+    plain->gemv(Trans::No, -1.0, A, x, 1.0, y1);
+    backend({2, 64}).gemv(Trans::No, -1.0, A, x, 1.0, y2);
+    expect_same(y1, y2, "gemv, default threshold");
+    Matrix b1 = x, b2 = x;
+    Matrix L = ts::diagonally_dominant(600, 43);
+    plain->trsv(Uplo::Lower, Trans::No, Diag::NonUnit, L, b1);
+    backend({2, 64}).trsv(Uplo::Lower, Trans::No, Diag::NonUnit, L, b2);
+    expect_same(b1, b2, "trsv, default threshold");
 }
 
 // --- the backend's short exact sums ----------------------------------------------------------
@@ -809,6 +846,47 @@ TEST(ExactBackend, TrsmEveryCaseHasTheProperty)
                         }
 }
 
+TEST(ExactBackend, ViewsWithNeitherStrideOneUseTheDotPaths)
+{
+    // Every other row and a leading dimension of 2 m + 3: no unit stride either way.
+    const dim_t m = 37, n = 29;
+    std::vector<double> buf(static_cast<size_t>(2 * (2 * m + 3) * (n + m)), kNaN);
+    const Obj A(buf.data(), 2, 2 * m + 3, 0, 0, m, n);
+    const Matrix A0 = wide_matrix(m, n, 901);
+    for (dim_t j = 0; j < n; ++j)
+        for (dim_t i = 0; i < m; ++i) A(i, j) = A0(i, j);
+    for (Trans t : kTrans) {
+        const dim_t rows = t == Trans::No ? m : n, cols = t == Trans::No ? n : m;
+        const Matrix x = wide_matrix(cols, 1, 902), y = wide_matrix(rows, 1, 903);
+        const Matrix expected = reference_gemv(t, -1.0, A, x, 0.5, y);
+        for (const Config& c : configs()) {
+            Matrix yc = y;
+            backend(c).gemv(t, -1.0, A, x, 0.5, yc);
+            expect_same(yc, expected, "gemv with general strides " + describe(c));
+        }
+    }
+    // A square triangle with general strides, every case.
+    const Obj T(buf.data() + 1, 2, 2 * m + 3, 0, 0, m, m);
+    for (Uplo u : kUplos)
+        for (Trans t : kTrans)
+            for (Diag d : kDiags) {
+                const Matrix T0 = triangular(m, u, d, 904);
+                for (dim_t j = 0; j < m; ++j)
+                    for (dim_t i = 0; i < m; ++i) T(i, j) = T0(i, j);
+                const Matrix b = wide_matrix(m, 1, 905, 10);
+                Matrix x = b;
+                exact1().trsv(u, t, d, T, x);
+                std::vector<double> bv(b.view().buffer(), b.view().buffer() + m), xv(x.view().buffer(), x.view().buffer() + m);
+                expect_solve_property(m, [&](dim_t i, dim_t j) { return op_elem(T0, t, i, j); }, u, t, d, 1.0, bv, xv,
+                                      "trsv with general strides " + case_name(u, t, d));
+                for (const Config& c : configs()) {
+                    Matrix y = b;
+                    backend(c).trsv(u, t, d, T, y);
+                    expect_same(y, x, "trsv with general strides " + describe(c));
+                }
+            }
+}
+
 // --- dimension checks -------------------------------------------------------------------------
 
 TEST(ExactBackend, DimensionMismatchesThrow)
@@ -830,6 +908,28 @@ TEST(ExactBackend, DimensionMismatchesThrow)
     EXPECT_THROW(b.iamax(M), Error);
     EXPECT_NO_THROW(b.gemv(Trans::No, 1.0, A, x4, 0.0, y3));
     EXPECT_NO_THROW(b.trsm(Side::Left, Uplo::Lower, Trans::No, Diag::Unit, 1.0, S, A));
+}
+
+// --- every kernel set ---------------------------------------------------------------------------
+
+TEST(ExactBackend, EveryKernelSetPassesTheOperationTests)
+{
+    // The kernel set is chosen once per process (FLAMEX_EXACT_ISA picks one), so the
+    // other sets run the operation tests in a child process of this program.
+    if (std::getenv("FLAMEX_EXACT_ISA") != nullptr) GTEST_SKIP() << "already a child run";
+    const std::string filter = "ExactBackend.Gemv*:ExactBackend.Gemm*:ExactBackend.Trs*:ExactBackend.Sum*:"
+                               "ExactBackend.Ger*:ExactBackend.ShortSums*";
+    std::vector<std::string> sets = {"generic"};
+#if defined(__x86_64__)
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) sets.push_back("avx2");
+#endif
+    const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+    for (const std::string& isa : sets) {
+        const std::string command = "FLAMEX_EXACT_ISA=" + isa + " '" + self + "' --gtest_filter='" + filter +
+                                    "' > /dev/null 2>&1";
+        EXPECT_EQ(std::system(command.c_str()), 0) << "rerun with FLAMEX_EXACT_ISA=" << isa << " --gtest_filter='"
+                                                   << filter << "'";
+    }
 }
 
 // --- the LU variants --------------------------------------------------------------------------

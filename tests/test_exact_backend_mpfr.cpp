@@ -461,6 +461,9 @@ std::vector<HandCase> hand_cases()
 // (subnormals and overflow included), so the MPFR rounding must agree with it.
 TEST(ExactMpfrReference, RoundingAgreesWithHardwareOperations)
 {
+    // MPFR's exponent range must hold every exact value here (2^-3222 .. 2^3200).
+    EXPECT_LE(mpfr_get_emin(), -4000);
+    EXPECT_GE(mpfr_get_emax(), 4000);
     Rng rng(1);
     for (int t = 0; t < 200000; ++t) {
         const int k = t % 4;

@@ -102,4 +102,19 @@ struct SolveReport {
 SolveReport solve(const Blas& blas, const LuVariant& variant, Obj A, Obj b, Obj x, int refine = 0,
                   LuControl control = {});
 
+struct TrsvReport {
+    int refinement_steps = 0;    // iterations of refinement actually made
+    double residual_norm = 0.0;  // ||b - op(T) x||_inf, computed by the backend, after the last step
+};
+
+// x := op(T)^{-1} b by the backend's trsv, then up to `refine` steps of iterative
+// refinement, Algorithm 6 of Iakymchuk et al. (2019): r := b - op(T) x (gemv on the
+// backend, against a copy of T's triangle with zeros elsewhere and, for Diag::Unit,
+// ones on the diagonal), d := op(T)^{-1} r (trsv), x := x + d (axpy); stops early
+// once d no longer changes x. T is n x n (only its uplo triangle is read, and not
+// its diagonal with Diag::Unit); b and x are n x 1 and b is left unchanged. T is
+// read on the host: the caller must not hold it with the backend (acquire()).
+// `flamex trsv --refine K` and the experiments call this.
+TrsvReport trsv_refined(const Blas& blas, Uplo uplo, Trans trans, Diag diag, Obj T, Obj b, Obj x, int refine = 0);
+
 } // namespace flamex

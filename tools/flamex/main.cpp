@@ -14,6 +14,10 @@
 //   flamex backends
 //   flamex devices
 //   flamex gen dot|gemv|trsv|lu --n N [--cond C] [--seed S] [-o PREFIX]
+//   flamex batch solve FILE [--method ldlt|householder-pcr|dc|auto] [--precision single|double]
+//                   [--threshold T] [--tolerance R] [--threads T] [-o X.bin]
+//   flamex batch gen spd|regression --n N --count K [--cond-max C] [--cond-min C] [--paths M]
+//                   [--precision P] [--seed S] [--threads T] [--no-measure] -o FILE
 //
 // Output: a result matrix goes to -o FILE, or as Matrix Market to stdout without
 // -o (lu writes no factors without -o). When stdout carries no matrix, lu, solve,
@@ -35,8 +39,11 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <variant>
 #include <vector>
 
+#include "batched/batched.hpp"
 #include "blas/blas.hpp"
 #include "blas/opencl.hpp"
 #include "tools/lib/generators.hpp"
@@ -263,16 +270,6 @@ double seconds_since(std::chrono::steady_clock::time_point start)
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-double norm_inf(const Blas& blas, Obj v)
-{
-    double m = 0.0;
-    for (dim_t i = 0; i < v.length(); ++i) {
-        const double e = std::fabs(blas.element(v, i, 0));
-        if (e > m || std::isnan(e)) m = e;
-    }
-    return m;
-}
-
 int singular(const Args& a, const std::string& where)
 {
     std::cerr << "flamex " << a.command << ": matrix is singular: " << where << "\n";
@@ -288,6 +285,7 @@ int run_gemv(const Args& a);
 int run_trsv(const Args& a);
 int run_backends(const Args& a);
 int run_devices(const Args& a);
+int run_batch(const Args& a);
 int run_gen(const Args& a);
 
 const Option kList{"--list", nullptr, nullptr, "list the registered LU variants and exit"};
@@ -305,6 +303,19 @@ const Option kSeed{"--seed", nullptr, "S", "random seed (default 0)"};
 const Option kAllRows{"--all-rows", nullptr, nullptr, "gemv: every row ill-conditioned (default: one row, as the paper)"};
 const Option kNoMeasure{"--no-measure", nullptr, nullptr, "skip measuring the condition number with MPFR"};
 const Option kPrefix{"--output", "-o", "PREFIX", "write PREFIX_<operand>.mtx files (default: the kind)"};
+// batch (run_batch, below)
+const Option kBatchMethod{"--method", nullptr, "M", "solve: ldlt, householder-pcr, dc or auto (default auto)"};
+const Option kBatchPrecision{"--precision", nullptr, "P", "single or double (solve: default the file's; gen: default single)"};
+const Option kBatchThreshold{"--threshold", nullptr, "T", "solve: dc drops |lambda| < T max|lambda| (>= 0; default 1e-5 single, 1e-12 double)"};
+const Option kBatchTolerance{"--tolerance", nullptr, "R", "solve: residual check tolerance (> 0; default 16 n u)"};
+const Option kBatchThreads{"--threads", nullptr, "T", "threads over the systems (>= 1, default: all cores); results do not depend on it"};
+const Option kBatchOutput{"--output", "-o", "FILE", "solve: write the solutions to FILE; gen: the batch file (required)"};
+const Option kBatchSize{"--n", nullptr, "N", "gen: order of the systems (1 .. 64)"};
+const Option kBatchCount{"--count", nullptr, "K", "gen: number of systems (>= 1)"};
+const Option kBatchCondMax{"--cond-max", nullptr, "C", "gen spd: largest condition number (default 1e6)"};
+const Option kBatchCondMin{"--cond-min", nullptr, "C", "gen spd: smallest condition number (>= 1, default 1)"};
+const Option kBatchPaths{"--paths", nullptr, "M", "gen regression: inner Monte Carlo paths per matrix (default 300)"};
+const Option kBatchNoMeasure{"--no-measure", nullptr, nullptr, "gen: skip measuring the condition numbers"};
 
 const std::vector<Command>& commands()
 {
@@ -355,6 +366,22 @@ const std::vector<Command>& commands()
          "--device and FLAMEX_OPENCL_DEVICE select by. No OpenCL platform is exit status 2.",
          {&kHelp},
          run_devices},
+        {"batch", {"ACTION", "ARG"}, "[options]   (solve FILE  |  gen spd|regression --n N --count K -o FILE)",
+         "Many independent small symmetric systems A_k x_k = y_k (n <= 64) in one binary batch\n"
+         "file (format: batched/batched.hpp), after Abbas-Turki and Graillat (2017).\n"
+         "solve FILE: solves every system with --method (ldlt: LDL^T without pivoting;\n"
+         "householder-pcr: tridiagonalization + parallel cyclic reduction; dc: + divide and\n"
+         "conquer eigensolver with eigenvalues below --threshold discarded; auto: householder-pcr,\n"
+         "then dc for the systems whose residual exceeds --tolerance). Prints a summary line\n"
+         "(time_s, systems_per_s), the count of each status, and per method the residuals'\n"
+         "min/median/max; -o writes x with each system's status. Exit status 1 when a system\n"
+         "could not be solved (LDL^T breakdown, NaN or infinite input), 2 for bad usage or file.\n"
+         "gen spd|regression: writes a seeded batch: random SPD matrices with condition numbers\n"
+         "log-uniform in [--cond-min, --cond-max], or the paper's Black & Scholes regression\n"
+         "(Gram) matrices, and prints their condition numbers' min/median/max.",
+         {&kBatchMethod, &kBatchPrecision, &kBatchThreshold, &kBatchTolerance, &kBatchThreads, &kBatchOutput,
+          &kBatchSize, &kBatchCount, &kBatchCondMax, &kBatchCondMin, &kBatchPaths, &kSeed, &kBatchNoMeasure, &kHelp},
+         run_batch},
     };
     return list;
 }
@@ -527,35 +554,9 @@ int run_trsv(const Args& a)
         for (dim_t j = 0; j < n; ++j)
             if (T(j, j) == 0.0) return singular(a, "zero on the diagonal in column " + std::to_string(j + 1));
 
-    // The triangle trsv reads, as a full matrix for gemv.
-    Matrix Tt(n, n);
-    for (dim_t j = 0; j < n; ++j)
-        for (dim_t i = 0; i < n; ++i)
-            if (i == j || (uplo == LOWER ? i > j : i < j)) Tt(i, j) = (i == j && diag == UNIT) ? 1.0 : T(i, j);
-
-    Matrix x(n, 1), r(n, 1), x_previous(n, 1);
-    int steps = 0;
-    double residual = 0.0;
+    Matrix x(n, 1);
     const auto start = std::chrono::steady_clock::now();
-    {
-        Resident hold_t(*blas, T), hold_tt(*blas, Tt), hold_b(*blas, b), hold_x(*blas, x), hold_r(*blas, r),
-            hold_prev(*blas, x_previous);
-        blas->copy(b, x);
-        blas->trsv(uplo, trans, diag, T, x);
-        for (int step = 0; step < refine; ++step) {
-            blas->copy(b, r); // r := b - op(T) x
-            blas->gemv(trans, -1.0, Tt, x, 1.0, r);
-            blas->trsv(uplo, trans, diag, T, r); // d := op(T)^{-1} r
-            blas->copy(x, x_previous);
-            blas->axpy(1.0, r, x); // x := x + d
-            ++steps;
-            blas->axpy(-1.0, x, x_previous);
-            if (norm_inf(*blas, x_previous) == 0.0) break; // d no longer changes x
-        }
-        blas->copy(b, r);
-        blas->gemv(trans, -1.0, Tt, x, 1.0, r);
-        residual = norm_inf(*blas, r);
-    }
+    const TrsvReport report = trsv_refined(*blas, uplo, trans, diag, T, b, x, refine);
     const double seconds = seconds_since(start);
     if (!write_result(a, x, "solution of op(" + t_file + ") x = " + b_file))
         Summary()
@@ -564,8 +565,8 @@ int run_trsv(const Args& a)
             .add("trans", trans == TRANSPOSE ? "yes" : "no")
             .add("diag", diag == UNIT ? "unit" : "nonunit")
             .add("backend", blas->name())
-            .add("refinement_steps", steps)
-            .real("residual_inf", residual)
+            .add("refinement_steps", report.refinement_steps)
+            .real("residual_inf", report.residual_norm)
             .add("time_s", seconds)
             .print();
     return kSuccess;
@@ -608,6 +609,189 @@ int run_devices(const Args& a)
     require_operands(command("devices"), a);
     for (const OpenClDeviceInfo& d : opencl_devices()) std::cout << describe_device(d) << "\n";
     return kSuccess;
+}
+
+// --- flamex batch: many small symmetric systems (batched/batched.hpp) ----------------
+
+// "min/median/max" of a set of residuals, as key=value pairs under `prefix`.
+void add_stats(Summary& s, const std::string& prefix, const batched::ResidualStats& r)
+{
+    s.add(prefix + "min", r.min).add(prefix + "median", r.median).add(prefix + "max", r.max);
+}
+
+void reject_options(const Args& a, const std::vector<const Option*>& options, const std::string& what)
+{
+    for (const Option* o : options)
+        if (a.has(*o)) throw UsageError(std::string("option ") + o->name + " does not apply to " + what);
+}
+
+int batch_threads_of(const Args& a)
+{
+    const unsigned cores = std::thread::hardware_concurrency();
+    return static_cast<int>(integer_option(a, kBatchThreads, cores == 0 ? 1 : static_cast<long long>(cores), 1, 1024));
+}
+
+std::optional<batched::Precision> batch_precision_of(const Args& a)
+{
+    const auto text = a.get(kBatchPrecision);
+    if (!text) return std::nullopt;
+    const auto p = batched::parse_precision(*text);
+    if (!p) throw UsageError("option --precision: '" + *text + "' is not single or double");
+    return p;
+}
+
+template <class T>
+int batch_solve_in(const Args& a, const batched::Batch<T>& batch, const batched::Options& options)
+{
+    const batched::Result<T> result = batched::solve(batch, options);
+    const batched::Summary s = batched::summarize(result);
+    if (const auto out = a.get(kBatchOutput)) batched::write_solutions(*out, result);
+    Summary()
+        .add("n", batch.n)
+        .add("count", batch.count)
+        .add("precision", batched::precision_name(batched::precision_of<T>()))
+        .add("method", batched::method_name(options.method))
+        .add("threads", options.threads)
+        .add("tolerance", result.tolerance)
+        .add("threshold", result.threshold)
+        .add("time_s", result.seconds)
+        .add("systems_per_s", result.seconds > 0 ? static_cast<double>(batch.count) / result.seconds : 0.0)
+        .print();
+    Summary status;
+    for (int k = 0; k < batched::kStatusCount; ++k) status.add(batched::status_name(static_cast<batched::Status>(k)), s.by_status[k]);
+    status.print();
+    for (int m = 0; m < 3; ++m) {
+        if (s.by_method[m] == 0) continue;
+        Summary line;
+        line.add("solved_by", batched::method_name(static_cast<batched::Method>(m))).add("systems", s.by_method[m]);
+        add_stats(line, "residual_", s.residual[m]);
+        line.print();
+    }
+    if (options.method == batched::Method::Auto && s.count_of(batched::Status::Repaired) > 0) {
+        Summary line;
+        line.add("repaired", s.count_of(batched::Status::Repaired));
+        add_stats(line, "pcr_residual_", s.first_residual_of_repaired);
+        line.print();
+    }
+    const std::size_t failed = s.count_of(batched::Status::Breakdown) + s.count_of(batched::Status::InvalidInput);
+    if (failed == 0) return kSuccess;
+    for (std::size_t k = 0; k < result.count; ++k) {
+        const batched::SystemReport& r = result.report[k];
+        if (r.status == batched::Status::Breakdown) {
+            std::cerr << "flamex batch: " << failed << " system(s) not solved; first: system " << k
+                      << ", LDL^T breakdown (zero or non-finite pivot) in column " << r.column << "\n";
+            break;
+        }
+        if (r.status == batched::Status::InvalidInput) {
+            std::cerr << "flamex batch: " << failed << " system(s) not solved; first: system " << k
+                      << ", NaN or infinity in its matrix or right-hand side\n";
+            break;
+        }
+    }
+    return kNumericalFailure;
+}
+
+int run_batch_solve(const Args& a)
+{
+    reject_options(a, {&kBatchSize, &kBatchCount, &kBatchCondMax, &kBatchCondMin, &kBatchPaths, &kSeed, &kBatchNoMeasure},
+                   "batch solve");
+    batched::Options options;
+    if (const auto m = a.get(kBatchMethod)) {
+        const auto method = batched::parse_method(*m);
+        if (!method) throw UsageError("option --method: unknown method '" + *m + "' (known: ldlt, householder-pcr, dc, auto)");
+        options.method = *method;
+    }
+    if (a.has(kBatchThreshold)) {
+        options.threshold = real_option(a, kBatchThreshold, 0.0);
+        if (!(options.threshold >= 0.0) || !std::isfinite(options.threshold))
+            throw UsageError("option --threshold: must be a finite number >= 0");
+    }
+    if (a.has(kBatchTolerance)) {
+        options.tolerance = real_option(a, kBatchTolerance, 0.0);
+        if (!(options.tolerance > 0.0)) throw UsageError("option --tolerance: must be > 0");
+    }
+    options.threads = batch_threads_of(a);
+    const auto precision = batch_precision_of(a);
+    if (const auto out = a.get(kBatchOutput); out && *out == "-")
+        throw UsageError("option -o: the solutions are binary; give a file name");
+    batched::AnyBatch any = batched::read_batch(a.operands[1]);
+    const bool single = precision ? *precision == batched::Precision::Single
+                                  : std::holds_alternative<batched::Batch<float>>(any);
+    return std::visit(
+        [&](const auto& batch) {
+            if (single) return batch_solve_in(a, batched::convert<float>(batch), options);
+            return batch_solve_in(a, batched::convert<double>(batch), options);
+        },
+        any);
+}
+
+template <class T>
+int batch_gen_as(const Args& a, const std::string& kind, int n, std::size_t count, std::uint64_t seed, int threads)
+{
+    batched::Batch<T> batch;
+    if (kind == "spd") {
+        batched::SpdSpec spec;
+        spec.n = n;
+        spec.count = count;
+        spec.seed = seed;
+        spec.threads = threads;
+        spec.cond_max = real_option(a, kBatchCondMax, 1e6);
+        spec.cond_min = real_option(a, kBatchCondMin, 1.0);
+        if (!(spec.cond_min >= 1.0) || !(spec.cond_max >= spec.cond_min) || !std::isfinite(spec.cond_max))
+            throw UsageError("options --cond-min and --cond-max need 1 <= cond-min <= cond-max < inf");
+        batch = batched::generate_spd<T>(spec);
+    } else {
+        batched::RegressionSpec spec;
+        spec.n = n;
+        spec.count = count;
+        spec.seed = seed;
+        spec.threads = threads;
+        spec.paths = static_cast<int>(integer_option(a, kBatchPaths, 300, 1, 100000000));
+        batch = batched::generate_regression<T>(spec);
+    }
+    const std::string path = *a.get(kBatchOutput);
+    batched::write_batch(path, batch);
+    Summary line;
+    line.add("file", path).add("kind", kind).add("n", n).add("count", count).add("precision",
+                                                                                  batched::precision_name(batched::precision_of<T>()));
+    if (!a.has(kBatchNoMeasure)) {
+        std::vector<double> kappa = batched::condition_numbers(batch, threads);
+        std::sort(kappa.begin(), kappa.end(), [](double x, double y) { return x < y || (!std::isnan(x) && std::isnan(y)); });
+        line.add("kappa_min", kappa.front()).add("kappa_median", kappa[kappa.size() / 2]).add("kappa_max", kappa.back());
+    }
+    line.print();
+    return kSuccess;
+}
+
+int run_batch_gen(const Args& a)
+{
+    reject_options(a, {&kBatchMethod, &kBatchThreshold, &kBatchTolerance}, "batch gen");
+    const std::string& kind = a.operands[1];
+    if (kind != "spd" && kind != "regression")
+        throw UsageError("unknown batch kind '" + kind + "' (known: spd, regression)");
+    if (kind == "spd") reject_options(a, {&kBatchPaths}, "batch gen spd");
+    else reject_options(a, {&kBatchCondMax, &kBatchCondMin}, "batch gen regression");
+    if (!a.has(kBatchSize)) throw UsageError("option --n is required");
+    if (!a.has(kBatchCount)) throw UsageError("option --count is required");
+    const auto out = a.get(kBatchOutput);
+    if (!out) throw UsageError("option -o is required (the batch file to write)");
+    if (*out == "-") throw UsageError("option -o: the batch file is binary; give a file name");
+    const int n = static_cast<int>(integer_option(a, kBatchSize, 0, 1, batched::kMaxOrder));
+    const auto count = static_cast<std::size_t>(integer_option(a, kBatchCount, 0, 1, 1LL << 40));
+    const auto seed = static_cast<std::uint64_t>(integer_option(a, kSeed, 0, 0, std::numeric_limits<long long>::max()));
+    const int threads = batch_threads_of(a);
+    const auto precision = batch_precision_of(a).value_or(batched::Precision::Single);
+    if (precision == batched::Precision::Single) return batch_gen_as<float>(a, kind, n, count, seed, threads);
+    return batch_gen_as<double>(a, kind, n, count, seed, threads);
+}
+
+int run_batch(const Args& a)
+{
+    require_operands(command("batch"), a);
+    const std::string& action = a.operands[0];
+    if (action == "solve") return run_batch_solve(a);
+    if (action == "gen") return run_batch_gen(a);
+    throw UsageError("unknown batch action '" + action + "' (known: solve, gen)");
 }
 
 void print_usage(std::ostream& out)

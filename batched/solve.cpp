@@ -1,0 +1,198 @@
+// The batch driver: every system solved by one thread, start to end, with the chosen
+// method; the residual check; the adaptive strategy. See batched/batched.hpp.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+#include "batched/batched.hpp"
+#include "batched/kernels.hpp"
+#include "batched/parallel.hpp"
+#include "variants/ldlt.hpp"
+
+namespace flamex::batched {
+
+template <class T>
+double relative_residual(int n, const T* A, const T* x, const T* y)
+{
+    double rmax = 0, amax = 0, xmax = 0, ymax = 0;
+    for (int i = 0; i < n; ++i) {
+        double r = -static_cast<double>(y[i]), a = 0;
+        for (int j = 0; j < n; ++j) {
+            const double aij = static_cast<double>(i >= j ? A[i + j * n] : A[j + i * n]); // lower triangle
+            r += aij * static_cast<double>(x[j]);
+            a += std::fabs(aij);
+        }
+        rmax = std::max(rmax, std::fabs(r));
+        amax = std::max(amax, a);
+        xmax = std::max(xmax, std::fabs(static_cast<double>(x[i])));
+        ymax = std::max(ymax, std::fabs(static_cast<double>(y[i])));
+        if (!std::isfinite(r) || !std::isfinite(static_cast<double>(x[i]))) return std::numeric_limits<double>::quiet_NaN();
+    }
+    const double den = amax * xmax + ymax;
+    if (rmax == 0) return 0;
+    return rmax / den; // inf when the denominator underflows to 0
+}
+
+template double relative_residual<float>(int, const float*, const float*, const float*);
+template double relative_residual<double>(int, const double*, const double*, const double*);
+
+namespace {
+
+template <class T>
+struct Workspace {
+    std::vector<T> A, d, e, tau, tmp, lambda, V;
+    PcrWork<T> pcr;
+    DcWork<T> dc;
+    explicit Workspace(int n)
+        : A(static_cast<std::size_t>(n) * n), d(n), e(n), tau(n), tmp(n), lambda(n), V(static_cast<std::size_t>(n) * n)
+    {
+        pcr.reserve(n);
+        dc.reserve(n);
+    }
+};
+
+struct Plan {
+    Method method;
+    double tolerance, threshold;
+    bool residuals;
+    int ldlt_variant;
+};
+
+template <class T>
+bool finite_input(int n, const T* A, const T* y)
+{
+    for (int j = 0; j < n; ++j) {
+        if (!std::isfinite(y[j])) return false;
+        for (int i = j; i < n; ++i)
+            if (!std::isfinite(A[i + j * n])) return false;
+    }
+    return true;
+}
+
+// x := Q V diag(1/lambda, truncated) V^T Q^T y from the tridiagonalization in ws.
+template <class T>
+int dc_solve(int n, Workspace<T>& ws, double threshold, const T* y, T* x)
+{
+    tridiagonal_eigen_dc(n, ws.d.data(), ws.e.data(), ws.lambda.data(), ws.V.data(), ws.dc);
+    std::copy(y, y + n, x);
+    apply_qt(n, ws.A.data(), ws.tau.data(), x);
+    const int discarded = eigen_solve_truncated(n, ws.lambda.data(), ws.V.data(), threshold, x, ws.tmp.data());
+    apply_q(n, ws.A.data(), ws.tau.data(), x);
+    return discarded;
+}
+
+template <class T>
+void householder_pcr_solve(int n, Workspace<T>& ws, const T* y, T* x)
+{
+    std::copy(y, y + n, x);
+    apply_qt(n, ws.A.data(), ws.tau.data(), x);
+    pcr_solve(n, ws.d.data(), ws.e.data(), x, ws.pcr);
+    apply_q(n, ws.A.data(), ws.tau.data(), x);
+}
+
+template <class T>
+void solve_system(int n, const T* A, const T* y, T* x, SystemReport& rep, const Plan& plan, LdltVariantFn<T> ldlt,
+                  Workspace<T>& ws)
+{
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    rep = SystemReport{};
+    if (!finite_input(n, A, y)) {
+        rep.status = Status::InvalidInput;
+        rep.solved_by = plan.method == Method::Auto ? Method::HouseholderPcr : plan.method;
+        rep.residual = rep.first_residual = nan;
+        std::fill(x, x + n, std::numeric_limits<T>::quiet_NaN());
+        return;
+    }
+    std::copy(A, A + static_cast<std::size_t>(n) * n, ws.A.begin());
+    bool check = plan.residuals;
+    switch (plan.method) {
+    case Method::Ldlt: {
+        rep.solved_by = Method::Ldlt;
+        View<T> LD(ws.A.data(), 1, n, 0, 0, n, n);
+        const LdltInfo info = ldlt(LD);
+        if (!info.ok()) {
+            rep.status = Status::Breakdown;
+            rep.column = static_cast<std::int32_t>(info.breakdown);
+            rep.residual = rep.first_residual = nan;
+            std::fill(x, x + n, std::numeric_limits<T>::quiet_NaN());
+            return;
+        }
+        std::copy(y, y + n, x);
+        ldlt_solve(LD, View<T>(x, 1, n, 0, 0, n, 1));
+        break;
+    }
+    case Method::HouseholderPcr:
+        rep.solved_by = Method::HouseholderPcr;
+        tridiagonalize(n, ws.A.data(), ws.d.data(), ws.e.data(), ws.tau.data());
+        householder_pcr_solve(n, ws, y, x);
+        break;
+    case Method::DivideConquer:
+        rep.solved_by = Method::DivideConquer;
+        tridiagonalize(n, ws.A.data(), ws.d.data(), ws.e.data(), ws.tau.data());
+        rep.discarded = static_cast<std::uint16_t>(dc_solve(n, ws, plan.threshold, y, x));
+        break;
+    case Method::Auto: {
+        rep.solved_by = Method::HouseholderPcr;
+        tridiagonalize(n, ws.A.data(), ws.d.data(), ws.e.data(), ws.tau.data());
+        householder_pcr_solve(n, ws, y, x);
+        const double r = relative_residual(n, A, x, y);
+        rep.residual = rep.first_residual = r;
+        if (!(r <= plan.tolerance)) {
+            rep.status = Status::Repaired;
+            rep.solved_by = Method::DivideConquer;
+            rep.discarded = static_cast<std::uint16_t>(dc_solve(n, ws, plan.threshold, y, x));
+            rep.residual = relative_residual(n, A, x, y);
+        }
+        return;
+    }
+    }
+    if (check) {
+        rep.residual = rep.first_residual = relative_residual(n, A, x, y);
+        if (!(rep.residual <= plan.tolerance)) rep.status = Status::Flagged;
+    } else {
+        rep.residual = rep.first_residual = nan;
+    }
+}
+
+} // namespace
+
+template <class T>
+Result<T> solve(const Batch<T>& batch, const Options& options)
+{
+    const int n = batch.n;
+    if (n < 1 || n > kMaxOrder)
+        throw Error("batch solve: order n = " + std::to_string(n) + " is out of range [1, " + std::to_string(kMaxOrder) + "]");
+    if (batch.A.size() != batch.count * n * n || batch.y.size() != batch.count * n)
+        throw Error("batch solve: the batch's arrays do not hold " + std::to_string(batch.count) + " systems of order " +
+                    std::to_string(n));
+    if (options.threads < 1) throw Error("batch solve: threads must be at least 1");
+    const LdltVariantFn<T> ldlt = ldlt_variant<T>(options.ldlt_variant);
+
+    Plan plan{options.method, options.tolerance < 0 ? default_tolerance<T>(n) : options.tolerance,
+              options.threshold < 0 ? default_threshold<T>() : options.threshold, options.residuals,
+              options.ldlt_variant};
+    Result<T> result;
+    result.n = n;
+    result.count = batch.count;
+    result.tolerance = plan.tolerance;
+    result.threshold = plan.threshold;
+    result.x.assign(batch.count * n, T(0));
+    result.report.assign(batch.count, SystemReport{});
+
+    // Dynamic chunks for balance (repairs are costly); which thread takes a chunk
+    // changes nothing in the results.
+    const auto start = std::chrono::steady_clock::now();
+    detail::parallel_for(
+        batch.count, options.threads, 16, [n]() { return Workspace<T>(n); },
+        [&](std::size_t k, Workspace<T>& ws) {
+            solve_system(n, batch.matrix(k), batch.rhs(k), result.x.data() + k * n, result.report[k], plan, ldlt, ws);
+        });
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+}
+
+template Result<float> solve<float>(const Batch<float>&, const Options&);
+template Result<double> solve<double>(const Batch<double>&, const Options&);
+
+} // namespace flamex::batched
