@@ -236,27 +236,31 @@ struct Dc {
         if (pj >= 0) kept[nk++] = pj;
         stats.deflated += nd;
 
-        // The secular equation for the k = nk remaining eigenvalues.
+        // The secular equation for the k = nk remaining eigenvalues, scaled by a power
+        // of two (exactly) to norm ~1: its derivatives square 1 / (d_j - lambda), which
+        // would overflow in single precision for a block of norm 1e-20.
         const int k = nk;
         T *dk = w.dk.data(), *zk = w.zk.data(), *tau = w.tau.data(), *delta = w.delta.data(), *zhat = w.zhat.data();
         int* org = w.org.data();
+        const int ex = std::ilogb(std::max(dmax, rho));
+        const T rho_s = std::ldexp(rho, -ex);
         for (int i = 0; i < k; ++i) {
-            dk[i] = ds[kept[i]];
+            dk[i] = std::ldexp(ds[kept[i]], -ex);
             zk[i] = zs[kept[i]];
             zhat[i] = zk[i] * zk[i]; // zsq, for the solver
         }
-        for (int i = 0; i < k; ++i) secular_root(i, k, dk, zhat, rho, org[i], tau[i], stats.secular_iterations);
+        for (int i = 0; i < k; ++i) secular_root(i, k, dk, zhat, rho_s, org[i], tau[i], stats.secular_iterations);
         // delta(i, j) = dk_j - lambda_i, accurately: (dk_j - dk_org) - tau.
         for (int i = 0; i < k; ++i)
             for (int j = 0; j < k; ++j) delta[j + i * k] = (dk[j] - dk[org[i]]) - tau[i];
         // Gu-Eisenstat: the z for which the computed eigenvalues are exact.
         for (int j = 0; j < k; ++j) {
-            T prod = -delta[j + (k - 1) * k] / rho;
+            T prod = -delta[j + (k - 1) * k] / rho_s;
             for (int i = 0; i < j; ++i) prod *= delta[j + i * k] / (dk[j] - dk[i]);
             for (int i = j; i < k - 1; ++i) prod *= -delta[j + i * k] / (dk[i + 1] - dk[j]);
             zhat[j] = std::copysign(std::sqrt(std::max(prod, T(0))), zk[j]);
         }
-        // Eigenvectors of D + rho zhat zhat^T, then of the block: Qn = Qs(:, kept) W.
+        // Eigenvectors W of D + rho zhat zhat^T (column i in delta(i, :)).
         for (int i = 0; i < k; ++i) {
             T* ui = delta + i * k;
             T nrm = 0;
@@ -266,14 +270,37 @@ struct Dc {
             }
             nrm = T(1) / std::sqrt(nrm);
             for (int j = 0; j < k; ++j) ui[j] *= nrm;
+            lam[i] = std::ldexp(dk[org[i]] + tau[i], ex);
+        }
+        // Then of the block: Qn(:, 0:k) = Qs(:, kept) W, the O(m k^2) step that
+        // dominates; four columns of Qn at a time, so each column of Qs is read once per
+        // four. (Every entry is the same sum in the same order whatever the blocking.)
+        int i = 0;
+        for (; i + 4 <= k; i += 4) {
+            T *q0 = Qn + i * m, *q1 = q0 + m, *q2 = q1 + m, *q3 = q2 + m;
+            const T *u0 = delta + i * k, *u1 = u0 + k, *u2 = u1 + k, *u3 = u2 + k;
+            for (int r = 0; r < m; ++r) q0[r] = q1[r] = q2[r] = q3[r] = 0;
+            for (int j = 0; j < k; ++j) {
+                const T* qj = Qs + kept[j] * m;
+                const T c0 = u0[j], c1 = u1[j], c2 = u2[j], c3 = u3[j];
+                for (int r = 0; r < m; ++r) {
+                    const T q = qj[r];
+                    q0[r] += q * c0;
+                    q1[r] += q * c1;
+                    q2[r] += q * c2;
+                    q3[r] += q * c3;
+                }
+            }
+        }
+        for (; i < k; ++i) {
             T* qi = Qn + i * m;
+            const T* ui = delta + i * k;
             for (int r = 0; r < m; ++r) qi[r] = 0;
             for (int j = 0; j < k; ++j) {
                 const T* qj = Qs + kept[j] * m;
                 const T c = ui[j];
                 for (int r = 0; r < m; ++r) qi[r] += qj[r] * c;
             }
-            lam[i] = dk[org[i]] + tau[i];
         }
         for (int q = 0; q < nd; ++q) {
             lam[k + q] = ds[defl[q]];

@@ -16,8 +16,9 @@ namespace flamex::batched {
 //
 // A = Q U Q^T with U symmetric tridiagonal (diagonal d[0..n-1], off-diagonal
 // e[0..n-2]) and Q = H_0 H_1 ... H_{n-3}, H_j = I - tau_j v_j v_j^T, where v_j has
-// zeros in rows 0..j, a 1 in row j+1 (not stored) and its rows j+2..n-1 stored in
-// A(j+2 : n-1, j) -- LAPACK's dsytd2 ('L') storage. The paper's u_i (its eq. (11)) are
+// zeros in rows 0..j, a 1 in row j+1 (written to A(j+1, j), never read back) and its
+// rows j+2..n-1 stored in A(j+2 : n-1, j) -- LAPACK's dsytd2 ('L') storage, so the
+// reflectors of all systems sit where their matrices were. The paper's u_i (eq. (11)) are
 // the same reflectors up to scaling: it builds them from the last row up, this from
 // the first column down. Reads and overwrites only the lower triangle of A.
 // tau has n-1 entries (tau[n-2] = 0); tau_j = 0 means H_j = I (nothing to annihilate).
@@ -88,8 +89,10 @@ void pcr_solve_strided(int n, const T* d, const T* e, T* v, PcrWork<T>& work);
 //    diag(Q1, Q2)); two close d's are deflated by a Givens rotation that zeroes one z
 //    component when the off-diagonal it creates, |(d_j - d_i) c s|, is <= tol;
 //  * secular equation 1/rho + sum_j z_j^2 / (d_j - lambda) = 0 for the k remaining
-//    roots, one in each (d_i, d_{i+1}) and the last in (d_k, d_k + rho ||z||^2):
-//    each root is computed as an offset tau from the nearer pole (chosen by the sign
+//    roots, one in each (d_i, d_{i+1}) and the last in (d_k, d_k + rho ||z||^2),
+//    after scaling D and rho by a power of two to norm ~1 (exact; keeps the squared
+//    terms of the derivatives in range in single precision): each root is computed
+//    as an offset tau from the nearer pole (chosen by the sign
 //    of the function at the midpoint), so that d_j - lambda is accurate; iteration by
 //    the "middle way" of R.-C. Li (LAPACK Working Note 89): the two sums left and
 //    right of the root are each replaced by a constant plus one pole term matching

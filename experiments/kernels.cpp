@@ -73,7 +73,7 @@ void run_gemv(Context& ctx)
                     const Matrix A = uniform_matrix(s.m, s.n, 5000 + static_cast<std::uint64_t>(size));
                     const Matrix x = uniform_matrix(s.n, 1, 5001), y(s.m, 1);
                     Resident hold_a(*blas, A), hold_x(*blas, x), hold_y(*blas, y);
-                    const Timing t = time_reps(c.reps, nullptr, [&] {
+                    const Timing t = time_reps(c, nullptr, [&] {
                         blas->gemv(NO_TRANSPOSE, 1.0, A, x, 0.0, y);
                         sync(*blas, y);
                     });
@@ -144,7 +144,7 @@ void run_trsv(Context& ctx)
                         blas->copy(b, x);
                         sync(*blas, x);
                     };
-                    plain = time_reps(c.reps, setup, [&] {
+                    plain = time_reps(c, setup, [&] {
                         blas->trsv(LOWER, NO_TRANSPOSE, NONUNIT, T, x);
                         sync(*blas, x);
                     });
@@ -155,7 +155,7 @@ void run_trsv(Context& ctx)
                 if (largest) ctx.kernels[backend].trsv_seconds = plain.min;
                 if (c.refine > 0) {
                     TrsvReport report;
-                    const Timing t = time_reps(c.reps, nullptr, [&] {
+                    const Timing t = time_reps(c, nullptr, [&] {
                         report = trsv_refined(*blas, LOWER, NO_TRANSPOSE, NONUNIT, T, b, x, c.refine);
                     });
                     time_csv.row({backend, integer(n), "trsv_refined", integer(c.refine), integer(c.threads),

@@ -304,7 +304,7 @@ void run_lu_time(Context& ctx)
                     Pivots p(n);
                     LuInfo info;
                     const Timing t = time_reps(
-                        c.reps, [&] { LU = A; }, [&] { info = lu(*blas, v, LU, p, control); });
+                        c, [&] { LU = A; }, [&] { info = lu(*blas, v, LU, p, control); });
                     csv.row({backend, v.name, integer(n), integer(v.blocked ? c.block : 0), integer(c.threads),
                              integer(t.reps), real(t.min), real(t.median), integer(info.zero_pivot)});
                     if (n == c.lu_time_sizes.back()) ctx.lu[{backend, v.name}].seconds = t.min;

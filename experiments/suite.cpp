@@ -21,7 +21,7 @@ namespace {
 
 const char* const kUsage =
     "usage: flamex_experiments [--tiny | --full] [--out DIR] [--sections LIST] [--backends LIST]\n"
-    "                          [--threads T] [--reps R] [--block NB] [--refine K]\n"
+    "                          [--threads T] [--reps R] [--time-budget S] [--block NB] [--refine K]\n"
     "                          [--sizes LIST] [--conds LIST] [--mpfr-max N] [--lu-time-sizes LIST] [--repro-size N]\n"
     "                          [--gemv-sizes LIST] [--panel N] [--gemv-n N] [--gemv-conds LIST]\n"
     "                          [--trsv-sizes LIST] [--trsv-n N] [--trsv-conds LIST]\n"
@@ -34,6 +34,8 @@ const char* const kUsage =
     "                     initialise are skipped with a note)\n"
     "  --threads T        threads of the timed and accuracy runs (default 1)\n"
     "  --reps R           repetitions of each timing; min and median are kept\n"
+    "  --time-budget S    seconds one timing may take: repetitions stop once it is spent,\n"
+    "                     a warm-up call longer than S is the only (timed) run (default 1)\n"
     "  --block NB         block size of the blocked LU variants (default 32)\n"
     "  --refine K         at most K steps of trsv iterative refinement (default 5)\n"
     "  --sizes, --conds   LU accuracy sizes and target condition numbers (kappa_inf)\n"
@@ -98,6 +100,7 @@ void apply_preset(Config& c, const std::string& preset)
     c.trsv_conds = powers_of_ten(2, 38, 3);
     if (preset == "tiny") {
         c.reps = 1;
+        c.time_budget = 0.1;
         c.lu_sizes = {24};
         c.lu_conds = {1e2, 1e16};
         c.mpfr_max = 24;
@@ -114,6 +117,7 @@ void apply_preset(Config& c, const std::string& preset)
         c.refine = 3;
     } else if (preset == "full") {
         c.reps = 5;
+        c.time_budget = 5;
         c.lu_sizes = {128, 256, 512, 1024};
         c.lu_conds = powers_of_ten(2, 40, 4);
         c.lu_conds.insert(c.lu_conds.begin() + 1, 1e4);
@@ -177,6 +181,7 @@ Config parse_config(int argc, char** argv)
         } else if (a == "--backends") c.backends = split(value());
         else if (a == "--threads") c.threads = count(1);
         else if (a == "--reps") c.reps = count(1);
+        else if (a == "--time-budget") c.time_budget = positive(value());
         else if (a == "--block") c.block = count(1);
         else if (a == "--refine") c.refine = count(0);
         else if (a == "--sizes") c.lu_sizes = sizes(value());
@@ -249,16 +254,22 @@ std::string integer(long long v) { return std::to_string(v); }
 
 // --- measurements ------------------------------------------------------------------
 
-Timing time_reps(int reps, const std::function<void()>& setup, const std::function<void()>& body)
+Timing time_reps(const Config& c, const std::function<void()>& setup, const std::function<void()>& body)
 {
-    if (setup) setup(); // warm-up: programs, caches, first-touch pages
-    body();
-    std::vector<double> t;
-    for (int r = 0; r < std::max(reps, 1); ++r) {
+    using clock = std::chrono::steady_clock;
+    auto timed = [&] {
         if (setup) setup();
-        const auto start = std::chrono::steady_clock::now();
+        const auto start = clock::now();
         body();
-        t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        return std::chrono::duration<double>(clock::now() - start).count();
+    };
+    const auto begin = clock::now();
+    const double first = timed(); // warm-up: programs, caches, first-touch pages
+    if (first > c.time_budget) return Timing{first, first, 1}; // long enough to count as it is
+    std::vector<double> t;
+    while (static_cast<int>(t.size()) < std::max(c.reps, 1)) {
+        t.push_back(timed());
+        if (std::chrono::duration<double>(clock::now() - begin).count() > c.time_budget) break;
     }
     std::sort(t.begin(), t.end());
     const size_t k = t.size();
@@ -460,16 +471,19 @@ std::string render_summary(const Context& ctx, const std::vector<BackendStatus>&
         if (!b.usable) s << "skipped backend " << b.name << ": " << b.note << "\n";
 
     if (ran(c, "lu") || ran(c, "repro") || ran(c, "lu-time")) {
-        s << "\nLU variants x backends. Each cell: bwd | diff | exact | time\n"
+        s << "\nLU variants x backends:\n"
           << "  bwd   max ||PA - LU||_inf / (||A||_inf n u) over n = " << list(c.lu_sizes)
           << " and every condition number\n"
           << "  diff  entries of L\\U and pivots whose bits change between 1 and 2 threads, two runs and\n"
           << "        two kernel block sizes (n = " << c.repro_size << "); 0 = reproducible\n"
           << "  exact entries differing from the same variant on the exact backend\n"
           << "  time  factorization at n = " << (c.lu_time_sizes.empty() ? 0 : c.lu_time_sizes.back()) << "\n\n";
-        const size_t cell = 30;
-        s << pad("variant", 18, true);
+        const size_t cell = 27;
+        s << pad("", 18, true);
         for (const std::string& b : ctx.backends) s << " | " << pad(b, cell, true);
+        s << "\n" << pad("variant", 18, true);
+        for (size_t i = 0; i < ctx.backends.size(); ++i)
+            s << " | " << pad("bwd", 6) << pad("diff", 6) << pad("exact", 6) << pad("time", 9);
         s << "\n" << std::string(18, '-');
         for (size_t i = 0; i < ctx.backends.size(); ++i) s << "-+-" << std::string(cell, '-');
         s << "\n";
@@ -479,8 +493,8 @@ std::string render_summary(const Context& ctx, const std::vector<BackendStatus>&
                 const auto found = ctx.lu.find({b, v.name});
                 LuSummary l;
                 if (found != ctx.lu.end()) l = found->second;
-                s << " | " << pad(fixed("%.2g", l.worst_backward), 7) << pad(count(l.differing), 6)
-                  << pad(count(l.vs_exact), 7) << pad(seconds_text(l.seconds), 10);
+                s << " | " << pad(fixed("%.2g", l.worst_backward), 6) << pad(count(l.differing), 6)
+                  << pad(count(l.vs_exact), 6) << pad(seconds_text(l.seconds), 9);
             }
             s << "\n";
         }

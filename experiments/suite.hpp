@@ -40,6 +40,7 @@ struct Config {
     std::vector<std::string> backends;      // empty: every registered backend
     int threads = 1;                        // threads for the timed and accuracy runs
     int reps = 3;                           // repetitions of each timing (min and median kept)
+    double time_budget = 1.0;               // seconds one timing may take (see time_reps)
     // lu, repro, lu-time
     std::vector<dim_t> lu_sizes{64, 128, 256};
     std::vector<double> lu_conds{1e2, 1e8, 1e16, 1e24, 1e32, 1e40};
@@ -93,9 +94,11 @@ struct Timing {
     double min = 0.0, median = 0.0;
     int reps = 0;
 };
-// `setup` (not timed) then `body` (timed), `reps` times, after one untimed warm-up
-// of both.
-Timing time_reps(int reps, const std::function<void()>& setup, const std::function<void()>& body);
+// `setup` (not timed) then `body` (timed): one warm-up call, then up to c.reps
+// timed calls, stopping once c.time_budget seconds have passed since the warm-up
+// began; a warm-up longer than the budget is returned as the only run (first-call
+// effects are negligible next to it).
+Timing time_reps(const Config& c, const std::function<void()>& setup, const std::function<void()>& body);
 
 // Errors as the paper plots them: an error above 1 (no correct digit), or NaN,
 // becomes 1.

@@ -6,8 +6,9 @@
 // have to be exact; they need not add in the CPU's order.
 //
 // The arithmetic (Iakymchuk et al.'s hierarchy, sections 2-3 of the paper):
-//  * per work-item floating-point expansions of NC doubles (TwoSum chains, the
-//    paper's Alg. 3) fed by TwoProd (one FMA) for every product whose rounded
+//  * per work-item floating-point expansions of NP = 3 doubles (TwoSum chains, the
+//    paper's Alg. 3), one for the products and one for their TwoProd errors (two
+//    independent chains), fed by TwoProd (one FMA) for every product whose rounded
 //    value lies in [PROD_MIN, FAST_MAX) and every term in [TERM_MIN, FAST_MAX);
 //    everything else (zeros, tiny or huge values, inf, NaN) goes to a
 //    superaccumulator directly, through an exact integer path (53 x 53-bit
@@ -66,7 +67,8 @@
 #define FAST_MAX 0x1p959
 #define PROD_MIN 0x1p-915
 #define TERM_MIN 0x1p-969
-#define NC 4
+#define NP 3 /* components of an expansion */
+#define NC (2 * NP) /* a work-item's two expansions: products and their errors */
 
 // --- bits --------------------------------------------------------------------------
 
@@ -584,17 +586,16 @@ void gsink_close(GSink* s, __global int* meta)
 
 // --- expansions (the first level) ------------------------------------------------------
 
-// Adds x to the expansion c (TwoSum through the components); returns the error
-// left after the last component (0 when none).
+// Adds x to the expansion c[0 .. NP) (TwoSum through the components, straight-line:
+// no branch in the hot loop); returns the error left after the last component.
 double expansion_add(double* c, double x)
 {
-    for (int i = 0; i < NC; ++i) {
+    for (int i = 0; i < NP; ++i) {
         const double s = c[i] + x;
         const double z = s - c[i];
         const double e = (c[i] - (s - z)) + (x - z);
         c[i] = s;
         x = e;
-        if (x == 0.0) return 0.0;
     }
     return x;
 }
@@ -618,12 +619,9 @@ void pacc_add_product(double* c, PAcc* a, double x, double y)
     const double p = x * y;
     if (fast_product(p)) {
         const double e = fma(x, y, -p);
-        double left = expansion_add(c, p);
+        const double left = expansion_add(c, p), left_e = expansion_add(c + NP, e);
         if (left != 0.0) pacc_component(a, left);
-        if (e != 0.0) {
-            left = expansion_add(c, e);
-            if (left != 0.0) pacc_component(a, left);
-        }
+        if (left_e != 0.0) pacc_component(a, left_e);
         a->flags |= F_NONZERO;
     } else {
         pacc_product(a, x, y);
@@ -644,12 +642,9 @@ void gsink_add_product(double* c, GSink* s, double x, double y)
     const double p = x * y;
     if (fast_product(p)) {
         const double e = fma(x, y, -p);
-        double left = expansion_add(c, p);
+        const double left = expansion_add(c, p), left_e = expansion_add(c + NP, e);
         if (left != 0.0) gsink_component(s, left);
-        if (e != 0.0) {
-            left = expansion_add(c, e);
-            if (left != 0.0) gsink_component(s, left);
-        }
+        if (left_e != 0.0) gsink_component(s, left_e);
         s->flags |= F_NONZERO;
     } else if (product_kind(x, y, 0.0, 2, &s->flags)) {
         ulong d[5];
@@ -725,7 +720,7 @@ __kernel void dot_partial(long n, int products, __global const double* x, long x
     const long stride = get_global_size(0);
     GSink s;
     gsink_open(&s, digits + acc * XD);
-    double c[NC] = {0.0, 0.0, 0.0, 0.0};
+    double c[NC] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
     if (products) {
         for (long i = get_global_id(0); i < n; i += stride) gsink_add_product(c, &s, x[xoff + i * incx], y[yoff + i * incy]);
     } else {
@@ -763,7 +758,7 @@ __kernel void mv_direct(long nrows, long ncols, long nvec, __global const double
     __global const double* v = x + xoff + q * xstep;
     PAcc acc;
     pacc_init(&acc);
-    double c[NC] = {0.0, 0.0, 0.0, 0.0};
+    double c[NC] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
     for (long l = 0; l < ncols; ++l) pacc_add_product(c, &acc, row[l * acs], v[l * xinc]);
     pacc_flush(c, &acc);
     __global double* out = y + yoff + i * yinc + q * ystep;
@@ -786,7 +781,7 @@ __kernel void mv_partial(long nrows, long ncols, long cols_per_chunk, long nvec,
     __global const double* v = x + xoff + q * xstep;
     GSink s;
     gsink_open(&s, digits + acc * XD);
-    double c[NC] = {0.0, 0.0, 0.0, 0.0};
+    double c[NC] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
     for (long l = l0; l < l1; ++l) gsink_add_product(c, &s, row[l * acs], v[l * xinc]);
     gsink_flush(c, &s);
     gsink_close(&s, meta + acc * XMETA);
@@ -829,7 +824,7 @@ __kernel void tri_block(long nb, int forward, int unit, double alpha, __global c
             const long acc = acc0 + q * accld + r;
             pacc_take(&a, digits + acc * XD, meta + acc * XMETA);
         }
-        double c[NC] = {0.0, 0.0, 0.0, 0.0};
+        double c[NC] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
         const long j0 = forward ? 0 : r + 1, j1 = forward ? r : nb;
         __global const double* row = t + toff + r * trs;
         for (long j = j0; j < j1; ++j) pacc_add_product(c, &a, row[j * tcs], v[j * xinc]);

@@ -95,6 +95,28 @@ bool bad_pivot(T d)
 {
     return !(d != T(0) && d - d == T(0)); // d - d is NaN exactly when d is infinite or NaN
 }
+
+// The Level-1 operations the variants spell out, on strided vectors; unit strides
+// (every column in the batch layout) take a loop the compiler vectorizes. Both loops
+// do the same operations in the same order.
+// y := y - x alpha
+template <class T>
+inline void axpy_minus(dim_t n, T alpha, const T* x, dim_t incx, T* y, dim_t incy)
+{
+    if (incx == 1 && incy == 1) {
+        for (dim_t i = 0; i < n; ++i) y[i] -= x[i] * alpha;
+    } else {
+        for (dim_t i = 0; i < n; ++i) y[i * incy] -= x[i * incx] * alpha;
+    }
+}
+// x^T y
+template <class T>
+inline T dot(dim_t n, const T* x, dim_t incx, const T* y, dim_t incy)
+{
+    T s = 0;
+    for (dim_t i = 0; i < n; ++i) s += x[i * incx] * y[i * incy];
+    return s;
+}
 } // namespace detail
 
 } // namespace flamex

@@ -31,7 +31,8 @@ void ldlt_solve(View<T> LD, View<T> b)
                                                         bB, 1, BOTTOM);
             /*--------------------------------------------------------*/
             const T z = beta1(0, 0);
-            for (dim_t i = 0; i < b2.length(); ++i) b2(i, 0) -= a21(i, 0) * z;
+            if (b2.length() > 0)
+                detail::axpy_minus(b2.length(), z, &a21(0, 0), LD.row_stride(), &b2(0, 0), b.row_stride());
             beta1(0, 0) = z / alpha11(0, 0);
             /*--------------------------------------------------------*/
             std::tie(ATL, ATR,
@@ -59,9 +60,8 @@ void ldlt_solve(View<T> LD, View<T> b)
                   b2]               = repart_2x1_to_3x1(bT,
                                                         bB, 1, TOP);
             /*--------------------------------------------------------*/
-            T x = beta1(0, 0);
-            for (dim_t i = 0; i < b2.length(); ++i) x -= a21(i, 0) * b2(i, 0);
-            beta1(0, 0) = x;
+            if (b2.length() > 0)
+                beta1(0, 0) -= detail::dot(b2.length(), &a21(0, 0), LD.row_stride(), &b2(0, 0), b.row_stride());
             /*--------------------------------------------------------*/
             std::tie(ATL, ATR,
                      ABL, ABR) = cont_with_3x3_to_2x2(A00,  a01,     A02,

@@ -25,9 +25,9 @@ LdltInfo ldlt_unb_var1(View<T> A)
               A20,  a21,     A22] = repart_2x2_to_3x3(ATL, ATR,
                                                       ABL, ABR, 1, 1, BR);
         /*------------------------------------------------------------*/
-        const dim_t j = A00.width();
-        for (dim_t p = 0; p < j; ++p)             // a10^T := a10^T L00^{-T}
-            for (dim_t i = p + 1; i < j; ++i) a10t(0, i) -= A00(i, p) * a10t(0, p);
+        const dim_t j = A00.width(), rs = A.row_stride(), cs = A.col_stride();
+        for (dim_t p = 0; p + 1 < j; ++p)         // a10^T := a10^T L00^{-T}, by columns of L00
+            detail::axpy_minus(j - p - 1, a10t(0, p), &A00(p + 1, p), rs, &a10t(0, p + 1), cs);
         T delta = alpha11(0, 0);
         for (dim_t p = 0; p < j; ++p) {           // alpha11 -= w^T D00^{-1} w; a10^T := w^T D00^{-1}
             const T l = a10t(0, p) / A00(p, p);

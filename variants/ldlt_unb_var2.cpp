@@ -26,12 +26,12 @@ LdltInfo ldlt_unb_var2(View<T> A)
               A20,  a21,     A22] = repart_2x2_to_3x3(ATL, ATR,
                                                       ABL, ABR, 1, 1, BR);
         /*------------------------------------------------------------*/
-        const dim_t j = A00.width(), m = a21.length();
+        const dim_t j = A00.width(), m = a21.length(), rs = A.row_stride();
         T delta = alpha11(0, 0);
         for (dim_t p = 0; p < j; ++p) {
             const T w = A00(p, p) * a10t(0, p);   // (D00 a10)_p
             delta -= a10t(0, p) * w;              // alpha11 -= a10^T D00 a10
-            for (dim_t i = 0; i < m; ++i) a21(i, 0) -= A20(i, p) * w; // a21 -= A20 D00 a10
+            if (m > 0) detail::axpy_minus(m, w, &A20(0, p), rs, &a21(0, 0), rs); // a21 -= A20 D00 a10
         }
         alpha11(0, 0) = delta;
         if (detail::bad_pivot(delta)) {

@@ -31,11 +31,9 @@ LdltInfo ldlt_unb_var3(View<T> A)
             info.breakdown = A00.width() + 1;
             return info;
         }
-        const dim_t m = a21.length();
-        for (dim_t q = 0; q < m; ++q) {           // A22 := A22 - a21 (a21/alpha11)^T, lower
-            const T l = a21(q, 0) / delta;
-            for (dim_t i = q; i < m; ++i) A22(i, q) -= a21(i, 0) * l;
-        }
+        const dim_t m = a21.length(), rs = A.row_stride();
+        for (dim_t q = 0; q < m; ++q)             // A22 := A22 - a21 (a21/alpha11)^T, lower
+            detail::axpy_minus(m - q, a21(q, 0) / delta, &a21(q, 0), rs, &A22(q, q), rs);
         for (dim_t i = 0; i < m; ++i) a21(i, 0) /= delta; // a21 := a21 / alpha11
         /*------------------------------------------------------------*/
         std::tie(ATL, ATR,

@@ -58,12 +58,14 @@ constexpr std::size_t kDefaultWorkGroup = 64;
 constexpr std::size_t kDigits = 206; // XD in kernels/exact.cl
 constexpr std::size_t kMeta = 4;     // XMETA
 constexpr std::size_t kMaxGroups = 64;
-constexpr std::size_t kDefaultChunk = 256;
+// Split products and trsv panels: at least this many columns per work-item.
+constexpr std::size_t kMinChunk = 32;
 constexpr std::size_t kDefaultTrsvBlock = 64;
 // Global superaccumulators an operation may hold at once (about 6.8 MB).
 constexpr std::size_t kPoolMax = 4096;
-// Auto matvec: split rows into chunks when there are fewer outputs than this.
-constexpr std::size_t kSplitOutputs = 512;
+// Work-groups a launch should offer per compute unit (PoCL runs a work-group on one
+// thread: a launch of fewer work-groups than cores leaves cores idle).
+constexpr std::size_t kGroupsPerUnit = 4;
 
 std::size_t requested_work_group(const BackendOptions& options)
 {
@@ -103,7 +105,7 @@ public:
     OpenClExactBackend(const BackendOptions& options, const ExactTuning& tuning)
         : context_(tuning.context ? tuning.context
                                   : opencl::Context::shared(options.device, opencl::Requirements{true, true})),
-          memory_(context_), matvec_(tuning.matvec), chunk_(tuning.chunk > 0 ? tuning.chunk : kDefaultChunk),
+          memory_(context_), matvec_(tuning.matvec), chunk_(tuning.chunk),
           trsv_block_(tuning.trsv_block > 0 ? tuning.trsv_block : kDefaultTrsvBlock),
           groups_(tuning.groups)
     {
@@ -137,6 +139,7 @@ public:
         result_ = context_->allocate(sizeof(double));
         part_value_ = context_->allocate(kMaxGroups * sizeof(double));
         part_index_ = context_->allocate(kMaxGroups * sizeof(cl_long));
+        target_groups_ = std::max<std::size_t>(8, kGroupsPerUnit * context_->info().compute_units);
     }
 
     std::string name() const override { return "opencl"; }
@@ -436,6 +439,13 @@ private:
         done();
     }
 
+    std::size_t groups_of(cl_long rows, cl_long nvec, std::size_t local) const
+    {
+        return div_up(static_cast<std::size_t>(rows), local) * static_cast<std::size_t>(nvec);
+    }
+
+    // Direct products give one work-item per output; with too few outputs to fill
+    // the device and rows long enough, split the rows into chunks instead.
     bool split(const Product& p) const
     {
         if (p.m > static_cast<cl_long>(kPoolMax)) return false;
@@ -444,7 +454,17 @@ private:
         case ExactTuning::Matvec::Split: return true;
         case ExactTuning::Matvec::Auto: break;
         }
-        return p.k >= static_cast<cl_long>(2 * chunk_) && static_cast<std::size_t>(p.m * p.nvec) < kSplitOutputs;
+        return p.k >= static_cast<cl_long>(2 * kMinChunk) && groups_of(p.m, p.nvec, mv_direct_.local) < target_groups_;
+    }
+
+    // Columns per work-item of a split product: the tuning's, else enough chunks to
+    // give the device target_groups_ work-groups, at least kMinChunk columns each.
+    cl_long chunk_for(cl_long rows, cl_long cols, cl_long nvec) const
+    {
+        if (chunk_ > 0) return static_cast<cl_long>(chunk_);
+        const std::size_t chunks = div_up(target_groups_, groups_of(rows, nvec, mv_partial_.local));
+        return std::max<cl_long>(static_cast<cl_long>(kMinChunk), (cols + static_cast<cl_long>(chunks) - 1) /
+                                                                        static_cast<cl_long>(chunks));
     }
 
     void matvec(const Product& p, double alpha, double beta) const
@@ -477,7 +497,7 @@ private:
     void partial(cl_long rows, cl_long cols, cl_long nvec, const cl::Buffer& a, cl_long aoff, cl_long ars,
                  cl_long acs, const cl::Buffer& x, cl_long xoff, cl_long xinc, cl_long xstep, cl_long accld) const
     {
-        const cl_long chunk = static_cast<cl_long>(chunk_);
+        const cl_long chunk = chunk_for(rows, cols, nvec);
         const cl_long chunks = (cols + chunk - 1) / chunk;
         const std::size_t local = mv_partial_.local;
         launch(*context_, mv_partial_.k,
@@ -526,7 +546,7 @@ private:
     std::shared_ptr<const opencl::Program> program_;
     mutable opencl::DeviceMemory memory_;
     ExactTuning::Matvec matvec_;
-    std::size_t chunk_, trsv_block_, groups_;
+    std::size_t chunk_, trsv_block_, groups_, target_groups_ = 8;
     Kernel acc_reset_, dot_partial_, dot_finish_, mv_direct_, mv_partial_, mv_finish_, tri_block_, ger_, scal_,
         invscal_, axpy_, copy_, apply_pivots_, iamax_partial_, iamax_finish_;
     cl::Buffer result_, part_value_, part_index_;

@@ -1,0 +1,207 @@
+// `flamex batch`, run for real: gen writes batches that solve reads; solve prints its
+// statistics and writes solutions; exit status 1 when a system cannot be solved and 2,
+// with a message that says what, for bad usage or a bad file.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "batched/batched.hpp"
+
+namespace batched = flamex::batched;
+
+namespace {
+
+struct Result {
+    int status = -1;
+    std::string out, err;
+};
+
+std::string slurp(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::string shell_quote(const std::string& s)
+{
+    std::string q = "'";
+    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+// The value of key=value on the line of `text` that has it.
+std::string value_of(const std::string& text, const std::string& key)
+{
+    std::istringstream in(text);
+    std::string field;
+    while (in >> field)
+        if (field.rfind(key + "=", 0) == 0) return field.substr(key.size() + 1);
+    return "<missing " + key + ">";
+}
+
+class BatchCli : public testing::Test {
+protected:
+    void SetUp() override
+    {
+        char dir_template[] = "/tmp/flamex_batch_cli_XXXXXX";
+        ASSERT_NE(mkdtemp(dir_template), nullptr);
+        dir_ = dir_template;
+    }
+    void TearDown() override
+    {
+        std::error_code ec;
+        std::filesystem::remove_all(dir_, ec);
+    }
+    std::string path(const std::string& name) const { return dir_ + "/" + name; }
+
+    Result run(const std::vector<std::string>& args) const
+    {
+        std::string command = shell_quote(FLAMEX_CLI);
+        for (const std::string& a : args) command += " " + shell_quote(a);
+        command += " >" + shell_quote(path("stdout")) + " 2>" + shell_quote(path("stderr")) + " </dev/null";
+        const int raw = std::system(command.c_str());
+        Result r;
+        if (raw != -1 && WIFEXITED(raw)) r.status = WEXITSTATUS(raw);
+        r.out = slurp(path("stdout"));
+        r.err = slurp(path("stderr"));
+        return r;
+    }
+
+    void expect_bad_input(const std::vector<std::string>& args, const std::vector<std::string>& says) const
+    {
+        const Result r = run(args);
+        EXPECT_EQ(r.status, 2) << "stderr: " << r.err;
+        EXPECT_EQ(r.out, "");
+        for (const std::string& s : says) EXPECT_NE(r.err.find(s), std::string::npos) << "'" << s << "' not in: " << r.err;
+    }
+
+    std::string dir_;
+};
+
+} // namespace
+
+TEST_F(BatchCli, GenThenSolveEveryMethod)
+{
+    const std::string file = path("spd.bin");
+    Result g = run({"batch", "gen", "spd", "--n", "12", "--count", "300", "--cond-max", "1e4", "--seed", "3", "-o", file});
+    ASSERT_EQ(g.status, 0) << g.err;
+    EXPECT_EQ(value_of(g.out, "file"), file);
+    EXPECT_EQ(value_of(g.out, "precision"), "single");
+    EXPECT_LE(std::stod(value_of(g.out, "kappa_max")), 1.1e4);
+    const batched::AnyBatch any = batched::read_batch(file);
+    ASSERT_TRUE(std::holds_alternative<batched::Batch<float>>(any));
+    EXPECT_EQ(std::get<batched::Batch<float>>(any).count, 300u);
+
+    for (const std::string method : {"ldlt", "householder-pcr", "dc", "auto"}) {
+        const Result r = run({"batch", "solve", file, "--method", method, "--threads", "2", "-o", path("x.bin")});
+        ASSERT_EQ(r.status, 0) << method << ": " << r.err;
+        EXPECT_EQ(value_of(r.out, "method"), method);
+        EXPECT_EQ(value_of(r.out, "count"), "300");
+        EXPECT_EQ(value_of(r.out, "breakdown"), "0");
+        EXPECT_GT(std::stod(value_of(r.out, "systems_per_s")), 0.0);
+        EXPECT_NE(r.out.find("residual_median="), std::string::npos);
+        const batched::AnySolutions sol = batched::read_solutions(path("x.bin"));
+        ASSERT_TRUE(std::holds_alternative<batched::Solutions<float>>(sol));
+        EXPECT_EQ(std::get<batched::Solutions<float>>(sol).count, 300u);
+    }
+    // auto reports the repairs and the PCR residuals that caused them.
+    const Result a = run({"batch", "solve", file, "--tolerance", "1e-7"});
+    ASSERT_EQ(a.status, 0) << a.err;
+    EXPECT_NE(value_of(a.out, "repaired"), "0");
+    EXPECT_NE(a.out.find("solved_by=dc"), std::string::npos);
+    EXPECT_NE(a.out.find("pcr_residual_max="), std::string::npos);
+    // --precision double solves the float file in double.
+    const Result d = run({"batch", "solve", file, "--precision", "double", "--method", "dc", "--threshold", "0"});
+    ASSERT_EQ(d.status, 0) << d.err;
+    EXPECT_EQ(value_of(d.out, "precision"), "double");
+    EXPECT_EQ(value_of(d.out, "threshold"), "0");
+}
+
+TEST_F(BatchCli, RegressionBatch)
+{
+    const std::string file = path("reg.bin");
+    const Result g = run({"batch", "gen", "regression", "--n", "30", "--count", "50", "--precision", "double", "-o", file});
+    ASSERT_EQ(g.status, 0) << g.err;
+    EXPECT_EQ(value_of(g.out, "kind"), "regression");
+    EXPECT_GT(std::stod(value_of(g.out, "kappa_min")), 1e5);
+    const Result r = run({"batch", "solve", file, "--precision", "single"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(value_of(r.out, "precision"), "single");
+    const Result p = run({"batch", "gen", "regression", "--n", "4", "--count", "3", "--paths", "2", "--no-measure", "-o", file});
+    ASSERT_EQ(p.status, 0) << p.err;
+    EXPECT_EQ(p.out.find("kappa"), std::string::npos);
+}
+
+TEST_F(BatchCli, BreakdownIsExitStatusOne)
+{
+    batched::Batch<double> b(2, 3);
+    for (std::size_t k = 0; k < 3; ++k) {
+        double* A = b.matrix(k);
+        A[0] = k == 1 ? 0.0 : 2.0; // system 1: [0 1; 1 2] breaks LDL^T down in column 1
+        A[1] = A[2] = 1.0;
+        A[3] = 2.0;
+        b.rhs(k)[0] = b.rhs(k)[1] = 1.0;
+    }
+    batched::write_batch(path("b.bin"), b);
+    const Result r = run({"batch", "solve", path("b.bin"), "--method", "ldlt", "-o", path("x.bin")});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(value_of(r.out, "breakdown"), "1");
+    EXPECT_NE(r.err.find("system 1"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("column 1"), std::string::npos) << r.err;
+    const batched::AnySolutions any = batched::read_solutions(path("x.bin"));
+    const auto& sol = std::get<batched::Solutions<double>>(any);
+    EXPECT_EQ(sol.report[1].status, batched::Status::Breakdown);
+    EXPECT_EQ(sol.report[0].status, batched::Status::Ok);
+    // The Householder-based methods solve it.
+    EXPECT_EQ(run({"batch", "solve", path("b.bin"), "--method", "dc"}).status, 0);
+}
+
+TEST_F(BatchCli, BadUsageAndBadFilesAreExitStatusTwo)
+{
+    const std::string file = path("ok.bin");
+    ASSERT_EQ(run({"batch", "gen", "spd", "--n", "3", "--count", "4", "-o", file}).status, 0);
+    expect_bad_input({"batch"}, {"missing argument ACTION"});
+    expect_bad_input({"batch", "solve"}, {"missing argument ARG"});
+    expect_bad_input({"batch", "frobnicate", file}, {"unknown batch action 'frobnicate'"});
+    expect_bad_input({"batch", "gen", "hilbert", "--n", "3", "--count", "2", "-o", file}, {"unknown batch kind 'hilbert'"});
+    expect_bad_input({"batch", "gen", "spd", "--count", "2", "-o", file}, {"option --n is required"});
+    expect_bad_input({"batch", "gen", "spd", "--n", "3", "-o", file}, {"option --count is required"});
+    expect_bad_input({"batch", "gen", "spd", "--n", "3", "--count", "2"}, {"option -o is required"});
+    expect_bad_input({"batch", "gen", "spd", "--n", "65", "--count", "2", "-o", file}, {"--n", "out of range [1, 64]"});
+    expect_bad_input({"batch", "gen", "spd", "--n", "0", "--count", "2", "-o", file}, {"--n", "out of range"});
+    expect_bad_input({"batch", "gen", "spd", "--n", "3", "--count", "0", "-o", file}, {"--count", "out of range"});
+    expect_bad_input({"batch", "gen", "spd", "--n", "3", "--count", "2", "--cond-max", "0.5", "-o", file}, {"cond-max"});
+    expect_bad_input({"batch", "gen", "spd", "--n", "3", "--count", "2", "--paths", "9", "-o", file},
+                     {"--paths does not apply to batch gen spd"});
+    expect_bad_input({"batch", "gen", "regression", "--n", "3", "--count", "2", "--cond-max", "9", "-o", file},
+                     {"--cond-max does not apply"});
+    expect_bad_input({"batch", "gen", "spd", "--n", "3", "--count", "2", "--method", "dc", "-o", file},
+                     {"--method does not apply to batch gen"});
+    expect_bad_input({"batch", "gen", "spd", "--n", "3", "--count", "2", "--precision", "half", "-o", file},
+                     {"'half' is not single or double"});
+    expect_bad_input({"batch", "solve", file, "--method", "cholesky"}, {"unknown method 'cholesky'"});
+    expect_bad_input({"batch", "solve", file, "--threshold", "-1"}, {"--threshold"});
+    expect_bad_input({"batch", "solve", file, "--tolerance", "0"}, {"--tolerance"});
+    expect_bad_input({"batch", "solve", file, "--threads", "0"}, {"--threads"});
+    expect_bad_input({"batch", "solve", file, "--n", "3"}, {"--n does not apply to batch solve"});
+    expect_bad_input({"batch", "solve", file, "-o", "-"}, {"binary"});
+    expect_bad_input({"batch", "solve", file, "--bogus"}, {"unknown option '--bogus'"});
+    expect_bad_input({"batch", "solve", path("missing.bin")}, {"missing.bin: cannot open"});
+    std::ofstream(path("junk.bin"), std::ios::binary) << std::string(64, 'j');
+    expect_bad_input({"batch", "solve", path("junk.bin")}, {"junk.bin: not a flamex batch file"});
+    std::string good = slurp(file);
+    std::ofstream(path("cut.bin"), std::ios::binary) << good.substr(0, good.size() - 3);
+    expect_bad_input({"batch", "solve", path("cut.bin")}, {"cut.bin: truncated"});
+    const Result help = run({"batch", "--help"});
+    EXPECT_EQ(help.status, 0);
+    EXPECT_NE(help.out.find("usage: flamex batch ACTION ARG"), std::string::npos);
+}
