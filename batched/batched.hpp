@@ -40,6 +40,8 @@
 //   householder-pcr  A = Q U Q^T (Householder tridiagonalization, reflectors kept),
 //                    then parallel cyclic reduction on U z = Q^T y for any n (the
 //                    paper's permutation scheme, no zero padding), then x = Q z.
+//                    PCR is stable in the forward sense only: its residual grows
+//                    like kappa u, and that is what the check of auto detects.
 //   dc               A = Q U Q^T, then U = V diag(lambda) V^T by divide and conquer
 //                    (Cuppen's tearing, secular equation, deflation, Gu-Eisenstat
 //                    eigenvectors), then the truncated solve
@@ -52,10 +54,19 @@
 // RESIDUAL CHECK. For each solved system
 //     residual = ||A x - y||_inf / (||A||_inf ||x||_inf + ||y||_inf),
 // evaluated in double precision (for float systems too) from the stored lower
-// triangle; 0 when numerator and denominator are both 0, NaN when x is not finite.
+// triangle; 0 when A x = y exactly, NaN when x or A x is not finite.
 // A system with residual > tolerance (or NaN) is flagged. The default tolerance,
 // 16 n u (u = 2^-24 or 2^-53), is the size of the backward error a stable method
 // leaves; at n = 30 it is 2.9e-5 in single and 5.3e-14 in double precision.
+// A truncated dc solution (discarded > 0) is a regularized one: its residual is the
+// size of the components of y it dropped, often above the tolerance (dc then reports
+// Flagged; auto keeps Repaired and reports that residual).
+//
+// PER-SYSTEM STATE (what a work-group needs): ldlt works in place on the lower
+// triangle (n(n+1)/2; the CPU copies all n^2) plus x (n); householder-pcr on a copy of A
+// (n^2: it receives the reflectors), d, e, tau (3n), and PCR's 3n values and n
+// indices (double-buffered here, where a GPU has a barrier); dc adds V (n^2) and
+// O(n^2) merge scratch (kernels.hpp, DcWork).
 //
 // REPRODUCIBILITY. Every system is computed by one thread, start to end, by the same
 // sequence of operations, whichever thread that is: the results (x and reports) are

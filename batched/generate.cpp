@@ -54,12 +54,11 @@ private:
 
 constexpr std::uint64_t kSpdStream = 0x5350440000000001ULL, kRegressionStream = 0x5245470000000002ULL;
 
-void check_spec(int n, std::size_t count, int threads, const char* what)
+void check_spec(int n, int threads, const char* what)
 {
     if (n < 1 || n > kMaxOrder)
         throw Error(std::string(what) + ": order n = " + std::to_string(n) + " is out of range [1, " +
                     std::to_string(kMaxOrder) + "]");
-    (void)count;
     if (threads < 1) throw Error(std::string(what) + ": threads must be at least 1");
 }
 
@@ -68,7 +67,7 @@ void check_spec(int n, std::size_t count, int threads, const char* what)
 template <class T>
 Batch<T> generate_spd(const SpdSpec& spec, std::vector<double>* kappa_out)
 {
-    check_spec(spec.n, spec.count, spec.threads, "generate spd");
+    check_spec(spec.n, spec.threads, "generate spd");
     if (!(spec.cond_min >= 1.0) || !(spec.cond_max >= spec.cond_min) || !std::isfinite(spec.cond_max))
         throw Error("generate spd: the condition numbers need 1 <= cond_min <= cond_max < inf (got " +
                     std::to_string(spec.cond_min) + ", " + std::to_string(spec.cond_max) + ")");
@@ -128,7 +127,7 @@ Batch<T> generate_spd(const SpdSpec& spec, std::vector<double>* kappa_out)
 template <class T>
 Batch<T> generate_regression(const RegressionSpec& spec)
 {
-    check_spec(spec.n, spec.count, spec.threads, "generate regression");
+    check_spec(spec.n, spec.threads, "generate regression");
     if (spec.paths < 1) throw Error("generate regression: paths must be at least 1 (got " + std::to_string(spec.paths) + ")");
     if (!(spec.sigma >= 0) || !(spec.t >= 0) || !std::isfinite(spec.mu) || !std::isfinite(spec.s0) ||
         !std::isfinite(spec.strike))

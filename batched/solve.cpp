@@ -56,7 +56,6 @@ struct Plan {
     Method method;
     double tolerance, threshold;
     bool residuals;
-    int ldlt_variant;
 };
 
 template <class T>
@@ -105,7 +104,6 @@ void solve_system(int n, const T* A, const T* y, T* x, SystemReport& rep, const 
         return;
     }
     std::copy(A, A + static_cast<std::size_t>(n) * n, ws.A.begin());
-    bool check = plan.residuals;
     switch (plan.method) {
     case Method::Ldlt: {
         rep.solved_by = Method::Ldlt;
@@ -147,7 +145,7 @@ void solve_system(int n, const T* A, const T* y, T* x, SystemReport& rep, const 
         return;
     }
     }
-    if (check) {
+    if (plan.residuals) {
         rep.residual = rep.first_residual = relative_residual(n, A, x, y);
         if (!(rep.residual <= plan.tolerance)) rep.status = Status::Flagged;
     } else {
@@ -169,9 +167,8 @@ Result<T> solve(const Batch<T>& batch, const Options& options)
     if (options.threads < 1) throw Error("batch solve: threads must be at least 1");
     const LdltVariantFn<T> ldlt = ldlt_variant<T>(options.ldlt_variant);
 
-    Plan plan{options.method, options.tolerance < 0 ? default_tolerance<T>(n) : options.tolerance,
-              options.threshold < 0 ? default_threshold<T>() : options.threshold, options.residuals,
-              options.ldlt_variant};
+    const Plan plan{options.method, options.tolerance < 0 ? default_tolerance<T>(n) : options.tolerance,
+                    options.threshold < 0 ? default_threshold<T>() : options.threshold, options.residuals};
     Result<T> result;
     result.n = n;
     result.count = batch.count;

@@ -71,7 +71,8 @@ void run_gemv(Context& ctx)
                     ctx.progress.step("gemv time " + backend + " " + s.name + " " + std::to_string(s.m) + "x" +
                                       std::to_string(s.n));
                     const Matrix A = uniform_matrix(s.m, s.n, 5000 + static_cast<std::uint64_t>(size));
-                    const Matrix x = uniform_matrix(s.n, 1, 5001), y(s.m, 1);
+                    const Matrix x = uniform_matrix(s.n, 1, 5001);
+                    Matrix y(s.m, 1);
                     Resident hold_a(*blas, A), hold_x(*blas, x), hold_y(*blas, y);
                     const Timing t = time_reps(c, nullptr, [&] {
                         blas->gemv(NO_TRANSPOSE, 1.0, A, x, 0.0, y);
@@ -136,7 +137,8 @@ void run_trsv(Context& ctx)
             for (dim_t n : c.trsv_sizes) {
                 ctx.progress.step("trsv time " + backend + " n=" + std::to_string(n));
                 const Matrix T = well_conditioned_lower(n, 6000 + static_cast<std::uint64_t>(n));
-                const Matrix b = uniform_matrix(n, 1, 6001), x(n, 1);
+                const Matrix b = uniform_matrix(n, 1, 6001);
+                Matrix x(n, 1);
                 Timing plain;
                 {
                     Resident hold_t(*blas, T), hold_b(*blas, b), hold_x(*blas, x);

@@ -60,8 +60,11 @@ def cond_of(row):
     return m if math.isfinite(m) and m > 0 else num(row["target_cond"])
 
 
-def save(fig, out, stem):
-    fig.tight_layout()
+def save(fig, out, stem, legend_right=False):
+    if legend_right:
+        fig.tight_layout(rect=(0, 0, 0.85, 1))
+    else:
+        fig.tight_layout()
     for ext in ("png", "pdf"):
         fig.savefig(out / f"{stem}.{ext}", dpi=110)
     plt.close(fig)
@@ -88,9 +91,26 @@ def variant_style(variants, variant):
     }
 
 
-def panels(count, width=6.0, height=4.6, sharey=True):
-    fig, axes = plt.subplots(1, count, figsize=(width * count, height), squeeze=False, sharey=sharey)
-    return fig, axes[0]
+def panels(count, width=6.0, height=4.6, sharey=True, columns=2):
+    """`count` panels, at most `columns` per row; unused cells are hidden."""
+    ncols = max(1, min(count, columns))
+    nrows = -(-count // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows), squeeze=False, sharey=sharey)
+    flat = [ax for row in axes for ax in row]
+    for ax in flat[count:]:
+        ax.set_visible(False)
+    return fig, flat[:count]
+
+
+def variant_legend(fig, axes):
+    """One legend for every panel, right of them (variants: 16 entries)."""
+    seen = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(label, handle)
+    labels = sorted(seen)
+    fig.legend([seen[k] for k in labels], labels, loc="center right", fontsize=7, title="variant",
+               title_fontsize=8)
 
 
 def log_axes(ax, xlabel, ylabel, title, xbase=10):
@@ -134,8 +154,8 @@ def lu_error_vs_condition(rows, out, column, stem, ylabel, title, want_mpfr=Fals
             ax.plot([p[0] for p in points], [p[1] for p in points], ms=3, label=variant,
                     **variant_style(variants, variant))
         log_axes(ax, "condition number kappa_inf(A)", ylabel, f"{title}: {backend}, n = {largest}")
-    axes[-1].legend(fontsize=6, ncol=2, loc="best")
-    save(fig, out, stem)
+    variant_legend(fig, axes)
+    save(fig, out, stem, legend_right=True)
 
 
 def lu_time(rows, out):
@@ -152,8 +172,8 @@ def lu_time(rows, out):
             ax.plot([p[0] for p in points], [p[1] for p in points], ms=3, label=variant,
                     **variant_style(variants, variant))
         log_axes(ax, "n (matrix n x n)", "time [s] (min over repetitions)", f"LU time: {backend}", xbase=2)
-    axes[-1].legend(fontsize=6, ncol=2, loc="best")
-    save(fig, out, "lu_time")
+    variant_legend(fig, axes)
+    save(fig, out, "lu_time", legend_right=True)
 
 
 COMPARISON_ORDER = ["threads 1 vs 2", "run 1 vs run 2", "kernel block default vs 7", "variant block 16 vs 32",
@@ -162,7 +182,8 @@ COMPARISON_ORDER = ["threads 1 vs 2", "run 1 vs run 2", "kernel block default vs
 
 def lu_reproducibility(rows, out):
     """One heat map per backend: variants x comparisons, the count of entries of L\\U
-    (and pivots) whose bits differ; green = bit-identical, grey = not applicable."""
+    (and pivots) whose bits differ; green = bit-identical, grey = not applicable,
+    blue = a variant block size comparison (another algorithm, expected to differ)."""
     backends = backends_of(rows)
     variants = []
     for r in rows:
@@ -180,8 +201,9 @@ def lu_reproducibility(rows, out):
             line = []
             for c in comparisons:
                 g = value.get((backend, v, c))
+                cmap = plt.cm.Blues if c.startswith("variant block") else plt.cm.Reds
                 line.append((0.85, 0.85, 0.85, 1) if g is None else (0.80, 0.93, 0.80, 1) if g == 0
-                            else plt.cm.Reds(0.25 + 0.75 * norm(g)))
+                            else cmap(0.25 + 0.75 * norm(g)))
             image.append(line)
         ax.imshow(image, aspect="auto")
         for i, v in enumerate(variants):
@@ -193,7 +215,7 @@ def lu_reproducibility(rows, out):
         ax.set_xticklabels(comparisons, rotation=35, ha="right", fontsize=7)
         ax.set_yticks(range(len(variants)))
         ax.set_yticklabels(variants, fontsize=7)
-        ax.set_xlabel("comparison (green: bit-identical)")
+        ax.set_xlabel("green: bit-identical; red: bits change; blue: another algorithm (block size)", fontsize=8)
         ax.set_title(f"{backend}: entries of L\\U + pivots that differ, n = {rows[0]['n']}", fontsize=9)
     axes[0].set_ylabel("variant")
     save(fig, out, "lu_reproducibility")
@@ -204,7 +226,7 @@ def lu_reproducibility(rows, out):
 
 def gemv_time(rows, out):
     shapes = [("square", "m = n", "n"), ("row_panel", "row panel", "n"), ("col_panel", "column panel", "m")]
-    fig, axes = panels(3)
+    fig, axes = panels(3, columns=3)
     for ax, (shape, label, varying) in zip(axes, shapes):
         mine = [r for r in rows if r["shape"] == shape]
         for backend in backends_of(mine):
@@ -240,7 +262,7 @@ def gemv_accuracy(rows, out):
 
 
 def trsv_time(rows, out):
-    fig, axes = panels(1, width=7)
+    fig, axes = panels(1, width=9.5)
     ax = axes[0]
     for backend in backends_of(rows):
         color, marker = backend_style(backend)
@@ -252,14 +274,15 @@ def trsv_time(rows, out):
             label = backend if method == "trsv" else f"{backend} + refinement (<= {points[0][2]} steps)"
             ax.plot([p[0] for p in points], [p[1] for p in points], style, color=color, marker=marker, ms=4,
                     label=label)
-    log_axes(ax, "n (lower triangular n x n)", "time [s] (min over repetitions)", "trsv time", xbase=2)
-    ax.legend(fontsize=8)
+    log_axes(ax, "n (lower triangular n x n)", "time [s] (min over repetitions)",
+             "trsv time (solid: one trsv; dashed: trsv_refined)", xbase=2)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1))
     save(fig, out, "trsv_time")
 
 
 def trsv_accuracy(rows, out):
     refines = sorted({int(r["refine"]) for r in rows})
-    fig, axes = panels(len(refines), width=6.5)
+    fig, axes = panels(len(refines), width=6.5, columns=len(refines))
     n = rows[0]["n"] if rows else "?"
     for ax, k in zip(axes, refines):
         mine = [r for r in rows if int(r["refine"]) == k]

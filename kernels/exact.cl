@@ -31,8 +31,10 @@
 //    big-integer multiplication), beta * y (an exact product), negation and alpha
 //    b for a triangular solve, and rounds once (round, or the correctly rounded
 //    quotient by the diagonal).
-// Each work-item adds fewer than 2^31 values into a digit's 64-bit word as long as
-// vectors have fewer than 2^29 elements, so carry-save words never overflow.
+// Every value added into a digit's 64-bit word is below 2^32, and an operation adds
+// at most about two per element (spills, out-of-range products) plus a few per
+// work-item: with fewer than 2^29 elements per output, carry-save words cannot
+// overflow.
 //
 // Conventions (those of kernels/plain.cl): a matrix is a buffer, an element offset
 // and row / column strides; transposition is folded into the strides by the host.
@@ -712,12 +714,16 @@ __kernel void acc_reset(long count, __global long* digits, __global int* meta)
 
 // Superaccumulator `acc` += sum_i x_i (products == 0) or sum_i x_i y_i: every
 // work-item of every work-group takes a stride of the elements into its own
-// expansion and spills and flushes into the one global superaccumulator.
+// expansions, spilling into the one global superaccumulator; then the work-group
+// merges its work-items' expansions in local memory (exactly: TwoSum chains, with
+// spills) and its first work-item flushes the merged ones, so that a work-group
+// makes one set of atomic additions, not one per work-item.
 __kernel void dot_partial(long n, int products, __global const double* x, long xoff, long incx,
                           __global const double* y, long yoff, long incy, __global long* digits,
-                          __global int* meta, long acc)
+                          __global int* meta, long acc, __local double* comps, __local int* windows)
 {
     const long stride = get_global_size(0);
+    const uint lid = get_local_id(0), wg = get_local_size(0);
     GSink s;
     gsink_open(&s, digits + acc * XD);
     double c[NC] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
@@ -725,6 +731,23 @@ __kernel void dot_partial(long n, int products, __global const double* x, long x
         for (long i = get_global_id(0); i < n; i += stride) gsink_add_product(c, &s, x[xoff + i * incx], y[yoff + i * incy]);
     } else {
         for (long i = get_global_id(0); i < n; i += stride) gsink_add_term(c, &s, x[xoff + i * incx]);
+    }
+    for (int k = 0; k < NC; ++k) comps[lid * NC + k] = c[k];
+    windows[3 * lid] = (int)s.flags;
+    windows[3 * lid + 1] = s.lo;
+    windows[3 * lid + 2] = s.hi;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid != 0) return;
+    for (uint w = 1; w < wg; ++w) {
+        for (int k = 0; k < NC; ++k) {
+            const double v = comps[w * NC + k];
+            if (v == 0.0) continue;
+            const double left = expansion_add(k < NP ? c : c + NP, v);
+            if (left != 0.0) gsink_component(&s, left);
+        }
+        s.flags |= (uint)windows[3 * w];
+        s.lo = min(s.lo, windows[3 * w + 1]);
+        s.hi = max(s.hi, windows[3 * w + 2]);
     }
     gsink_flush(c, &s);
     gsink_close(&s, meta + acc * XMETA);

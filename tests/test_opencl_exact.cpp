@@ -554,7 +554,7 @@ TEST(OpenClExact, GemvPropagatesSpecialValues)
         Z(0, c) = 0.0;
         Z(1, c) = c % 2 ? 0.0 : -0.0; // every product -0
         Z(2, c) = -0.0;
-        Z(3, c) = c % 2 ? 1.0 : -1.0; // a non-zero exact zero... -1 * -1 = +1 each: 50
+        Z(3, c) = 1.0;                // +1 - 1 + 1 ...: an exact zero of non-zero terms
     }
     for (double alpha : {1.0, -1.0, 0.0, -0.0})
         for (double beta : {0.0, 1.0, -1.0})

@@ -4,13 +4,15 @@
 // chunking and device.
 //
 //   sum, dot, dots   dot_partial: every work-item of `groups` work-groups takes a
-//                    stride of the vector into its own expansion, spilling into one
-//                    global superaccumulator (64-bit atomics); dot_finish (one
-//                    work-item) rounds, or rounds alpha S + beta rho into rho on the
-//                    device. sum / dot read their one double back.
+//                    stride of the vector into its own expansions, spilling into one
+//                    global superaccumulator (64-bit atomics); each work-group merges
+//                    its expansions in local memory and flushes them once;
+//                    dot_finish (one work-item) rounds, or rounds alpha S + beta rho
+//                    into rho on the device. sum / dot read their one double back.
 //   gemv, gemm       one output per work-item with a private expansion and
-//                    superaccumulator (mv_direct), or, for few outputs with long
-//                    rows, the paper's EXGEMV: chunks of columns over work-items and
+//                    superaccumulator (mv_direct), or, when the outputs alone would
+//                    leave compute units idle and the rows are long, the paper's
+//                    EXGEMV: chunks of columns over work-items and
 //                    work-groups sharing a global superaccumulator per output
 //                    (mv_partial, atomics) and a finishing launch (mv_finish). gemm is
 //                    one such product per column of C, all in the same launches.
@@ -57,6 +59,7 @@ using opencl::launch;
 constexpr std::size_t kDefaultWorkGroup = 64;
 constexpr std::size_t kDigits = 206; // XD in kernels/exact.cl
 constexpr std::size_t kMeta = 4;     // XMETA
+constexpr std::size_t kComponents = 6; // NC: doubles of a work-item's expansions
 constexpr std::size_t kMaxGroups = 64;
 // Split products and trsv panels: at least this many columns per work-item.
 constexpr std::size_t kMinChunk = 32;
@@ -113,8 +116,9 @@ public:
         program_ = context_->program("exact", opencl::embedded_source("exact"));
         std::size_t wg = std::min(requested_work_group(options), context_->info().max_work_group);
         if (wg == 0) wg = 1;
-        // iamax keeps 16 bytes of local memory per work-item.
-        const std::size_t by_local_memory = std::max<std::size_t>(1, context_->info().local_memory / 16);
+        // dot_partial keeps kComponents doubles and 3 ints of local memory per
+        // work-item, iamax 16 bytes.
+        const std::size_t by_local_memory = std::max<std::size_t>(1, context_->info().local_memory / 64);
         const auto make = [&](const char* name) {
             Kernel kernel{program_->kernel(name)};
             kernel.local = std::max<std::size_t>(1, std::min({wg, opencl::kernel_max_work_group(*context_, kernel.k),
@@ -390,10 +394,13 @@ private:
         return cl::NDRange(opencl::round_up(static_cast<std::size_t>(m), local), static_cast<std::size_t>(n));
     }
 
+    // Work-groups of a reduction: the tuning's, else enough to fill the device with
+    // at least 32 elements per work-item.
     std::size_t reduction_groups(dim_t n, std::size_t local) const
     {
         if (groups_ > 0) return std::min(groups_, kMaxGroups);
-        return std::max<std::size_t>(1, std::min(kMaxGroups, div_up(static_cast<std::size_t>(n), local)));
+        const std::size_t wanted = div_up(static_cast<std::size_t>(n), 32 * local);
+        return std::max<std::size_t>(1, std::min({kMaxGroups, target_groups_, wanted}));
     }
 
     double read_result() const
@@ -432,7 +439,7 @@ private:
             const std::size_t local = dot_partial_.local, groups = reduction_groups(n, local);
             launch(*context_, dot_partial_.k, cl::NDRange(groups * local), cl::NDRange(local), cl_long(n),
                    cl_int(products ? 1 : 0), x.buffer, x.offset, x.inc, y.buffer, y.offset, y.inc, digits_, meta_,
-                   cl_long(0));
+                   cl_long(0), cl::Local(local * kComponents * sizeof(double)), cl::Local(local * 3 * sizeof(cl_int)));
         }
         launch(*context_, dot_finish_.k, cl::NDRange(1), cl::NDRange(1), digits_, meta_, cl_long(0),
                cl_int(scaled ? 1 : 0), cl_double(alpha), cl_double(beta), out, off);
