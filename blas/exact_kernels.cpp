@@ -1,9 +1,10 @@
 // The multi-row exact kernels of the `exact` backend (see exact_kernels.hpp):
-// exact_columns_body.inc compiled for AVX2+FMA and for AVX-512, and a portable
-// path built on exact::accumulate_dot; the set is the one the exact layer chose.
-// Then the short exact sums (round_sum, divide_sum) in 256-bit fixed point.
-// Every header is included before the first target region so that no inline
-// function of a header is compiled for an instruction set the CPU may lack.
+// exact_columns_body.inc compiled for AVX2+FMA and for AVX-512 (its Simd traits
+// add what only these kernels use to the operations of exact/simd.hpp), and a
+// portable path built on exact::accumulate_dot; the set is the one the exact
+// layer chose. Then the short exact sums (round_sum, divide_sum) in 256-bit fixed
+// point. Every header is included before the first target region so that no
+// inline function of a header is compiled for an instruction set the CPU may lack.
 #include "blas/exact_kernels.hpp"
 
 #include <algorithm>
@@ -11,10 +12,7 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define FLAMEX_EXB_X86 1
-#include <immintrin.h>
-#endif
+#include "exact/simd.hpp"
 
 // TwoSum must not be contracted into FMAs.
 #if defined(__clang__)
@@ -26,24 +24,6 @@
 namespace flamex::exblas {
 
 namespace {
-
-// The zero-sign rule needs to know whether every term was a zero, and of which
-// sign; the SIMD kernel does not look at zero terms, so look at the terms (a scan
-// that stops at the first non-zero or special term: the first one, almost always).
-void note_zero_signs(Accumulator& acc, index_t n, const double* a, index_t inca, const double* x, index_t incx)
-{
-    bool pos = false, neg = false;
-    for (index_t i = 0; i < n; ++i) {
-        const double u = a[i * inca], v = x[i * incx];
-        if ((u != 0 && v != 0) || !std::isfinite(u) || !std::isfinite(v)) {
-            acc.note_terms(true, false, false);
-            return;
-        }
-        (std::signbit(u) != std::signbit(v) ? neg : pos) = true;
-        if (pos && neg) break;
-    }
-    acc.note_terms(false, pos, neg);
-}
 
 void columns_generic(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
                      Accumulator* acc, double* comps)
@@ -61,37 +41,20 @@ void rows_generic(index_t nrows, index_t ncols, const double* A, index_t lda, co
 
 } // namespace
 
-#if defined(FLAMEX_EXB_X86)
+#if defined(FLAMEX_EXACT_X86)
 
 // --- AVX2 + FMA: 4 lanes ------------------------------------------------------------
 
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
-#endif
+FLAMEX_EXACT_TARGET_AVX2
 
 namespace avx2 {
 
-struct Simd {
-    using V = __m256d;
-    using M = __m256d;
-    static constexpr int W = 4;
-    static V zero() { return _mm256_setzero_pd(); }
-    static V set1(double a) { return _mm256_set1_pd(a); }
-    static V load(const double* p) { return _mm256_loadu_pd(p); }
+struct Simd : exact::simd::Avx2 {
     static V load_partial(const double* p, int n)
     {
         const __m256i lane = _mm256_set_epi64x(3, 2, 1, 0);
         return _mm256_maskload_pd(p, _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), lane));
     }
-    static void store(double* p, V v) { _mm256_storeu_pd(p, v); }
-    static V add(V a, V b) { return _mm256_add_pd(a, b); }
-    static V sub(V a, V b) { return _mm256_sub_pd(a, b); }
-    static V mul(V a, V b) { return _mm256_mul_pd(a, b); }
-    static V fms(V a, V b, V c) { return _mm256_fmsub_pd(a, b, c); }
-    static V bit_or(V a, V b) { return _mm256_or_pd(a, b); }
     static bool nonzero_bits(V v)
     {
         const __m256i i = _mm256_castpd_si256(v);
@@ -102,10 +65,6 @@ struct Simd {
         const __m256i i = _mm256_castpd_si256(v);
         return ~static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(i, _mm256_setzero_si256())))) & 0xfu;
     }
-    static V abs(V a) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), a); }
-    static M all_lanes() { return _mm256_castsi256_pd(_mm256_set1_epi64x(-1)); }
-    static M mask_and(M a, M b) { return _mm256_and_pd(a, b); }
-    static bool all(M m) { return _mm256_movemask_pd(m) == 0xf; }
     static M is_finite(V a) { return _mm256_cmp_pd(abs(a), set1(HUGE_VAL), _CMP_LT_OQ); }
     static M in_range(V r)
     {
@@ -116,10 +75,9 @@ struct Simd {
     static M in_range_or_zero(V r, V a, double x)
     {
         if (!std::isfinite(x)) return in_range(r);
-        const M zero = x == 0 ? is_finite(a) : _mm256_cmp_pd(a, zero_v(), _CMP_EQ_OQ);
-        return _mm256_or_pd(in_range(r), zero);
+        const M zero_lanes = x == 0 ? is_finite(a) : _mm256_cmp_pd(a, zero(), _CMP_EQ_OQ);
+        return _mm256_or_pd(in_range(r), zero_lanes);
     }
-    static V zero_v() { return _mm256_setzero_pd(); }
     // out[j] lane l = in[l] lane j.
     static void transpose(const V (&in)[W], V (&out)[W])
     {
@@ -161,42 +119,18 @@ void fma_update_avx2(index_t n, const double* h, double s, double* a)
     for (; i < n; ++i) a[i] = std::fma(h[i], s, a[i]);
 }
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+FLAMEX_EXACT_TARGET_END
 
 // --- AVX-512F: 8 lanes --------------------------------------------------------------
 
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx512f,avx2,fma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx2,fma")
-#endif
+FLAMEX_EXACT_TARGET_AVX512
 
 namespace avx512 {
 
-struct Simd {
-    using V = __m512d;
-    using M = __mmask8;
-    static constexpr int W = 8;
-    static V zero() { return _mm512_setzero_pd(); }
-    static V set1(double a) { return _mm512_set1_pd(a); }
-    static V load(const double* p) { return _mm512_loadu_pd(p); }
+struct Simd : exact::simd::Avx512 {
     static V load_partial(const double* p, int n)
     {
         return _mm512_maskz_loadu_pd(static_cast<__mmask8>((1u << n) - 1u), p);
-    }
-    static void store(double* p, V v) { _mm512_storeu_pd(p, v); }
-    static V add(V a, V b) { return _mm512_add_pd(a, b); }
-    static V sub(V a, V b) { return _mm512_sub_pd(a, b); }
-    static V mul(V a, V b) { return _mm512_mul_pd(a, b); }
-    static V fms(V a, V b, V c) { return _mm512_fmsub_pd(a, b, c); }
-    static V bit_or(V a, V b)
-    {
-        return _mm512_castsi512_pd(_mm512_or_si512(_mm512_castpd_si512(a), _mm512_castpd_si512(b)));
     }
     static bool nonzero_bits(V v)
     {
@@ -208,9 +142,6 @@ struct Simd {
         const __m512i i = _mm512_castpd_si512(v);
         return _mm512_test_epi64_mask(i, i);
     }
-    static M all_lanes() { return 0xff; }
-    static M mask_and(M a, M b) { return static_cast<M>(a & b); }
-    static bool all(M m) { return m == 0xff; }
     static __m512i abs_bits(V a)
     {
         return _mm512_and_si512(_mm512_castpd_si512(a), _mm512_set1_epi64(0x7fffffffffffffffLL));
@@ -230,8 +161,8 @@ struct Simd {
     static M in_range_or_zero(V r, V a, double x)
     {
         if (!std::isfinite(x)) return in_range(r);
-        const M zero = x == 0 ? is_finite(a) : _mm512_cmp_pd_mask(a, _mm512_setzero_pd(), _CMP_EQ_OQ);
-        return static_cast<M>(in_range(r) | zero);
+        const M zero_lanes = x == 0 ? is_finite(a) : _mm512_cmp_pd_mask(a, zero(), _CMP_EQ_OQ);
+        return static_cast<M>(in_range(r) | zero_lanes);
     }
     // out[j] lane l = in[l] lane j: pairs, then quadruples, then halves. (The
     // zero-masked forms: GCC 12 warns about the unmasked ones' undefined
@@ -291,13 +222,9 @@ void fma_update_avx512(index_t n, const double* h, double s, double* a)
     }
 }
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+FLAMEX_EXACT_TARGET_END
 
-#endif // FLAMEX_EXB_X86
+#endif // FLAMEX_EXACT_X86
 
 namespace {
 
@@ -319,7 +246,7 @@ struct Kernels {
 Kernels choose()
 {
     const char* isa = exact::kernel_isa();
-#if defined(FLAMEX_EXB_X86)
+#if defined(FLAMEX_EXACT_X86)
     if (std::strcmp(isa, "avx512") == 0) return {"avx512", columns_avx512, rows_avx512, fma_update_avx512};
     if (std::strcmp(isa, "avx2") == 0) return {"avx2", columns_avx2, rows_avx2, fma_update_avx2};
 #endif
@@ -347,7 +274,7 @@ void accumulate_columns(index_t nrows, index_t ncols, const double* A, index_t l
     k.columns(nrows, ncols, A, lda, x, incx, acc, comps);
     if (k.columns == columns_generic) return; // accumulate_dot recorded the zero signs
     for (index_t r = 0; r < nrows; ++r)
-        if (acc[r].zero_sign_open()) note_zero_signs(acc[r], ncols, A + r, lda, x, incx);
+        if (acc[r].zero_sign_open()) exact::detail::note_zero_signs_dot(acc[r], ncols, A + r, lda, x, incx);
 }
 
 void accumulate_rows(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
@@ -362,7 +289,7 @@ void accumulate_rows(index_t nrows, index_t ncols, const double* A, index_t lda,
     k.rows(nrows, ncols, A, lda, x, incx, acc, comps);
     if (k.rows == rows_generic) return; // accumulate_dot recorded the zero signs
     for (index_t r = 0; r < nrows; ++r)
-        if (acc[r].zero_sign_open()) note_zero_signs(acc[r], ncols, A + r * lda, 1, x, incx);
+        if (acc[r].zero_sign_open()) exact::detail::note_zero_signs_dot(acc[r], ncols, A + r * lda, 1, x, incx);
 }
 
 void fma_update(index_t n, const double* h, index_t inch, double s, double* a, index_t inca)

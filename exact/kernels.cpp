@@ -1,5 +1,5 @@
-// The portable kernels, the run-time choice of a kernel set and the public
-// exact operations on strided arrays.
+// The portable kernels, the run-time choice of a kernel set, the zero-sign scans
+// that follow the SIMD kernels and the public exact operations on strided arrays.
 #include "exact/kernels.hpp"
 
 #include <cmath>
@@ -85,7 +85,11 @@ void note_zero_signs_sum(Accumulator& acc, index_t n, const double* x, index_t i
     acc.note_terms(false, pos, neg);
 }
 
-void note_zero_signs_dot(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy)
+} // namespace
+
+// The same for the products x_i y_i (kernels.hpp: blas/exact_kernels.cpp uses it too).
+void detail::note_zero_signs_dot(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y,
+                                 index_t incy)
 {
     bool pos = false, neg = false;
     for (index_t i = 0; i < n; ++i) {
@@ -99,8 +103,6 @@ void note_zero_signs_dot(Accumulator& acc, index_t n, const double* x, index_t i
     }
     acc.note_terms(false, pos, neg);
 }
-
-} // namespace
 
 void accumulate_sum(Accumulator& acc, index_t n, const double* x, index_t incx)
 {
@@ -121,7 +123,7 @@ void accumulate_dot(Accumulator& acc, index_t n, const double* x, index_t incx, 
         return;
     }
     detail::active_kernels().dot(acc, n, x, incx, y, incy);
-    if (acc.zero_sign_open()) note_zero_signs_dot(acc, n, x, incx, y, incy);
+    if (acc.zero_sign_open()) detail::note_zero_signs_dot(acc, n, x, incx, y, incy);
 }
 
 double exact_sum(index_t n, const double* x, index_t incx)

@@ -28,6 +28,13 @@ const KernelSet* available_kernels(int* count);
 // The one the public functions use (the first of available_kernels).
 const KernelSet& active_kernels();
 
+// The zero-sign rule after a SIMD dot kernel, which skips exact zero products:
+// records in acc whether every product x_i y_i was a zero, and of which signs
+// (a scan that stops at the first non-zero or special product: the first one,
+// almost always). Also run by the `exact` backend's multi-row kernels
+// (blas/exact_kernels.cpp).
+void note_zero_signs_dot(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy);
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define FLAMEX_EXACT_X86 1
 void sum_avx2(Accumulator& acc, index_t n, const double* x, index_t incx);

@@ -6,17 +6,20 @@
 //
 // usage: flamex_bench_batch [--sizes 4,8,16,30,32,48,64] [--count K] [--threads T]
 //                           [--reps R] [--precision single|double|both] [--cond C]
+// (default: all sizes, K = 1e8 / n^3 clamped to [2000, 200000], all cores, R = 5.)
 //
 // The batch is random SPD with condition numbers log-uniform in [1, C] (default 1e4).
 // Every method copies A (and y) into its own workspace, as the LAPACK loop does. The
 // bare methods run without the residual check (Options::residuals = false); auto
-// needs it and includes it. Each time is the best of R runs.
+// needs it and includes it. Each time is the best of R runs, taken round-robin.
 #include <algorithm>
+#include <atomic>
 #include <cfenv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -61,18 +64,6 @@ void sysv(int n, float* a, int* ipiv, float* b, float* work, int lwork, int* inf
     ssysv_("L", &n, &one, a, &n, ipiv, b, &n, work, &lwork, info);
 }
 
-template <class F>
-double best_of(int reps, F f)
-{
-    double best = 1e300;
-    for (int r = 0; r < reps; ++r) {
-        const auto t0 = std::chrono::steady_clock::now();
-        f();
-        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    }
-    return best;
-}
-
 template <class T>
 struct Work {
     std::vector<T> A, y, d, e, tau, lambda, V, work;
@@ -102,54 +93,46 @@ void run(int n, std::size_t count, int threads, int reps, double cond)
     spec.threads = threads;
     const batched::Batch<T> b = batched::generate_spd<T>(spec);
     const double c = static_cast<double>(count);
+    auto make = [n] { return Work<T>(n); };
 
-    std::string cells;
+    // Everything timed, run round-robin R times, keeping each one's best: a machine
+    // whose speed drifts (other jobs, a shared host) then affects all columns alike.
+    std::vector<std::function<void()>> timed;
     for (batched::Method m : {batched::Method::Ldlt, batched::Method::HouseholderPcr, batched::Method::DivideConquer,
                               batched::Method::Auto}) {
         batched::Options o;
         o.method = m;
         o.threads = threads;
         o.residuals = m == batched::Method::Auto;
-        const double t = best_of(reps, [&] { (void)batched::solve(b, o); });
-        cells += " " + rate(c, t) + " |";
+        timed.push_back([&b, o] { (void)batched::solve(b, o); });
     }
-    const double t_ldlt = best_of(reps, [&] {
-        batched::Options o;
-        o.method = batched::Method::Ldlt;
-        o.threads = threads;
-        o.residuals = false;
-        (void)batched::solve(b, o);
-    });
-
     // The two kernels of the paper's Figure 12 alone: tridiagonalization, then D&C on
     // the tridiagonal matrices it produced.
     std::vector<T> D(count * n), E(count * n);
-    auto make = [n] { return Work<T>(n); };
-    const double t_tri = best_of(reps, [&] {
+    timed.push_back([&] {
         parallel_for(count, threads, 16, make, [&](std::size_t k, Work<T>& w) {
             std::copy(b.matrix(k), b.matrix(k) + n * n, w.A.begin());
             batched::tridiagonalize(n, w.A.data(), D.data() + k * n, E.data() + k * n, w.tau.data());
         });
     });
-    const double t_dc = best_of(reps, [&] {
+    timed.push_back([&] {
         parallel_for(count, threads, 16, make, [&](std::size_t k, Work<T>& w) {
             batched::tridiagonal_eigen_dc(n, D.data() + k * n, E.data() + k * n, w.lambda.data(), w.V.data(), w.dc);
         });
     });
-
-    // LAPACK in a loop over the batch, the same threads. libflame's xPOSV sets
-    // flush-to-zero on the calling thread (FLA_Init): only worker threads call it.
-    std::size_t failures = 0;
-    const double t_posv = best_of(reps, [&] {
+    // LAPACK in a loop over the batch, on the same threads. (libflame's xPOSV sets
+    // flush-to-zero on the threads that call it: they are the workers, gone after.)
+    std::atomic<std::size_t> failures{0};
+    timed.push_back([&] {
         parallel_for(count, threads, 16, make, [&](std::size_t k, Work<T>& w) {
             std::copy(b.matrix(k), b.matrix(k) + n * n, w.A.begin());
             std::copy(b.rhs(k), b.rhs(k) + n, w.y.begin());
             int info = 0;
             posv(n, w.A.data(), w.y.data(), &info);
-            if (info != 0) ++failures; // benign race: only ever read as "zero or not"
+            if (info != 0) ++failures;
         });
     });
-    const double t_sysv = best_of(reps, [&] {
+    timed.push_back([&] {
         parallel_for(count, threads, 16, make, [&](std::size_t k, Work<T>& w) {
             std::copy(b.matrix(k), b.matrix(k) + n * n, w.A.begin());
             std::copy(b.rhs(k), b.rhs(k) + n, w.y.begin());
@@ -157,11 +140,19 @@ void run(int n, std::size_t count, int threads, int reps, double cond)
             sysv(n, w.A.data(), w.ipiv.data(), w.y.data(), w.work.data(), static_cast<int>(w.work.size()), &info);
         });
     });
-    char ratio[96];
-    std::snprintf(ratio, sizeof ratio, " %.2f | %.2f |", t_posv / t_ldlt, t_dc / t_tri);
-    std::printf("| %s | %d | %zu |%s %s | %s |%s\n", sizeof(T) == 4 ? "single" : "double", n, count, cells.c_str(),
-                rate(c, t_posv).c_str(), rate(c, t_sysv).c_str(), ratio);
-    if (failures) std::fprintf(stderr, "note: xPOSV reported %zu non-SPD systems at n = %d\n", failures, n);
+    std::vector<double> best(timed.size(), 1e300);
+    for (int r = 0; r < reps; ++r)
+        for (std::size_t i = 0; i < timed.size(); ++i) {
+            const auto t0 = std::chrono::steady_clock::now();
+            timed[i]();
+            best[i] = std::min(best[i], std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        }
+    enum { LDLT, HPCR, DC, AUTO, TRI, DCEIG, POSV, SYSV };
+    std::printf("| %s | %d | %zu | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %.2f |\n", sizeof(T) == 4 ? "single" : "double",
+                n, count, rate(c, best[LDLT]).c_str(), rate(c, best[HPCR]).c_str(), rate(c, best[DC]).c_str(),
+                rate(c, best[AUTO]).c_str(), rate(c, best[POSV]).c_str(), rate(c, best[SYSV]).c_str(),
+                best[POSV] / best[LDLT], best[DC] / best[HPCR], best[DCEIG] / best[TRI]);
+    if (failures) std::fprintf(stderr, "note: xPOSV reported %zu non-SPD systems at n = %d\n", failures.load(), n);
     std::fflush(stdout);
 }
 
@@ -188,7 +179,7 @@ int main(int argc, char** argv)
     std::vector<int> sizes = {4, 8, 16, 24, 30, 32, 48, 64};
     std::size_t count = 0;
     int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    int reps = 3;
+    int reps = 5;
     double cond = 1e4;
     std::string precision = "both";
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -222,13 +213,14 @@ int main(int argc, char** argv)
         std::fesetenv(&env);
     }
     std::printf("systems per second, %d thread(s), SPD batches with kappa log-uniform in [1, %.0e]\n\n", threads, cond);
-    std::printf("| precision | n | systems | ldlt | householder-pcr | dc | auto | LAPACK posv | LAPACK sysv | posv time / ldlt time | "
-                "D&C eig time / Householder time |\n");
-    std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+    std::printf("| precision | n | systems | ldlt | householder-pcr | dc | auto | LAPACK posv | LAPACK sysv | posv / ldlt time | "
+                "dc / householder-pcr time | D&C eig / Householder tridiag. time |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (const std::string p : {"single", "double"}) {
         if (precision != "both" && precision != p) continue;
         for (int n : sizes) {
-            const std::size_t k = count ? count : std::max<std::size_t>(2000, static_cast<std::size_t>(4e7 / (double(n) * n * n)));
+            const std::size_t k =
+                count ? count : std::clamp<std::size_t>(static_cast<std::size_t>(1e8 / (double(n) * n * n)), 2000, 200000);
             if (p == "single") run<float>(n, k, threads, reps, cond);
             else run<double>(n, k, threads, reps, cond);
         }

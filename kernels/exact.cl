@@ -892,17 +892,17 @@ __kernel void ger(long m, long n, double alpha, __global const double* x, long x
 }
 
 // --- element-wise operations --------------------------------------------------------------
+// invscal, copy_matrix, apply_pivots and iamax (a reduction in a total order: the
+// first NaN, else the first largest |x_i|, BLIS's bli_damaxv) are shared with the
+// opencl-plain program:
 
+#include "elementwise.cl"
+
+// x := alpha x, one IEEE multiplication per element (0 * inf = NaN: no BLIS zeroing).
 __kernel void scal(long n, double alpha, __global double* x, long xoff, long incx)
 {
     const long i = get_global_id(0);
     if (i < n) x[xoff + i * incx] = alpha * x[xoff + i * incx];
-}
-
-__kernel void invscal(long n, double alpha, __global double* x, long xoff, long incx)
-{
-    const long i = get_global_id(0);
-    if (i < n) x[xoff + i * incx] = x[xoff + i * incx] / alpha;
 }
 
 // y := round(alpha x + y), one fma per element.
@@ -911,101 +911,4 @@ __kernel void axpy(long n, double alpha, __global const double* x, long xoff, lo
 {
     const long i = get_global_id(0);
     if (i < n) y[yoff + i * incy] = fma(x[xoff + i * incx], alpha, y[yoff + i * incy]);
-}
-
-// Y := X, both m x n (a vector is an m x 1 matrix whose row stride is its increment).
-__kernel void copy_matrix(long m, long n, __global const double* x, long xoff, long xrs, long xcs,
-                          __global double* y, long yoff, long yrs, long ycs)
-{
-    const long i = get_global_id(0), j = get_global_id(1);
-    if (i < m && j < n) y[yoff + i * yrs + j * ycs] = x[xoff + i * xrs + j * xcs];
-}
-
-// For i = 0 .. k-1 swap rows i and i + p[i]; one work-item per column.
-__kernel void apply_pivots(long k, __global const int* p, long n, __global double* a, long aoff, long ars, long acs)
-{
-    const long j = get_global_id(0);
-    if (j >= n) return;
-    __global double* col = a + aoff + j * acs;
-    for (long i = 0; i < k; ++i) {
-        const long r = i + p[i];
-        if (r != i) {
-            const double t = col[i * ars];
-            col[i * ars] = col[r * ars];
-            col[r * ars] = t;
-        }
-    }
-}
-
-// --- iamax ---------------------------------------------------------------------------------
-// The first index of the largest |x_i|, the first NaN if there is one (the exact
-// backend's rule, BLIS's bli_damaxv): "(v, i) goes first" is a total order, so the
-// reduction's shape cannot change the answer.
-
-int goes_first(double v, long i, double w, long j)
-{
-    const int vn = isnan(v) != 0, wn = isnan(w) != 0;
-    if (vn != wn) return vn;
-    if (!vn && v != w) return v > w;
-    return i < j;
-}
-
-// The largest power of two strictly below n (n >= 2), 0 for n <= 1.
-uint below_power(uint n)
-{
-    uint h = 1;
-    while (h < n) h <<= 1;
-    return h >> 1;
-}
-
-void first_of_group(__local double* sv, __local long* si)
-{
-    const uint lid = get_local_id(0), wg = get_local_size(0);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint h = below_power(wg); h > 0; h >>= 1) {
-        if (lid < h && lid + h < wg && goes_first(sv[lid + h], si[lid + h], sv[lid], si[lid])) {
-            sv[lid] = sv[lid + h];
-            si[lid] = si[lid + h];
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-}
-
-__kernel void iamax_partial(long n, __global const double* x, long xoff, long incx, __global double* part_value,
-                            __global long* part_index, __local double* sv, __local long* si)
-{
-    const long stride = get_global_size(0);
-    double best = -1.0; // below every magnitude
-    long at = LONG_MAX;
-    for (long i = get_global_id(0); i < n; i += stride) {
-        const double v = fabs(x[xoff + i * incx]);
-        if (goes_first(v, i, best, at)) {
-            best = v;
-            at = i;
-        }
-    }
-    sv[get_local_id(0)] = best;
-    si[get_local_id(0)] = at;
-    first_of_group(sv, si);
-    if (get_local_id(0) == 0) {
-        part_value[get_group_id(0)] = sv[0];
-        part_index[get_group_id(0)] = si[0];
-    }
-}
-
-__kernel void iamax_finish(long parts, __global const double* part_value, __global const long* part_index,
-                           __global long* out, __local double* sv, __local long* si)
-{
-    const uint lid = get_local_id(0), wg = get_local_size(0);
-    double best = -1.0;
-    long at = LONG_MAX;
-    for (long i = lid; i < parts; i += wg)
-        if (goes_first(part_value[i], part_index[i], best, at)) {
-            best = part_value[i];
-            at = part_index[i];
-        }
-    sv[lid] = best;
-    si[lid] = at;
-    first_of_group(sv, si);
-    if (lid == 0) out[0] = si[0] == LONG_MAX ? 0 : si[0];
 }

@@ -11,16 +11,12 @@
 //    work-group, and a *_finish kernel run as a single work-group combines them.
 //    No work-group ever waits for another inside a kernel.
 //  - work-group sizes need not be powers of two (tree_sum handles any size).
+// invscal, copy_matrix, apply_pivots and iamax (and half_span, the reduction
+// trees' first stride) are kernels/elementwise.cl, shared with kernels/exact.cl.
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL FP_CONTRACT OFF
 
-// The largest power of two strictly below n (n >= 2), 0 for n <= 1.
-uint half_span(uint n)
-{
-    uint h = 1;
-    while (h < n) h <<= 1;
-    return h >> 1;
-}
+#include "elementwise.cl"
 
 // Sums s[0 .. wg-1] into s[0]; every work-item of the group must call it.
 void tree_sum(__local double* s)
@@ -80,73 +76,7 @@ __kernel void sum_finish(long parts, __global const double* partial, __global do
     }
 }
 
-// --- iamax ------------------------------------------------------------------------
-// The first index of the largest |x_i|, with BLIS's amaxv rule for NaN: a NaN beats
-// every number, and the first NaN wins. The order "(v, i) before (w, j)" below is a
-// total order, so the reduction tree does not change the answer.
-
-int amax_before(double v, long i, double w, long j)
-{
-    const int vn = isnan(v), wn = isnan(w);
-    if (vn != wn) return vn;
-    if (!vn && v != w) return v > w;
-    return i < j;
-}
-
-void amax_tree(__local double* sv, __local long* si)
-{
-    const uint lid = get_local_id(0), wg = get_local_size(0);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint h = half_span(wg); h > 0; h >>= 1) {
-        if (lid < h && lid + h < wg && amax_before(sv[lid + h], si[lid + h], sv[lid], si[lid])) {
-            sv[lid] = sv[lid + h];
-            si[lid] = si[lid + h];
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-}
-
-__kernel void iamax_partial(long n, __global const double* x, long xoff, long incx,
-                            __global double* partial_value, __global long* partial_index,
-                            __local double* sv, __local long* si)
-{
-    const long stride = get_global_size(0);
-    double best = -1.0; // below every magnitude: an empty work-item never wins
-    long at = LONG_MAX;
-    for (long i = get_global_id(0); i < n; i += stride) {
-        const double v = fabs(x[xoff + i * incx]);
-        if (amax_before(v, i, best, at)) {
-            best = v;
-            at = i;
-        }
-    }
-    sv[get_local_id(0)] = best;
-    si[get_local_id(0)] = at;
-    amax_tree(sv, si);
-    if (get_local_id(0) == 0) {
-        partial_value[get_group_id(0)] = sv[0];
-        partial_index[get_group_id(0)] = si[0];
-    }
-}
-
-__kernel void iamax_finish(long parts, __global const double* partial_value, __global const long* partial_index,
-                           __global long* out, __local double* sv, __local long* si)
-{
-    const uint lid = get_local_id(0), wg = get_local_size(0);
-    double best = -1.0;
-    long at = LONG_MAX;
-    for (long i = lid; i < parts; i += wg)
-        if (amax_before(partial_value[i], partial_index[i], best, at)) {
-            best = partial_value[i];
-            at = partial_index[i];
-        }
-    sv[lid] = best;
-    si[lid] = at;
-    amax_tree(sv, si);
-    if (lid == 0) out[0] = si[0] == LONG_MAX ? 0 : si[0];
-}
-
-// --- element-wise vector and matrix operations ----------------------------------
+// --- element-wise vector and matrix operations (the others: elementwise.cl) ---------
 
 // x := alpha x (alpha == 0 stores zeros, as BLIS's scalv does)
 __kernel void scal(long n, double alpha, __global double* x, long xoff, long incx)
@@ -155,27 +85,12 @@ __kernel void scal(long n, double alpha, __global double* x, long xoff, long inc
     if (i < n) x[xoff + i * incx] = alpha == 0.0 ? 0.0 : alpha * x[xoff + i * incx];
 }
 
-// x := x / alpha, a true division
-__kernel void invscal(long n, double alpha, __global double* x, long xoff, long incx)
-{
-    const long i = get_global_id(0);
-    if (i < n) x[xoff + i * incx] = x[xoff + i * incx] / alpha;
-}
-
 // y := alpha x + y
 __kernel void axpy(long n, double alpha, __global const double* x, long xoff, long incx,
                    __global double* y, long yoff, long incy)
 {
     const long i = get_global_id(0);
     if (i < n) y[yoff + i * incy] = y[yoff + i * incy] + alpha * x[xoff + i * incx];
-}
-
-// Y := X, both m x n (a vector is an m x 1 matrix whose row stride is its increment)
-__kernel void copy_matrix(long m, long n, __global const double* x, long xoff, long xrs, long xcs,
-                          __global double* y, long yoff, long yrs, long ycs)
-{
-    const long i = get_global_id(0), j = get_global_id(1);
-    if (i < m && j < n) y[yoff + i * yrs + j * ycs] = x[xoff + i * xrs + j * xcs];
 }
 
 // A := A + x (alpha y)^T, column by column as BLIS's ger: a_ij + x_i (alpha y_j)
@@ -187,23 +102,6 @@ __kernel void ger(long m, long n, double alpha, __global const double* x, long x
     if (i < m && j < n) {
         const double ay = alpha * y[yoff + j * incy];
         a[aoff + i * ars + j * acs] = a[aoff + i * ars + j * acs] + x[xoff + i * incx] * ay;
-    }
-}
-
-// For i = 0 .. k-1 swap rows i and i + p[i] of the m x n matrix A; one work-item
-// per column applies every swap in order.
-__kernel void apply_pivots(long k, __global const int* p, long n, __global double* a, long aoff, long ars, long acs)
-{
-    const long j = get_global_id(0);
-    if (j >= n) return;
-    __global double* col = a + aoff + j * acs;
-    for (long i = 0; i < k; ++i) {
-        const long r = i + p[i];
-        if (r != i) {
-            const double t = col[i * ars];
-            col[i * ars] = col[r * ars];
-            col[r * ars] = t;
-        }
     }
 }
 

@@ -3,6 +3,7 @@
 // residual of the current x); and the triangular solve with the same refinement
 // (the paper's Algorithm 6).
 #include <cmath>
+#include <string>
 
 #include "variants/lu.hpp"
 
@@ -26,17 +27,49 @@ double norm_inf(const Blas& blas, Obj v)
     }
     return m;
 }
+
+// Throws unless M (named `name`) is n x n and b and x are n x 1, and refine >= 0.
+void check_system(const char* op, const char* name, Obj M, Obj b, Obj x, int refine)
+{
+    const dim_t n = M.length();
+    const std::string head = std::string(op) + ": " + name + " is " + std::to_string(n) + "x";
+    if (M.width() != n) throw Error(head + std::to_string(M.width()) + ", not square");
+    if (b.length() != n || b.width() != 1 || x.length() != n || x.width() != 1)
+        throw Error(head + std::to_string(n) + " but b is " + std::to_string(b.length()) + "x" +
+                    std::to_string(b.width()) + " and x is " + std::to_string(x.length()) + "x" +
+                    std::to_string(x.width()));
+    if (refine < 0) throw Error(std::string(op) + ": refinement steps must not be negative");
+}
+
+// Iterative refinement of x, a solution of op(M) x = b that solve_in_place(v)
+// (v := op(M)^{-1} v) gave: up to `refine` times r := b - op(M) x (gemv on the
+// backend), d := op(M)^{-1} r, x := x + d, stopping once d no longer changes x;
+// counts the steps made in `steps`. Returns ||b - op(M) x||_inf, computed by the
+// backend, after the last step. r and x_previous are n x 1 work vectors.
+template <class SolveInPlace>
+double refine_solution(const Blas& blas, Trans trans, Obj M, Obj b, Obj x, Obj r, Obj x_previous, int refine,
+                       const SolveInPlace& solve_in_place, int& steps)
+{
+    for (int step = 0; step < refine; ++step) {
+        blas.copy(b, r);                                   // r := b - op(M) x
+        blas.gemv(trans, -1.0, M, x, 1.0, r);
+        solve_in_place(r);                                 // d := op(M)^{-1} r
+        blas.copy(x, x_previous);
+        blas.axpy(1.0, r, x);                              // x := x + d
+        ++steps;
+        blas.axpy(-1.0, x, x_previous);
+        if (norm_inf(blas, x_previous) == 0.0) break;      // d no longer changes x
+    }
+    blas.copy(b, r);
+    blas.gemv(trans, -1.0, M, x, 1.0, r);
+    return norm_inf(blas, r);
+}
 } // namespace
 
 SolveReport solve(const Blas& blas, const LuVariant& variant, Obj A, Obj b, Obj x, int refine, LuControl control)
 {
+    check_system("solve", "A", A, b, x, refine);
     const dim_t n = A.length();
-    if (A.width() != n) throw Error("solve: A is " + std::to_string(n) + "x" + std::to_string(A.width()) + ", not square");
-    if (b.length() != n || b.width() != 1 || x.length() != n || x.width() != 1)
-        throw Error("solve: A is " + std::to_string(n) + "x" + std::to_string(n) + " but b is " +
-                    std::to_string(b.length()) + "x" + std::to_string(b.width()) + " and x is " +
-                    std::to_string(x.length()) + "x" + std::to_string(x.width()));
-    if (refine < 0) throw Error("solve: refinement steps must not be negative");
 
     SolveReport report;
     Matrix LU(A.length(), A.width());
@@ -49,34 +82,18 @@ SolveReport solve(const Blas& blas, const LuVariant& variant, Obj A, Obj b, Obj 
     report.info = lu(blas, variant, LU, p, control);
     if (!report.info.ok()) return report;
 
+    const auto solve_in_place = [&](Obj v) { lu_solve(blas, LU, p, v); };
     blas.copy(b, x);
-    lu_solve(blas, LU, p, x);
-    for (int step = 0; step < refine; ++step) {
-        blas.copy(b, r);                                   // r := b - A x
-        blas.gemv(NO_TRANSPOSE, -1.0, A, x, 1.0, r);
-        lu_solve(blas, LU, p, r);                          // d := A^{-1} r
-        blas.copy(x, x_previous);
-        blas.axpy(1.0, r, x);                              // x := x + d
-        ++report.refinement_steps;
-        blas.axpy(-1.0, x, x_previous);
-        if (norm_inf(blas, x_previous) == 0.0) break;      // d no longer changes x
-    }
-    blas.copy(b, r);
-    blas.gemv(NO_TRANSPOSE, -1.0, A, x, 1.0, r);
-    report.residual_norm = norm_inf(blas, r);
+    solve_in_place(x);
+    report.residual_norm =
+        refine_solution(blas, NO_TRANSPOSE, A, b, x, r, x_previous, refine, solve_in_place, report.refinement_steps);
     return report;
 }
 
 TrsvReport trsv_refined(const Blas& blas, Uplo uplo, Trans trans, Diag diag, Obj T, Obj b, Obj x, int refine)
 {
+    check_system("trsv_refined", "T", T, b, x, refine);
     const dim_t n = T.length();
-    if (T.width() != n)
-        throw Error("trsv_refined: T is " + std::to_string(n) + "x" + std::to_string(T.width()) + ", not square");
-    if (b.length() != n || b.width() != 1 || x.length() != n || x.width() != 1)
-        throw Error("trsv_refined: T is " + std::to_string(n) + "x" + std::to_string(n) + " but b is " +
-                    std::to_string(b.length()) + "x" + std::to_string(b.width()) + " and x is " +
-                    std::to_string(x.length()) + "x" + std::to_string(x.width()));
-    if (refine < 0) throw Error("trsv_refined: refinement steps must not be negative");
 
     // The triangle trsv reads, as a full matrix for gemv.
     Matrix Tt(n, n);
@@ -88,21 +105,11 @@ TrsvReport trsv_refined(const Blas& blas, Uplo uplo, Trans trans, Diag diag, Obj
     Matrix r(n, 1), x_previous(n, 1);
     Resident hold_t(blas, T), hold_tt(blas, Tt), hold_b(blas, b), hold_x(blas, x), hold_r(blas, r),
         hold_prev(blas, x_previous);
+    const auto solve_in_place = [&](Obj v) { blas.trsv(uplo, trans, diag, T, v); };
     blas.copy(b, x);
-    blas.trsv(uplo, trans, diag, T, x);
-    for (int step = 0; step < refine; ++step) {
-        blas.copy(b, r);                                   // r := b - op(T) x
-        blas.gemv(trans, -1.0, Tt, x, 1.0, r);
-        blas.trsv(uplo, trans, diag, T, r);                // d := op(T)^{-1} r
-        blas.copy(x, x_previous);
-        blas.axpy(1.0, r, x);                              // x := x + d
-        ++report.refinement_steps;
-        blas.axpy(-1.0, x, x_previous);
-        if (norm_inf(blas, x_previous) == 0.0) break;      // d no longer changes x
-    }
-    blas.copy(b, r);
-    blas.gemv(trans, -1.0, Tt, x, 1.0, r);
-    report.residual_norm = norm_inf(blas, r);
+    solve_in_place(x);
+    report.residual_norm =
+        refine_solution(blas, trans, Tt, b, x, r, x_previous, refine, solve_in_place, report.refinement_steps);
     return report;
 }
 

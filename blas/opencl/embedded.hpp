@@ -1,6 +1,7 @@
 // The kernels/*.cl sources embedded in the library: the build turns each file into
-// chunks of raw string literals (cmake/embed_opencl_kernels.cmake). Use
-// opencl::embedded_source(name) rather than this table.
+// chunks of raw string literals (cmake/embed_opencl_kernels.cmake), as written.
+// Use opencl::embedded_source(name) rather than this table: it also expands the
+// `#include "OTHER.cl"` lines.
 #pragma once
 
 #include <cstddef>

@@ -28,6 +28,9 @@
 //                    per element; iamax: a reduction in a total order (the first NaN,
 //                    else the first largest |x_i|), its index read back;
 //                    apply_pivots: the pivots uploaded, rows swapped per column.
+//                    These six run through opencl::Elementwise
+//                    (blas/opencl/elementwise.hpp), shared with opencl-plain, as are
+//                    all but scal's and axpy's kernels (kernels/elementwise.cl).
 //
 // Options: BackendOptions::device (else FLAMEX_OPENCL_DEVICE) picks the device, which
 // must have cl_khr_fp64 and cl_khr_int64_base_atomics; BackendOptions::block (else
@@ -41,11 +44,10 @@
 #include "blas/opencl/exact_backend.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <string>
-#include <vector>
 
 #include "blas/backend_factories.hpp"
+#include "blas/opencl/elementwise.hpp"
 #include "blas/opencl/host.hpp"
 
 namespace flamex {
@@ -54,9 +56,11 @@ namespace {
 using opencl::Access;
 using opencl::DeviceView;
 using opencl::ExactTuning;
+using opencl::Kernel;
 using opencl::launch;
+using opencl::range1;
+using opencl::range2;
 
-constexpr std::size_t kDefaultWorkGroup = 64;
 constexpr std::size_t kDigits = 206; // XD in kernels/exact.cl
 constexpr std::size_t kMeta = 4;     // XMETA
 constexpr std::size_t kComponents = 6; // NC: doubles of a work-item's expansions
@@ -69,24 +73,6 @@ constexpr std::size_t kPoolMax = 4096;
 // Work-groups a launch should offer per compute unit (PoCL runs a work-group on one
 // thread: a launch of fewer work-groups than cores leaves cores idle).
 constexpr std::size_t kGroupsPerUnit = 4;
-
-std::size_t requested_work_group(const BackendOptions& options)
-{
-    if (options.block > 0) return static_cast<std::size_t>(options.block);
-    const char* env = std::getenv("FLAMEX_OPENCL_WG");
-    if (env == nullptr || *env == '\0') return kDefaultWorkGroup;
-    char* end = nullptr;
-    const long long v = std::strtoll(env, &end, 10);
-    if (end == env || *end != '\0' || v < 1 || v > (1LL << 20))
-        throw Error(std::string("opencl: FLAMEX_OPENCL_WG must be a work-group size from 1 to 1048576, got '") + env +
-                    "'");
-    return static_cast<std::size_t>(v);
-}
-
-struct Kernel {
-    mutable cl::Kernel k;
-    std::size_t local = 1;
-};
 
 std::size_t div_up(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
@@ -114,17 +100,9 @@ public:
     {
         opencl::check_requirements(context_->info(), opencl::Requirements{true, true});
         program_ = context_->program("exact", opencl::embedded_source("exact"));
-        std::size_t wg = std::min(requested_work_group(options), context_->info().max_work_group);
-        if (wg == 0) wg = 1;
         // dot_partial keeps kComponents doubles and 3 ints of local memory per
         // work-item, iamax 16 bytes.
-        const std::size_t by_local_memory = std::max<std::size_t>(1, context_->info().local_memory / 64);
-        const auto make = [&](const char* name) {
-            Kernel kernel{program_->kernel(name)};
-            kernel.local = std::max<std::size_t>(1, std::min({wg, opencl::kernel_max_work_group(*context_, kernel.k),
-                                                              by_local_memory}));
-            return kernel;
-        };
+        const opencl::KernelMaker make(*context_, *program_, options, "opencl", 64);
         acc_reset_ = make("acc_reset");
         dot_partial_ = make("dot_partial");
         dot_finish_ = make("dot_finish");
@@ -133,13 +111,7 @@ public:
         mv_finish_ = make("mv_finish");
         tri_block_ = make("tri_block");
         ger_ = make("ger");
-        scal_ = make("scal");
-        invscal_ = make("invscal");
-        axpy_ = make("axpy");
-        copy_ = make("copy_matrix");
-        apply_pivots_ = make("apply_pivots");
-        iamax_partial_ = make("iamax_partial");
-        iamax_finish_ = make("iamax_finish");
+        elementwise_ = opencl::Elementwise(*context_, memory_, make, /*skip_identities*/ false);
         result_ = context_->allocate(sizeof(double));
         part_value_ = context_->allocate(kMaxGroups * sizeof(double));
         part_index_ = context_->allocate(kMaxGroups * sizeof(cl_long));
@@ -174,61 +146,10 @@ public:
         b.commit();
     }
 
-    void scal(double alpha, Obj x) const override
-    {
-        check::vector("scal", x);
-        const dim_t n = x.vector_length();
-        if (n == 0) return;
-        auto b = memory_.bind({{x, Access::ReadWrite}});
-        launch(*context_, scal_.k, range1(n, scal_.local), cl::NDRange(scal_.local), cl_long(n), cl_double(alpha),
-               b[0].buffer, b[0].offset, b[0].inc);
-        b.commit();
-    }
-
-    void invscal(double alpha, Obj x) const override
-    {
-        check::vector("invscal", x);
-        const dim_t n = x.vector_length();
-        if (n == 0) return;
-        auto b = memory_.bind({{x, Access::ReadWrite}});
-        launch(*context_, invscal_.k, range1(n, invscal_.local), cl::NDRange(invscal_.local), cl_long(n),
-               cl_double(alpha), b[0].buffer, b[0].offset, b[0].inc);
-        b.commit();
-    }
-
-    void axpy(double alpha, Obj x, Obj y) const override
-    {
-        check::same_length("axpy", x, y);
-        const dim_t n = x.vector_length();
-        if (n == 0) return;
-        auto b = memory_.bind({{x, Access::Read}, {y, Access::ReadWrite}});
-        launch(*context_, axpy_.k, range1(n, axpy_.local), cl::NDRange(axpy_.local), cl_long(n), cl_double(alpha),
-               b[0].buffer, b[0].offset, b[0].inc, b[1].buffer, b[1].offset, b[1].inc);
-        b.commit();
-    }
-
-    void copy(Obj x, Obj y) const override
-    {
-        dim_t m = 0, n = 0;
-        bool vectors = false;
-        if (x.is_vector() && y.is_vector()) {
-            check::same_length("copy", x, y);
-            m = x.vector_length();
-            n = 1;
-            vectors = true;
-        } else {
-            if (x.length() != y.length() || x.width() != y.width()) throw Error("copy: shapes differ");
-            m = x.length();
-            n = x.width();
-        }
-        if (m == 0 || n == 0) return;
-        auto b = memory_.bind({{x, Access::Read}, {y, Access::ReadWrite}});
-        const cl_long xrs = vectors ? b[0].inc : b[0].rs, xcs = vectors ? 0 : b[0].cs;
-        const cl_long yrs = vectors ? b[1].inc : b[1].rs, ycs = vectors ? 0 : b[1].cs;
-        launch(*context_, copy_.k, range2(m, n, copy_.local), cl::NDRange(copy_.local, 1), cl_long(m), cl_long(n),
-               b[0].buffer, b[0].offset, xrs, xcs, b[1].buffer, b[1].offset, yrs, ycs);
-        b.commit();
-    }
+    void scal(double alpha, Obj x) const override { elementwise_.scal(alpha, x); }
+    void invscal(double alpha, Obj x) const override { elementwise_.invscal(alpha, x); }
+    void axpy(double alpha, Obj x, Obj y) const override { elementwise_.axpy(alpha, x, y); }
+    void copy(Obj x, Obj y) const override { elementwise_.copy(x, y); }
 
     void gemv(Trans trans, double alpha, Obj A, Obj x, double beta, Obj y) const override
     {
@@ -327,45 +248,11 @@ public:
 
     dim_t iamax(Obj x) const override
     {
-        check::vector("iamax", x);
-        const dim_t n = x.vector_length();
-        if (n == 0) return 0;
-        auto b = memory_.bind({{x, Access::Read}});
-        const std::size_t local = iamax_partial_.local, groups = reduction_groups(n, local);
-        launch(*context_, iamax_partial_.k, cl::NDRange(groups * local), cl::NDRange(local), cl_long(n), b[0].buffer,
-               b[0].offset, b[0].inc, part_value_, part_index_, cl::Local(local * sizeof(double)),
-               cl::Local(local * sizeof(cl_long)));
-        const std::size_t flocal = iamax_finish_.local;
-        launch(*context_, iamax_finish_.k, cl::NDRange(flocal), cl::NDRange(flocal), cl_long(groups), part_value_,
-               part_index_, result_, cl::Local(flocal * sizeof(double)), cl::Local(flocal * sizeof(cl_long)));
-        cl_long index = 0;
-        context_->read(result_, 0, sizeof index, &index);
-        return static_cast<dim_t>(index);
+        return elementwise_.iamax(
+            x, [this](dim_t n, std::size_t local) { return reduction_groups(n, local); }, part_value_, part_index_,
+            result_);
     }
-
-    void apply_pivots(PivObj p, Obj A) const override
-    {
-        check::pivots("apply_pivots", p, A);
-        const dim_t k = p.length(), n = A.width();
-        if (k == 0 || n == 0) return;
-        std::vector<cl_int> host(static_cast<std::size_t>(k));
-        bool any = false;
-        for (dim_t i = 0; i < k; ++i) {
-            host[static_cast<std::size_t>(i)] = p(i, 0);
-            any = any || p(i, 0) != 0;
-        }
-        if (!any) return; // the identity
-        const std::uint64_t bytes = host.size() * sizeof(cl_int);
-        if (bytes > pivots_bytes_) {
-            pivots_ = context_->allocate(bytes);
-            pivots_bytes_ = bytes;
-        }
-        context_->write(pivots_, 0, bytes, host.data());
-        auto b = memory_.bind({{A, Access::ReadWrite}});
-        launch(*context_, apply_pivots_.k, range1(n, apply_pivots_.local), cl::NDRange(apply_pivots_.local),
-               cl_long(k), pivots_, cl_long(n), b[0].buffer, b[0].offset, b[0].rs, b[0].cs);
-        b.commit();
-    }
+    void apply_pivots(PivObj p, Obj A) const override { elementwise_.apply_pivots(p, A); }
 
     double element(Obj A, dim_t i, dim_t j) const override { return memory_.element(A, i, j); }
     void acquire(Obj A) const override { memory_.acquire(A); }
@@ -384,15 +271,6 @@ private:
         const cl::Buffer* y = nullptr;
         cl_long yoff = 0, yinc = 1, ystep = 0;
     };
-
-    static cl::NDRange range1(dim_t n, std::size_t local)
-    {
-        return cl::NDRange(opencl::round_up(static_cast<std::size_t>(n), local));
-    }
-    static cl::NDRange range2(dim_t m, dim_t n, std::size_t local)
-    {
-        return cl::NDRange(opencl::round_up(static_cast<std::size_t>(m), local), static_cast<std::size_t>(n));
-    }
 
     // Work-groups of a reduction: the tuning's, else enough to fill the device with
     // at least 32 elements per work-item.
@@ -554,14 +432,12 @@ private:
     mutable opencl::DeviceMemory memory_;
     ExactTuning::Matvec matvec_;
     std::size_t chunk_, trsv_block_, groups_, target_groups_ = 8;
-    Kernel acc_reset_, dot_partial_, dot_finish_, mv_direct_, mv_partial_, mv_finish_, tri_block_, ger_, scal_,
-        invscal_, axpy_, copy_, apply_pivots_, iamax_partial_, iamax_finish_;
+    Kernel acc_reset_, dot_partial_, dot_finish_, mv_direct_, mv_partial_, mv_finish_, tri_block_, ger_;
+    opencl::Elementwise elementwise_;
     cl::Buffer result_, part_value_, part_index_;
     mutable cl::Buffer digits_, meta_;
     mutable std::size_t capacity_ = 0;
     mutable bool clean_ = false;
-    mutable cl::Buffer pivots_;
-    mutable std::uint64_t pivots_bytes_ = 0;
 };
 
 } // namespace

@@ -1,5 +1,6 @@
-// The OpenCL host layer shared by flamex's OpenCL backends (opencl-plain, and the
-// exact OpenCL backend to come). Four pieces:
+// The OpenCL host layer shared by flamex's OpenCL backends (opencl-plain and the
+// exact `opencl`; what the two backends also share above this layer is in
+// blas/opencl/elementwise.hpp). Four pieces:
 //
 //   Context       one per device per process (Context::shared): the cl::Context, an
 //                 in-order queue, and the programs compiled for it;
@@ -14,8 +15,10 @@
 //
 // Every failure is a flamex::Error whose message starts with "opencl: ".
 // Kernel sources live in kernels/NAME.cl and are embedded in the library at build
-// time (embedded_source("NAME")). Context is thread-safe; a DeviceMemory and the
-// cl::Kernel objects belong to one backend object (kernel arguments are state).
+// time (embedded_source("NAME"), with `#include "OTHER.cl"` lines expanded: the
+// kernels both backends use are in kernels/elementwise.cl). Context is
+// thread-safe; a DeviceMemory and the cl::Kernel objects belong to one backend
+// object (kernel arguments are state).
 //
 // A backend (see blas/opencl/plain_backend.cpp):
 //   auto context = Context::shared(options.device, {true, /*int64_atomics*/ true});
@@ -189,7 +192,8 @@ private:
     std::shared_ptr<std::atomic<std::uint64_t>> in_use_ = std::make_shared<std::atomic<std::uint64_t>>(0);
 };
 
-// kernels/NAME.cl as embedded at build time; throws for an unknown name.
+// kernels/NAME.cl as embedded at build time, each line `#include "OTHER.cl"` in it
+// replaced by kernels/OTHER.cl (expanded the same way); throws for an unknown name.
 const std::string& embedded_source(const std::string& name);
 
 // --- kernel launches ----------------------------------------------------------------

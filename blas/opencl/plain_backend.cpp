@@ -15,10 +15,14 @@
 // their last release (see opencl::DeviceMemory); other operands are uploaded for
 // the one operation and the written one is downloaded after it. iamax and element()
 // read their one value back; dot and sum their one double.
+//
+// scal, invscal, axpy, copy, apply_pivots and iamax run through opencl::Elementwise
+// (blas/opencl/elementwise.hpp), shared with the exact `opencl` backend; so are
+// invscal, copy_matrix, apply_pivots and iamax's kernels (kernels/elementwise.cl).
 #include <algorithm>
-#include <cstdlib>
 
 #include "blas/backend_factories.hpp"
+#include "blas/opencl/elementwise.hpp"
 #include "blas/opencl/host.hpp"
 
 namespace flamex {
@@ -26,28 +30,12 @@ namespace {
 
 using opencl::Access;
 using opencl::DeviceView;
+using opencl::Kernel;
 using opencl::launch;
+using opencl::range1;
+using opencl::range2;
 
-constexpr std::size_t kDefaultWorkGroup = 64;
 constexpr std::size_t kMaxReductionGroups = 256;
-
-std::size_t requested_work_group(const BackendOptions& options)
-{
-    if (options.block > 0) return static_cast<std::size_t>(options.block);
-    const char* env = std::getenv("FLAMEX_OPENCL_WG");
-    if (env == nullptr || *env == '\0') return kDefaultWorkGroup;
-    char* end = nullptr;
-    const long long v = std::strtoll(env, &end, 10);
-    if (end == env || *end != '\0' || v < 1 || v > (1LL << 20))
-        throw Error(std::string("opencl-plain: FLAMEX_OPENCL_WG must be a work-group size from 1 to 1048576, got '") +
-                    env + "'");
-    return static_cast<std::size_t>(v);
-}
-
-struct Kernel {
-    mutable cl::Kernel k;
-    std::size_t local = 1; // the work-group size this kernel runs with
-};
 
 class OpenClPlainBackend final : public Blas {
 public:
@@ -56,26 +44,12 @@ public:
           program_(context_->program("plain", opencl::embedded_source("plain"))),
           memory_(context_)
     {
-        work_group_ = std::min(requested_work_group(options), context_->info().max_work_group);
-        if (work_group_ == 0) work_group_ = 1;
         // Reductions keep 16 bytes of local memory per work-item at most (iamax).
-        const std::size_t by_local_memory = std::max<std::size_t>(1, context_->info().local_memory / 16);
-        const auto make = [&](const char* name) {
-            Kernel kernel{program_->kernel(name)};
-            kernel.local = std::min({work_group_, opencl::kernel_max_work_group(*context_, kernel.k), by_local_memory});
-            return kernel;
-        };
+        const opencl::KernelMaker make(*context_, *program_, options, "opencl-plain", 16);
         sum_partial_ = make("sum_partial");
         dot_partial_ = make("dot_partial");
         sum_finish_ = make("sum_finish");
-        iamax_partial_ = make("iamax_partial");
-        iamax_finish_ = make("iamax_finish");
-        scal_ = make("scal");
-        invscal_ = make("invscal");
-        axpy_ = make("axpy");
-        copy_ = make("copy_matrix");
         ger_ = make("ger");
-        apply_pivots_ = make("apply_pivots");
         gemv_rows_ = make("gemv_rows");
         gemv_groups_ = make("gemv_groups");
         gemm_ = make("gemm_tiled");
@@ -90,6 +64,8 @@ public:
         partial_ = context_->allocate(kMaxReductionGroups * sizeof(double));
         partial_index_ = context_->allocate(kMaxReductionGroups * sizeof(cl_long));
         result_ = context_->allocate(sizeof(double));
+        // BLIS's scalv and axpyv: scal by 1 and axpy by 0 leave the vector alone.
+        elementwise_ = opencl::Elementwise(*context_, memory_, make, /*skip_identities*/ true);
     }
 
     std::string name() const override { return "opencl-plain"; }
@@ -130,61 +106,10 @@ public:
         b.commit();
     }
 
-    void scal(double alpha, Obj x) const override
-    {
-        check::vector("scal", x);
-        const dim_t n = x.vector_length();
-        if (n == 0 || alpha == 1.0) return;
-        auto b = memory_.bind({{x, Access::ReadWrite}});
-        launch(*context_, scal_.k, range1(n, scal_.local), cl::NDRange(scal_.local), cl_long(n), cl_double(alpha),
-               b[0].buffer, b[0].offset, b[0].inc);
-        b.commit();
-    }
-
-    void invscal(double alpha, Obj x) const override
-    {
-        check::vector("invscal", x);
-        const dim_t n = x.vector_length();
-        if (n == 0) return;
-        auto b = memory_.bind({{x, Access::ReadWrite}});
-        launch(*context_, invscal_.k, range1(n, invscal_.local), cl::NDRange(invscal_.local), cl_long(n),
-               cl_double(alpha), b[0].buffer, b[0].offset, b[0].inc);
-        b.commit();
-    }
-
-    void axpy(double alpha, Obj x, Obj y) const override
-    {
-        check::same_length("axpy", x, y);
-        const dim_t n = x.vector_length();
-        if (n == 0 || alpha == 0.0) return;
-        auto b = memory_.bind({{x, Access::Read}, {y, Access::ReadWrite}});
-        launch(*context_, axpy_.k, range1(n, axpy_.local), cl::NDRange(axpy_.local), cl_long(n), cl_double(alpha),
-               b[0].buffer, b[0].offset, b[0].inc, b[1].buffer, b[1].offset, b[1].inc);
-        b.commit();
-    }
-
-    void copy(Obj x, Obj y) const override
-    {
-        dim_t m = 0, n = 0;
-        bool vectors = false;
-        if (x.is_vector() && y.is_vector()) {
-            check::same_length("copy", x, y);
-            m = x.vector_length();
-            n = 1;
-            vectors = true;
-        } else {
-            if (x.length() != y.length() || x.width() != y.width()) throw Error("copy: shapes differ");
-            m = x.length();
-            n = x.width();
-        }
-        if (m == 0 || n == 0) return;
-        auto b = memory_.bind({{x, Access::Read}, {y, Access::ReadWrite}});
-        const cl_long xrs = vectors ? b[0].inc : b[0].rs, xcs = vectors ? 0 : b[0].cs;
-        const cl_long yrs = vectors ? b[1].inc : b[1].rs, ycs = vectors ? 0 : b[1].cs;
-        launch(*context_, copy_.k, range2(m, n, copy_.local), cl::NDRange(copy_.local, 1), cl_long(m), cl_long(n),
-               b[0].buffer, b[0].offset, xrs, xcs, b[1].buffer, b[1].offset, yrs, ycs);
-        b.commit();
-    }
+    void scal(double alpha, Obj x) const override { elementwise_.scal(alpha, x); }
+    void invscal(double alpha, Obj x) const override { elementwise_.invscal(alpha, x); }
+    void axpy(double alpha, Obj x, Obj y) const override { elementwise_.axpy(alpha, x, y); }
+    void copy(Obj x, Obj y) const override { elementwise_.copy(x, y); }
 
     void gemv(Trans trans, double alpha, Obj A, Obj x, double beta, Obj y) const override
     {
@@ -273,59 +198,15 @@ public:
 
     dim_t iamax(Obj x) const override
     {
-        check::vector("iamax", x);
-        const dim_t n = x.vector_length();
-        if (n == 0) return 0;
-        auto b = memory_.bind({{x, Access::Read}});
-        const std::size_t local = iamax_partial_.local, groups = reduction_groups(n, local);
-        launch(*context_, iamax_partial_.k, cl::NDRange(groups * local), cl::NDRange(local), cl_long(n), b[0].buffer,
-               b[0].offset, b[0].inc, partial_, partial_index_, cl::Local(local * sizeof(double)),
-               cl::Local(local * sizeof(cl_long)));
-        const std::size_t flocal = iamax_finish_.local;
-        launch(*context_, iamax_finish_.k, cl::NDRange(flocal), cl::NDRange(flocal), cl_long(groups), partial_,
-               partial_index_, result_, cl::Local(flocal * sizeof(double)), cl::Local(flocal * sizeof(cl_long)));
-        cl_long index = 0;
-        context_->read(result_, 0, sizeof index, &index);
-        return static_cast<dim_t>(index);
+        return elementwise_.iamax(x, reduction_groups, partial_, partial_index_, result_);
     }
-
-    void apply_pivots(PivObj p, Obj A) const override
-    {
-        check::pivots("apply_pivots", p, A);
-        const dim_t k = p.length(), n = A.width();
-        if (k == 0 || n == 0) return;
-        std::vector<cl_int> host(static_cast<std::size_t>(k));
-        bool any = false;
-        for (dim_t i = 0; i < k; ++i) {
-            host[static_cast<std::size_t>(i)] = p(i, 0);
-            any = any || p(i, 0) != 0;
-        }
-        if (!any) return; // identity
-        const std::uint64_t bytes = host.size() * sizeof(cl_int);
-        if (bytes > pivots_bytes_) {
-            pivots_ = context_->allocate(bytes);
-            pivots_bytes_ = bytes;
-        }
-        context_->write(pivots_, 0, bytes, host.data());
-        auto b = memory_.bind({{A, Access::ReadWrite}});
-        launch(*context_, apply_pivots_.k, range1(n, apply_pivots_.local), cl::NDRange(apply_pivots_.local),
-               cl_long(k), pivots_, cl_long(n), b[0].buffer, b[0].offset, b[0].rs, b[0].cs);
-        b.commit();
-    }
+    void apply_pivots(PivObj p, Obj A) const override { elementwise_.apply_pivots(p, A); }
 
     double element(Obj A, dim_t i, dim_t j) const override { return memory_.element(A, i, j); }
     void acquire(Obj A) const override { memory_.acquire(A); }
     void release(Obj A) const override { memory_.release(A); }
 
 private:
-    static cl::NDRange range1(dim_t n, std::size_t local)
-    {
-        return cl::NDRange(opencl::round_up(static_cast<std::size_t>(n), local));
-    }
-    static cl::NDRange range2(dim_t m, dim_t n, std::size_t local)
-    {
-        return cl::NDRange(opencl::round_up(static_cast<std::size_t>(m), local), static_cast<std::size_t>(n));
-    }
     static std::size_t reduction_groups(dim_t n, std::size_t local)
     {
         return std::min(kMaxReductionGroups, (static_cast<std::size_t>(n) + local - 1) / local);
@@ -370,12 +251,10 @@ private:
     std::shared_ptr<opencl::Context> context_;
     std::shared_ptr<const opencl::Program> program_;
     mutable opencl::DeviceMemory memory_;
-    std::size_t work_group_ = kDefaultWorkGroup, tile_ = 1;
-    Kernel sum_partial_, dot_partial_, sum_finish_, iamax_partial_, iamax_finish_, scal_, invscal_, axpy_, copy_, ger_,
-        apply_pivots_, gemv_rows_, gemv_groups_, gemm_, trsm_;
+    std::size_t tile_ = 1;
+    Kernel sum_partial_, dot_partial_, sum_finish_, ger_, gemv_rows_, gemv_groups_, gemm_, trsm_;
+    opencl::Elementwise elementwise_;
     cl::Buffer partial_, partial_index_, result_;
-    mutable cl::Buffer pivots_;
-    mutable std::uint64_t pivots_bytes_ = 0;
 };
 
 } // namespace

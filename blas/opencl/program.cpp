@@ -1,4 +1,7 @@
-// Programs: built once per context, their binaries cached on disk.
+// Programs: built once per context, their binaries cached on disk; and the kernel
+// sources embedded at build time (embedded_source), in which a line
+// `#include "OTHER.cl"` stands for kernels/OTHER.cl: it is expanded here, so a
+// program is built from, and its cache entry keyed on, the whole expanded text.
 //
 // A cache entry is the file <dir>/<name>-<hash>.clbin:
 //   "FLAMEX-OCL-BIN1\n" | key hash A | key hash B | binary size | binary checksum | binary
@@ -222,15 +225,57 @@ std::shared_ptr<const Program> Context::build(const std::string& name, const std
     return std::make_shared<Program>(name, program, Program::Origin::Source, file);
 }
 
+namespace {
+
+// The name X of a line `#include "X.cl"` (the line without its newline), else "".
+std::string included_name(const std::string& line)
+{
+    static const std::string head = "#include \"", tail = ".cl\"";
+    if (line.size() <= head.size() + tail.size() || line.compare(0, head.size(), head) != 0 ||
+        line.compare(line.size() - tail.size(), tail.size(), tail) != 0)
+        return "";
+    return line.substr(head.size(), line.size() - head.size() - tail.size());
+}
+
+// kernels/NAME.cl with each line `#include "OTHER.cl"` replaced by kernels/OTHER.cl,
+// itself expanded (`depth` guards against a cycle).
+std::string expand_includes(const std::map<std::string, std::string>& raw, const std::string& name, int depth)
+{
+    const std::string& text = raw.at(name);
+    std::string out;
+    for (std::size_t at = 0; at < text.size();) {
+        std::size_t end = text.find('\n', at);
+        end = end == std::string::npos ? text.size() : end + 1;
+        std::string line = text.substr(at, end - at);
+        while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+        const std::string other = included_name(line);
+        if (other.empty()) {
+            out.append(text, at, end - at);
+        } else {
+            if (raw.count(other) == 0)
+                throw Error("opencl: kernels/" + name + ".cl includes \"" + other + ".cl\", which is not embedded");
+            if (depth >= 8) throw Error("opencl: kernels/" + name + ".cl: #include nested too deeply (a cycle?)");
+            out += expand_includes(raw, other, depth + 1);
+            if (!out.empty() && out.back() != '\n') out += '\n';
+        }
+        at = end;
+    }
+    return out;
+}
+
+} // namespace
+
 const std::string& embedded_source(const std::string& name)
 {
     static const std::map<std::string, std::string> sources = [] {
-        std::map<std::string, std::string> m;
+        std::map<std::string, std::string> raw;
         for (std::size_t i = 0; i < embedded::source_count; ++i) {
             std::string text;
             for (std::size_t c = 0; c < embedded::sources[i].count; ++c) text += embedded::sources[i].chunks[c];
-            m.emplace(embedded::sources[i].name, std::move(text));
+            raw.emplace(embedded::sources[i].name, std::move(text));
         }
+        std::map<std::string, std::string> m;
+        for (const auto& entry : raw) m.emplace(entry.first, expand_includes(raw, entry.first, 0));
         return m;
     }();
     auto found = sources.find(name);

@@ -1,0 +1,1017 @@
+// The batched small symmetric solvers of batched/batched.hpp on an OpenCL device,
+// after Abbas-Turki and Graillat (2017): LDL^T, Householder tridiagonalization +
+// parallel cyclic reduction (PCR) for any n, divide and conquer (D&C) with the
+// truncated solve, and the residual check of the adaptive strategy. Standard OpenCL
+// C 1.2; cl_khr_fp64 is needed for the double-precision residual (and for double
+// systems). The host is batched/opencl_batched.cpp.
+//
+// BUILD OPTIONS (set by the host; every combination is one program):
+//   -DFLAMEX_DOUBLE=0|1          the scalar `real`: float or double
+//   -DFLAMEX_SIMD=0|1            1: the paper's "SIMD" organization -- one work-item
+//                                per system, start to end, no barrier at all, its
+//                                workspace a slice of a global buffer
+//   -DFLAMEX_SCRATCH_GLOBAL=0|1  cooperating builds: the per-system workspace in a
+//                                global buffer (one slice per work-group) instead of
+//                                local memory, for devices whose local memory is too
+//                                small for one system (D&C in double at n = 64)
+//
+// ORGANIZATION of the cooperating builds (collaborative: t = n, hybrid: t = p): a
+// work-group of W work-items holds S = W / t systems ("slots"); work-item l works on
+// slot l / t as lane l % t, and lanes >= S t only take part in the barriers. Groups
+// walk the batch with a grid stride. The D&C kernel always takes S = 1 (its control
+// flow depends on the data: splits, deflation, the number of merges).
+// All systems of a batch have the same n, so every loop that contains a barrier has
+// the same trip count for every system of a group; data-dependent decisions (a
+// breakdown, an invalid input, a reflector with tau = 0) only switch work off.
+//
+// REPRODUCIBILITY: every value is computed by the same sequence of operations as the
+// CPU reference (batched/*.cpp, variants/ldlt_unb_var3.cpp, variants/ldlt_solve.cpp):
+// work spread over lanes is element-wise (each element's own operations in the CPU's
+// order), and every sum is accumulated serially, in the CPU's order, by one lane --
+// the paper's "other parts of this stage are executed using only one thread". So the
+// results do not depend on the organization, on t or on W: simd, collaborative and
+// hybrid give identical bits, and with correctly rounded division, square root and
+// hypot they are the CPU's bits as well. FP_CONTRACT is off (no fused multiply-add).
+//
+// STATUS codes are batched::Status: 0 ok, 1 breakdown, 2 flagged, 3 repaired,
+// 4 invalid input.
+//
+// PER-SYSTEM WORKSPACE (elements of `real`, and ints; the host allocates the same):
+//   ldlt_solve       n(n+1)/2 + 2n              2
+//   householder_pcr  n^2 + 12n + 8              6n + 8
+//   dc_solve         2n^2 + 20n + 8             12n + 18
+//   residual         4n doubles                 n
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL FP_CONTRACT OFF
+
+#ifdef FLAMEX_BATCHED_TEST_BUILD_FAILURE
+#error "build failure requested with -DFLAMEX_BATCHED_TEST_BUILD_FAILURE (a test of the error path)"
+#endif
+
+#if FLAMEX_DOUBLE
+typedef double real;
+#define UNIT_ROUNDOFF 0x1.0p-53
+#else
+typedef float real;
+#define UNIT_ROUNDOFF 0x1.0p-24f
+#endif
+
+#define ST_OK 0
+#define ST_BREAKDOWN 1
+#define ST_FLAGGED 2
+#define ST_REPAIRED 3
+#define ST_INVALID 4
+
+#if FLAMEX_SIMD
+#define SCRATCH __global
+#define BARRIER() \
+    do {          \
+    } while (0)
+#define REGION_BASE ((long)get_global_id(0))
+#elif FLAMEX_SCRATCH_GLOBAL
+#define SCRATCH __global
+#define BARRIER() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
+#define REGION_BASE ((long)get_group_id(0) * S)
+#else
+#define SCRATCH __local
+#define BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define REGION_BASE 0L
+#endif
+
+// The distribution of systems over work-items: t lanes per system, S systems per
+// work-group; `first` and `step` walk the batch (grid stride); `region` is this
+// work-item's system's slice of the workspace.
+#if FLAMEX_SIMD
+#define DISTRIBUTE(tpar, spar)                                                   \
+    const int t = 1, S = 1, slot = 0, lane = 0;                                  \
+    const long first = (long)get_global_id(0), step = (long)get_global_size(0); \
+    const long region = REGION_BASE;                                             \
+    (void)(tpar);                                                                \
+    (void)(spar)
+#else
+#define DISTRIBUTE(tpar, spar)                                                            \
+    const int t = (tpar), S = (spar);                                                     \
+    const int slot = (int)get_local_id(0) / t, lane = (int)get_local_id(0) - slot * t;    \
+    const long first = (long)get_group_id(0) * S, step = (long)get_num_groups(0) * S;     \
+    const long region = REGION_BASE + min(slot, S - 1)
+#endif
+
+// A pivot LDL^T cannot divide by: zero, infinite or NaN (variants/ldlt.hpp).
+bool bad_pivot(real d) { return !(d != 0 && d - d == 0); }
+
+// --- Q^T y and Q y with the reflectors of tridiagonalize ---------------------------
+// V(r, j) = Vr[r + j n] for r >= j + 2 (v(j+1) = 1 implicit), tau[j]; y in v. As
+// batched/householder.cpp: s = z0 + sum_i v_i z_i (serially, by lane 0, from products
+// the lanes leave in prod), s *= tau, z -= s v. Row r belongs to lane r % t in every
+// phase, so a lane's update of z_r and its product for the next reflector need no
+// barrier between them. sc: one scalar.
+void apply_qt(int n, int t, int lane, bool live, SCRATCH const real* Vr, SCRATCH const real* tau, SCRATCH real* v,
+              SCRATCH real* prod, SCRATCH real* sc)
+{
+    if (n < 3) return;
+    if (live && tau[0] != 0)
+        for (int r = lane; r < n; r += t)
+            if (r >= 2) prod[r] = Vr[r] * v[r];
+    BARRIER();
+    for (int j = 0; j + 2 < n; ++j) {
+        if (live && lane == 0 && tau[j] != 0) {
+            real s = v[j + 1];
+            for (int r = j + 2; r < n; ++r) s += prod[r];
+            s *= tau[j];
+            sc[0] = s;
+            v[j + 1] -= s;
+        }
+        BARRIER();
+        if (live) {
+            const real s = sc[0];
+            const bool up = tau[j] != 0, next = j + 3 < n && tau[j + 1] != 0;
+            for (int r = lane; r < n; r += t) {
+                if (up && r >= j + 2) v[r] -= s * Vr[r + j * n];
+                if (next && r >= j + 3) prod[r] = Vr[r + (j + 1) * n] * v[r];
+            }
+        }
+        BARRIER();
+    }
+}
+
+void apply_q(int n, int t, int lane, bool live, SCRATCH const real* Vr, SCRATCH const real* tau, SCRATCH real* v,
+             SCRATCH real* prod, SCRATCH real* sc)
+{
+    if (n < 3) return;
+    const int j0 = n - 3;
+    if (live && tau[j0] != 0)
+        for (int r = lane; r < n; r += t)
+            if (r >= j0 + 2) prod[r] = Vr[r + j0 * n] * v[r];
+    BARRIER();
+    for (int j = j0; j >= 0; --j) {
+        if (live && lane == 0 && tau[j] != 0) {
+            real s = v[j + 1];
+            for (int r = j + 2; r < n; ++r) s += prod[r];
+            s *= tau[j];
+            sc[0] = s;
+            v[j + 1] -= s;
+        }
+        BARRIER();
+        if (live) {
+            const real s = sc[0];
+            const bool up = tau[j] != 0, next = j >= 1 && tau[j - 1] != 0;
+            for (int r = lane; r < n; r += t) {
+                if (up && r >= j + 2) v[r] -= s * Vr[r + j * n];
+                if (next && r >= j + 1) prod[r] = Vr[r + (j - 1) * n] * v[r];
+            }
+        }
+        BARRIER();
+    }
+}
+
+// --- parallel cyclic reduction, any n (batched/pcr.cpp) -------------------------------
+// One step: every position p of a segment [start, start + m) is reduced with its
+// neighbours p - 1, p + 1 of the same segment and stored at its place in the next
+// arrangement -- the segment's evens first, then its odds (the paper's Figure 8) --
+// together with its new segment. Each position is one lane's work; ceil(log2 n) steps.
+void pcr_reduce(SCRATCH const real* d, SCRATCH const real* c, SCRATCH const real* v, int p, bool up, bool dn,
+                bool dn2, real* dn_out, real* cn_out, real* vn_out)
+{
+    real dp = d[p], vp = v[p], cp = 0;
+    if (up) {
+        const real k1 = c[p - 1] / d[p - 1];
+        dp -= k1 * c[p - 1];
+        vp -= k1 * v[p - 1];
+    }
+    if (dn) {
+        const real k2 = c[p] / d[p + 1];
+        dp -= k2 * c[p];
+        vp -= k2 * v[p + 1];
+        if (dn2) cp = -k2 * c[p + 1];
+    }
+    *dn_out = dp;
+    *cn_out = cp;
+    *vn_out = vp;
+}
+
+// v := U^{-1} v for U = tridiag(e, d, e). B: 6n reals, IB: 6n ints of workspace.
+void pcr_solve(int n, int t, int lane, bool live, SCRATCH const real* d, SCRATCH const real* e, SCRATCH real* v,
+               SCRATCH real* B, SCRATCH int* IB)
+{
+    if (live)
+        for (int i = lane; i < n; i += t) {
+            B[i] = d[i];
+            B[n + i] = i + 1 < n ? e[i] : (real)0;
+            B[2 * n + i] = v[i];
+            IB[i] = i;         // original equation
+            IB[2 * n + i] = 0; // segment start
+            IB[4 * n + i] = n; // segment length
+        }
+    BARRIER();
+    int steps = 0;
+    while ((1 << steps) < n) ++steps;
+    for (int st = 0; st < steps; ++st) {
+        const int cur = st & 1, nxt = cur ^ 1;
+        SCRATCH const real* D = B + 3 * n * cur;
+        SCRATCH const real* C = D + n;
+        SCRATCH const real* W = D + 2 * n;
+        SCRATCH real* D2 = B + 3 * n * nxt;
+        SCRATCH real* C2 = D2 + n;
+        SCRATCH real* W2 = D2 + 2 * n;
+        if (live)
+            for (int p = lane; p < n; p += t) {
+                const int start = IB[2 * n + cur * n + p], m = IB[4 * n + cur * n + p];
+                const int j = p - start, evens = (m + 1) / 2;
+                const int q = start + ((j & 1) == 0 ? j / 2 : evens + j / 2);
+                real dq, cq, vq;
+                pcr_reduce(D, C, W, p, j > 0, j + 1 < m, j + 2 < m, &dq, &cq, &vq);
+                D2[q] = dq;
+                C2[q] = cq;
+                W2[q] = vq;
+                IB[nxt * n + q] = IB[cur * n + p];
+                IB[2 * n + nxt * n + q] = (j & 1) == 0 ? start : start + evens;
+                IB[4 * n + nxt * n + q] = (j & 1) == 0 ? evens : m - evens;
+            }
+        BARRIER();
+    }
+    const int fin = steps & 1;
+    if (live)
+        for (int p = lane; p < n; p += t) v[IB[fin * n + p]] = B[3 * n * fin + 2 * n + p] / B[3 * n * fin + p];
+    BARRIER();
+}
+
+// --- LDL^T ------------------------------------------------------------------------------
+// Right-looking (variants/ldlt_unb_var3.cpp) on the packed lower triangle, column
+// after column (the paper's Figure 3): for column j the lanes first form
+// l_i = a_ij / d_j, then update the trailing rows i > j, row i by its lane:
+// a_iq -= a_ij l_q (q = j+1 .. i), and store l_i. A bad pivot stops that system only
+// (Status::Breakdown, 1-based column) while the others go on. Then lane 0 solves
+// L z = y, D w = z, L^T x = w serially (variants/ldlt_solve.cpp).
+#define PK(i, j) ((j) * (2 * n - (j) + 1) / 2 + (i) - (j))
+
+__kernel void ldlt_solve(int n, long count, int tpar, int spar, __global const real* A, __global const real* Y,
+                         __global real* X, __global int* status, __global int* column, SCRATCH real* rs,
+                         SCRATCH int* is)
+{
+    DISTRIBUTE(tpar, spar);
+    const long R = (long)n * (n + 1) / 2 + 2 * n, I = 2;
+    SCRATCH real* L = rs + region * R;
+    SCRATCH real* l = L + n * (n + 1) / 2;
+    SCRATCH real* x = l + n;
+    SCRATCH int* flag = is + region * I;
+    if (lane == 0 && slot < S) flag[0] = 0;
+    BARRIER();
+    for (long base = first; base < count; base += step) {
+        const long k = base + slot;
+        const bool active = slot < S && k < count;
+        const long ka = k * n * n, ky = k * n;
+        if (active) {
+            int bad = 0;
+            for (int j = 0; j < n; ++j)
+                for (int i = j + lane; i < n; i += t) {
+                    const real a = A[ka + i + (long)j * n];
+                    L[PK(i, j)] = a;
+                    bad |= !isfinite(a);
+                }
+            for (int i = lane; i < n; i += t) {
+                const real b = Y[ky + i];
+                x[i] = b;
+                bad |= !isfinite(b);
+            }
+            if (bad) atomic_or(flag, 1);
+        }
+        BARRIER();
+        const bool invalid = active && flag[0] != 0;
+        bool alive = active && !invalid;
+        int broke = 0;
+        for (int j = 0; j < n; ++j) {
+            const real delta = L[PK(j, j)];
+            if (alive && bad_pivot(delta)) {
+                alive = false;
+                broke = j + 1;
+            }
+            if (alive)
+                for (int i = j + 1 + lane; i < n; i += t) l[i] = L[PK(i, j)] / delta;
+            BARRIER();
+            if (alive)
+                for (int i = j + 1 + lane; i < n; i += t) {
+                    const real ai = L[PK(i, j)];
+                    for (int q = j + 1; q <= i; ++q) L[PK(i, q)] -= ai * l[q];
+                    L[PK(i, j)] = l[i];
+                }
+            BARRIER();
+        }
+        if (alive && lane == 0) {
+            for (int j = 0; j < n; ++j) { // L z = y, then D^{-1}
+                const real z = x[j];
+                for (int i = j + 1; i < n; ++i) x[i] -= L[PK(i, j)] * z;
+                x[j] = z / L[PK(j, j)];
+            }
+            for (int j = n - 2; j >= 0; --j) { // L^T x = w
+                real s = 0;
+                for (int i = j + 1; i < n; ++i) s += L[PK(i, j)] * x[i];
+                x[j] -= s;
+            }
+        }
+        BARRIER();
+        if (active) {
+            const bool ok = alive;
+            for (int i = lane; i < n; i += t) X[ky + i] = ok ? x[i] : (real)NAN;
+            if (lane == 0) {
+                status[k] = invalid ? ST_INVALID : ok ? ST_OK : ST_BREAKDOWN;
+                column[k] = invalid ? 0 : broke;
+                flag[0] = 0;
+            }
+        }
+        BARRIER();
+    }
+}
+
+// --- Householder tridiagonalization + PCR -----------------------------------------------
+// mode bit 0: solve, x = Q PCR(U, Q^T y); bit 1: keep the tridiagonalization (the
+// reflectors in TW's strict lower triangle, d, e, tau) for dc_solve. As
+// batched/householder.cpp, step j: lane 0 forms the reflector (norm, beta, tau),
+// the lanes scale it, compute p = tau A22 v row by row (each row's sum in the CPU's
+// order), lane 0 forms p^T v, and the lanes make w and the rank-2 update row by row.
+__kernel void householder_pcr(int n, long count, int tpar, int spar, int mode, __global const real* A,
+                              __global const real* Y, __global real* X, __global int* status, __global real* TW,
+                              __global real* TD, __global real* TE, __global real* TT, SCRATCH real* rs,
+                              SCRATCH int* is)
+{
+    DISTRIBUTE(tpar, spar);
+    const int nn = n * n;
+    const long R = (long)nn + 12 * n + 8, I = 6 * n + 8;
+    SCRATCH real* Am = rs + region * R;
+    SCRATCH real* d = Am + nn;
+    SCRATCH real* e = d + n;
+    SCRATCH real* tau = e + n;
+    SCRATCH real* w = tau + n;
+    SCRATCH real* v = w + n;
+    SCRATCH real* prod = v + n;
+    SCRATCH real* pb = prod + n; // 6n
+    SCRATCH real* sc = pb + 6 * n;
+    SCRATCH int* iv = is + region * I;
+    SCRATCH int* ib = iv + 8; // 6n
+    if (lane == 0 && slot < S) iv[0] = 0;
+    BARRIER();
+    for (long base = first; base < count; base += step) {
+        const long k = base + slot;
+        const bool active = slot < S && k < count;
+        const long ka = k * nn, ky = k * n;
+        if (active) {
+            int bad = 0;
+            for (int j = 0; j < n; ++j)
+                for (int i = j + lane; i < n; i += t) {
+                    const real a = A[ka + i + (long)j * n];
+                    Am[i + j * n] = a;
+                    bad |= !isfinite(a);
+                }
+            for (int i = lane; i < n; i += t) {
+                const real b = Y[ky + i];
+                v[i] = b;
+                bad |= !isfinite(b);
+            }
+            if (bad) atomic_or(iv, 1);
+        }
+        BARRIER();
+        const bool invalid = active && iv[0] != 0;
+        const bool live = active && !invalid;
+
+        for (int j = 0; j + 1 < n; ++j) {
+            const int m = n - j - 1;
+            SCRATCH real* xv = Am + (j + 1) + j * n;
+            SCRATCH real* A22 = Am + (j + 1) + (j + 1) * n;
+            if (live && lane == 0) {
+                const real alpha = xv[0];
+                real scale = 0;
+                for (int i = 1; i < m; ++i) {
+                    const real a = fabs(xv[i]);
+                    if (!(a <= scale)) scale = a;
+                }
+                d[j] = Am[j + j * n];
+                if (scale == 0) {
+                    tau[j] = 0;
+                    e[j] = alpha;
+                    iv[1] = 1;
+                } else {
+                    real sum = 0;
+                    for (int i = 1; i < m; ++i) {
+                        const real s = xv[i] / scale;
+                        sum += s * s;
+                    }
+                    const real xnorm = scale * sqrt(sum);
+                    const real beta = -copysign(hypot(alpha, xnorm), alpha);
+                    const real tt = (beta - alpha) / beta;
+                    sc[0] = tt;
+                    sc[1] = (real)1 / (alpha - beta);
+                    tau[j] = tt;
+                    e[j] = beta;
+                    xv[0] = 1;
+                    iv[1] = 0;
+                }
+            }
+            BARRIER();
+            const bool go = live && iv[1] == 0;
+            const real tt = sc[0], inv = sc[1];
+            if (go)
+                for (int i = 1 + lane; i < m; i += t) xv[i] *= inv;
+            BARRIER();
+            if (go)
+                for (int r = lane; r < m; r += t) { // p := tau A22 v, row r
+                    real s1 = 0;
+                    for (int q = 0; q < r; ++q) s1 += A22[r + q * n] * xv[q];
+                    real acc = A22[r + r * n] * xv[r];
+                    for (int i = r + 1; i < m; ++i) acc += A22[i + r * n] * xv[i];
+                    w[r] = (s1 + acc) * tt;
+                }
+            BARRIER();
+            if (go && lane == 0) {
+                real pv = 0;
+                for (int i = 0; i < m; ++i) pv += w[i] * xv[i];
+                sc[2] = -(tt / 2) * pv;
+            }
+            BARRIER();
+            const real hv = sc[2];
+            if (go)
+                for (int i = lane; i < m; i += t) w[i] += hv * xv[i];
+            BARRIER();
+            if (go)
+                for (int r = lane; r < m; r += t) { // A22 := A22 - v w^T - w v^T, row r of the lower triangle
+                    const real xr = xv[r], wr = w[r];
+                    for (int q = 0; q <= r; ++q) A22[r + q * n] -= xr * w[q] + wr * xv[q];
+                }
+            BARRIER();
+        }
+        if (live && lane == 0) {
+            d[n - 1] = Am[(n - 1) + (n - 1) * n];
+            if (n >= 2) tau[n - 2] = 0;
+        }
+        BARRIER();
+        if (live && (mode & 2)) {
+            for (int j = 0; j + 1 < n; ++j)
+                for (int i = j + 1 + lane; i < n; i += t) TW[ka + i + (long)j * n] = Am[i + j * n];
+            for (int i = lane; i < n; i += t) {
+                TD[ky + i] = d[i];
+                TE[ky + i] = i + 1 < n ? e[i] : (real)0;
+                TT[ky + i] = i + 1 < n ? tau[i] : (real)0;
+            }
+        }
+        if (mode & 1) {
+            apply_qt(n, t, lane, live, Am, tau, v, prod, sc + 3);
+            pcr_solve(n, t, lane, live, d, e, v, pb, ib);
+            apply_q(n, t, lane, live, Am, tau, v, prod, sc + 3);
+        }
+        if (active) {
+            if (mode & 1)
+                for (int i = lane; i < n; i += t) X[ky + i] = invalid ? (real)NAN : v[i];
+            else if (invalid)
+                for (int i = lane; i < n; i += t) X[ky + i] = (real)NAN;
+            if (lane == 0) status[k] = invalid ? ST_INVALID : ST_OK;
+        }
+        BARRIER();
+        if (active && lane == 0) iv[0] = 0;
+        BARRIER();
+    }
+}
+
+// --- divide and conquer (batched/dc.cpp) -------------------------------------------------
+
+// Position of key[j] in a stable ascending sort of key[0 .. m-1] (the insertion sort
+// of batched/dc.cpp gives the same permutation). NaNs go last, so the ranks are a
+// permutation whatever the keys.
+int stable_rank(int m, SCRATCH const real* key, int j)
+{
+    const real kj = key[j];
+    const int nj = isnan(kj) ? 1 : 0;
+    int r = 0;
+    for (int i = 0; i < m; ++i) {
+        const real ki = key[i];
+        const int ni = isnan(ki) ? 1 : 0;
+        if (ni == nj ? (ni ? i < j : (ki < kj || (ki == kj && i < j))) : nj) ++r;
+    }
+    return r;
+}
+
+// Root i of 1/rho + sum_j zsq_j / (dk_j - lambda) = 0 as an offset *tau from the pole
+// *org: batched/dc.cpp's secular_root, operation for operation.
+void secular_root(int i, int k, SCRATCH const real* dk, SCRATCH const real* zsq, real rho, int* org_out,
+                  real* tau_out)
+{
+    const real u = UNIT_ROUNDOFF;
+    const real rhoinv = (real)1 / rho;
+    real lo, hi;
+    int org;
+    if (i < k - 1) {
+        const real mid = (dk[i + 1] - dk[i]) / 2;
+        real f = rhoinv;
+        for (int j = 0; j < k; ++j) f += zsq[j] / ((dk[j] - dk[i]) - mid);
+        if (f >= 0) {
+            org = i;
+            lo = 0;
+            hi = mid;
+        } else {
+            org = i + 1;
+            lo = -mid;
+            hi = 0;
+        }
+    } else {
+        org = k - 1;
+        real zz = 0;
+        for (int j = 0; j < k; ++j) zz += zsq[j];
+        lo = 0;
+        hi = rho * zz;
+    }
+    *org_out = org;
+    const real base = dk[org];
+    real tau = (lo + hi) / 2;
+    for (int it = 0; it < 200; ++it) {
+        real psi = 0, dpsi = 0, phi = 0, dphi = 0;
+        for (int j = 0; j <= i; ++j) {
+            const real r = (real)1 / ((dk[j] - base) - tau);
+            const real tj = zsq[j] * r;
+            psi += tj;
+            dpsi += tj * r;
+        }
+        for (int j = i + 1; j < k; ++j) {
+            const real r = (real)1 / ((dk[j] - base) - tau);
+            const real tj = zsq[j] * r;
+            phi += tj;
+            dphi += tj * r;
+        }
+        const real w = rhoinv + psi + phi;
+        if (w == 0) break;
+        if (w < 0)
+            lo = tau;
+        else
+            hi = tau;
+        const real erretm = 9 * (phi - psi) + 2 * rhoinv + 3 * fabs(tau) * (dpsi + dphi);
+        if (fabs(w) <= u * erretm) break;
+        const real Di = (dk[i] - base) - tau;
+        const real q = dpsi * Di * Di, p = psi - dpsi * Di;
+        real eta;
+        bool stepping = true;
+        if (i < k - 1) {
+            const real Di1 = (dk[i + 1] - base) - tau;
+            const real s = dphi * Di1 * Di1, r = phi - dphi * Di1;
+            const real c = rhoinv + p + r;
+            const real a = c * (Di + Di1) + q + s, b = Di * Di1 * w;
+            if (c == 0) {
+                eta = b / a;
+            } else {
+                const real disc = sqrt(fabs(a * a - 4 * b * c));
+                eta = a <= 0 ? (a - disc) / (2 * c) : 2 * b / (a + disc);
+            }
+        } else {
+            const real c = rhoinv + p;
+            if (c > 0) {
+                eta = Di + q / c;
+            } else {
+                stepping = false;
+                eta = 0;
+            }
+        }
+        if (!(w * eta < 0)) stepping = false;
+        real next = tau + eta;
+        if (!stepping || !(next > lo && next < hi)) next = (lo + hi) / 2;
+        if (next == tau || !(hi - lo > 2 * u * fmax(fabs(lo), fabs(hi)))) break;
+        tau = next;
+    }
+    *tau_out = tau;
+}
+
+// Integer scalars of a dc system.
+#define DC_SKIP 0
+#define DC_NMERGE 1
+#define DC_NK 2
+#define DC_ND 3
+#define DC_NROT 4
+#define DC_EX 5
+#define DC_SORTED 6
+#define DC_DISC 7
+
+// The whole eigen-solve of one system: tridiagonal data (TW, TD, TE, TT from
+// householder_pcr with mode bit 1), D&C to U = V diag(lambda) V^T, then
+// mode 0: x = Q V diag(1/lambda, truncated) V^T Q^T y and the number discarded;
+// mode 1: the eigenvalues, ascending, into LAM.
+// The systems are list[0 .. count-1] when use_list (auto: the flagged ones), else
+// 0 .. count-1. In the cooperating builds one work-group per system (S = 1).
+//
+// The recursion of batched/dc.cpp becomes: lane 0 walks the tree top-down with a
+// stack -- splitting at negligible off-diagonals, tearing at the middle (d -= |e|),
+// setting the 1 x 1 leaves -- and records each tear; then the merges run children
+// first (the records in reverse), each with all lanes: z and the sort (stable ranks),
+// deflation (lane 0; its Givens rotations then applied row by row), the secular
+// roots (one lane per root), Gu-Eisenstat's z and the eigenvectors W (one lane per
+// column), Q W column by column into the W buffer (one lane per row: the paper's
+// W^T diag(Q1, Q2)^T with 2 n^2 of workspace), and the copy back sorted.
+__kernel void dc_solve(int n, long count, int tpar, int mode, double threshold, __global const int* list,
+                       int use_list, __global const real* Y, __global real* X, __global int* status,
+                       __global int* discarded, __global real* LAM, __global const real* TW, __global const real* TD,
+                       __global const real* TE, __global const real* TT, SCRATCH real* rs, SCRATCH int* is)
+{
+    DISTRIBUTE(tpar, 1);
+    const int nn = n * n;
+    const long R = 2L * nn + 20 * n + 8, I = 12 * n + 18;
+    SCRATCH real* V = rs + region * R;
+    SCRATCH real* Wb = V + nn;
+    SCRATCH real* dv = Wb + nn;
+    SCRATCH real* ev = dv + n;
+    SCRATCH real* lambda = ev + n;
+    SCRATCH real* z = lambda + n;
+    SCRATCH real* dd = z + n;
+    SCRATCH real* ds = dd + n;
+    SCRATCH real* zs = ds + n;
+    SCRATCH real* dk = zs + n;
+    SCRATCH real* zk = dk + n;
+    SCRATCH real* zsq = zk + n;
+    SCRATCH real* tau = zsq + n;
+    SCRATCH real* zhat = tau + n;
+    SCRATCH real* lam = zhat + n;
+    SCRATCH real* qcol = lam + n;
+    SCRATCH real* vec = qcol + n;
+    SCRATCH real* tmp = vec + n;
+    SCRATCH real* rotc = tmp + n;
+    SCRATCH real* rots = rotc + n;
+    SCRATCH real* mrho = rots + n;
+    SCRATCH real* tq = mrho + n; // tau of the reflectors
+    SCRATCH real* sc = tq + n;   // 8 scalars
+    SCRATCH int* isc = is + region * I;
+    SCRATCH int* perm = isc + 16;
+    SCRATCH int* kept = perm + n;
+    SCRATCH int* defl = kept + n;
+    SCRATCH int* org = defl + n;
+    SCRATCH int* order = org + n;
+    SCRATCH int* rota = order + n;
+    SCRATCH int* rotb = rota + n;
+    SCRATCH int* moff = rotb + n;
+    SCRATCH int* mm = moff + n;
+    SCRATCH int* ms = mm + n;
+    SCRATCH int* stoff = ms + n; // n + 1
+    SCRATCH int* stm = stoff + n + 1;
+    const real u = UNIT_ROUNDOFF;
+    for (long base = first; base < count; base += step) {
+        const long item = base + slot;
+        const bool me = slot < S && item < count; // this work-item's lanes hold the system
+        const long k = me ? (use_list ? (long)list[item] : item) : 0;
+        const long ka = k * nn, ky = k * n;
+        if (me && lane == 0) isc[DC_SKIP] = status[k] == ST_INVALID;
+        BARRIER();
+        // Uniform over the work-group: with S = 1 every work-item reads the same slot.
+        if (isc[DC_SKIP] == 0) {
+            // Load the tridiagonal matrix, the reflectors (into Wb), y; V := 0.
+            if (me) {
+                for (int i = lane; i < n; i += t) {
+                    dv[i] = TD[ky + i];
+                    ev[i] = TE[ky + i];
+                    tq[i] = TT[ky + i];
+                    if (mode == 0) vec[i] = Y[ky + i];
+                }
+                for (int c = 0; c < n; ++c)
+                    for (int r = lane; r < n; r += t) {
+                        V[r + c * n] = 0;
+                        Wb[r + c * n] = r > c ? TW[ka + r + (long)c * n] : (real)0;
+                    }
+            }
+            BARRIER();
+            if (mode == 0) apply_qt(n, t, lane, me, Wb, tq, vec, tmp, sc);
+
+            // The tree, top-down (lane 0).
+            if (me && lane == 0) {
+                int sp = 0, nmerge = 0;
+                stoff[0] = 0;
+                stm[0] = n;
+                sp = 1;
+                while (sp > 0) {
+                    --sp;
+                    const int off = stoff[sp], m = stm[sp];
+                    if (m == 1) {
+                        lambda[off] = dv[off];
+                        V[off + off * n] = 1;
+                        continue;
+                    }
+                    int split = -1;
+                    for (int s = 1; s < m; ++s) {
+                        const int j = off + s - 1;
+                        if (fabs(ev[j]) <= u * sqrt(fabs(dv[j])) * sqrt(fabs(dv[j + 1])) &&
+                            (split < 0 || abs(2 * s - m) < abs(2 * split - m)))
+                            split = s;
+                    }
+                    if (split > 0) {
+                        ev[off + split - 1] = 0;
+                        stoff[sp] = off + split;
+                        stm[sp] = m - split;
+                        stoff[sp + 1] = off;
+                        stm[sp + 1] = split;
+                        sp += 2;
+                        continue;
+                    }
+                    const int s = m / 2;
+                    const real rho = ev[off + s - 1], a = fabs(rho);
+                    dv[off + s - 1] -= a;
+                    dv[off + s] -= a;
+                    moff[nmerge] = off;
+                    mm[nmerge] = m;
+                    ms[nmerge] = s;
+                    mrho[nmerge] = rho;
+                    ++nmerge;
+                    stoff[sp] = off + s;
+                    stm[sp] = m - s;
+                    stoff[sp + 1] = off;
+                    stm[sp + 1] = s;
+                    sp += 2;
+                }
+                isc[DC_NMERGE] = nmerge;
+            }
+            BARRIER();
+            const int nmerge = isc[DC_NMERGE];
+            for (int mi = nmerge - 1; mi >= 0; --mi) {
+                const int off = moff[mi], m = mm[mi], s = ms[mi];
+                const real rho_raw = mrho[mi];
+                const real sgn = rho_raw < 0 ? (real)-1 : (real)1;
+                const real rho = 2 * fabs(rho_raw);
+                const real r2 = (real)1 / sqrt((real)2);
+                // z = diag(Q1, Q2)^T (e_{s-1} + sign e_s) / sqrt(2); D.
+                if (me)
+                    for (int j = lane; j < m; j += t) {
+                        z[j] = j < s ? V[(off + s - 1) + (off + j) * n] * r2 : sgn * V[(off + s) + (off + j) * n] * r2;
+                        dd[j] = lambda[off + j];
+                    }
+                BARRIER();
+                if (me)
+                    for (int j = lane; j < m; j += t) perm[stable_rank(m, dd, j)] = j;
+                BARRIER();
+                if (me)
+                    for (int i = lane; i < m; i += t) {
+                        ds[i] = dd[perm[i]];
+                        zs[i] = z[perm[i]];
+                    }
+                BARRIER();
+                // Deflation (lane 0); Qs(:, i) is V's column off + perm[i], rotated in place.
+                if (me && lane == 0) {
+                    real dmax = 0;
+                    for (int i = 0; i < m; ++i) {
+                        const real a = fabs(ds[i]);
+                        if (dmax < a) dmax = a;
+                    }
+                    const real tol = 8 * u * fmax(dmax, rho);
+                    int nk = 0, nd = 0, nrot = 0, pj = -1;
+                    for (int j = 0; j < m; ++j) {
+                        if (rho * fabs(zs[j]) <= tol) {
+                            defl[nd++] = j;
+                            continue;
+                        }
+                        if (pj < 0) {
+                            pj = j;
+                            continue;
+                        }
+                        const real Sv = zs[pj], Cv = zs[j];
+                        const real tv = hypot(Cv, Sv);
+                        const real c = Cv / tv, sn = -Sv / tv;
+                        if (fabs((ds[j] - ds[pj]) * c * sn) <= tol) {
+                            zs[j] = tv;
+                            zs[pj] = 0;
+                            rota[nrot] = pj;
+                            rotb[nrot] = j;
+                            rotc[nrot] = c;
+                            rots[nrot] = sn;
+                            ++nrot;
+                            const real dp = ds[pj] * c * c + ds[j] * sn * sn;
+                            ds[j] = ds[pj] * sn * sn + ds[j] * c * c;
+                            ds[pj] = dp;
+                            defl[nd++] = pj;
+                        } else {
+                            kept[nk++] = pj;
+                        }
+                        pj = j;
+                    }
+                    if (pj >= 0) kept[nk++] = pj;
+                    isc[DC_NK] = nk;
+                    isc[DC_ND] = nd;
+                    isc[DC_NROT] = nrot;
+                    isc[DC_EX] = ilogb(fmax(dmax, rho));
+                }
+                BARRIER();
+                const int nk = isc[DC_NK], nd = isc[DC_ND], nrot = isc[DC_NROT], ex = isc[DC_EX];
+                const real rho_s = ldexp(rho, -ex);
+                if (me) {
+                    for (int r = lane; r < m; r += t) // the rotations, row by row
+                        for (int q = 0; q < nrot; ++q) {
+                            SCRATCH real* qa = V + (off + r) + (off + perm[rota[q]]) * n;
+                            SCRATCH real* qb = V + (off + r) + (off + perm[rotb[q]]) * n;
+                            const real x = *qa, y = *qb, c = rotc[q], sn = rots[q];
+                            *qa = c * x + sn * y;
+                            *qb = c * y - sn * x;
+                        }
+                    for (int i = lane; i < nk; i += t) {
+                        dk[i] = ldexp(ds[kept[i]], -ex);
+                        zk[i] = zs[kept[i]];
+                        zsq[i] = zk[i] * zk[i];
+                    }
+                }
+                BARRIER();
+                if (me)
+                    for (int i = lane; i < nk; i += t) {
+                        int o;
+                        real ti;
+                        secular_root(i, nk, dk, zsq, rho_s, &o, &ti);
+                        org[i] = o;
+                        tau[i] = ti;
+                    }
+                BARRIER();
+                // Gu-Eisenstat: the z for which the computed eigenvalues are exact.
+                // delta(j, i) = dk_j - lambda_i = (dk_j - dk_org(i)) - tau_i.
+                if (me)
+                    for (int j = lane; j < nk; j += t) {
+                        real prod = -((dk[j] - dk[org[nk - 1]]) - tau[nk - 1]) / rho_s;
+                        for (int i = 0; i < j; ++i) prod *= ((dk[j] - dk[org[i]]) - tau[i]) / (dk[j] - dk[i]);
+                        for (int i = j; i < nk - 1; ++i)
+                            prod *= -((dk[j] - dk[org[i]]) - tau[i]) / (dk[i + 1] - dk[j]);
+                        zhat[j] = copysign(sqrt(fmax(prod, (real)0)), zk[j]);
+                    }
+                BARRIER();
+                // The eigenvectors of D + rho zhat zhat^T: column i of W in Wb(:, i).
+                if (me)
+                    for (int i = lane; i < nk; i += t) {
+                        SCRATCH real* ui = Wb + i * n;
+                        real nrm = 0;
+                        for (int j = 0; j < nk; ++j) {
+                            ui[j] = zhat[j] / ((dk[j] - dk[org[i]]) - tau[i]);
+                            nrm += ui[j] * ui[j];
+                        }
+                        nrm = (real)1 / sqrt(nrm);
+                        for (int j = 0; j < nk; ++j) ui[j] *= nrm;
+                        lam[i] = ldexp(dk[org[i]] + tau[i], ex);
+                    }
+                BARRIER();
+                // Q W, column by column, into Wb (each column once all lanes have read it);
+                // the deflated columns of Qs after them.
+                for (int i = 0; i < nk; ++i) {
+                    if (me)
+                        for (int r = lane; r < m; r += t) {
+                            real acc = 0;
+                            for (int j = 0; j < nk; ++j) acc += V[(off + r) + (off + perm[kept[j]]) * n] * Wb[j + i * n];
+                            qcol[r] = acc;
+                        }
+                    BARRIER();
+                    if (me)
+                        for (int r = lane; r < m; r += t) Wb[r + i * n] = qcol[r];
+                    BARRIER();
+                }
+                if (me) {
+                    for (int q = 0; q < nd; ++q)
+                        for (int r = lane; r < m; r += t) Wb[r + (nk + q) * n] = V[(off + r) + (off + perm[defl[q]]) * n];
+                    for (int q = lane; q < nd; q += t) lam[nk + q] = ds[defl[q]];
+                }
+                BARRIER();
+                if (me)
+                    for (int c = lane; c < m; c += t) order[stable_rank(m, lam, c)] = c;
+                BARRIER();
+                if (me) {
+                    for (int c = 0; c < m; ++c)
+                        for (int r = lane; r < m; r += t) V[(off + r) + (off + c) * n] = Wb[r + order[c] * n];
+                    for (int c = lane; c < m; c += t) lambda[off + c] = lam[order[c]];
+                }
+                BARRIER();
+            }
+            // A split at the top leaves the eigenvalues in block order: sort them all.
+            if (me)
+                for (int c = lane; c < n; c += t) order[stable_rank(n, lambda, c)] = c;
+            BARRIER();
+            if (me && lane == 0) {
+                int sorted = 1;
+                for (int i = 0; i < n; ++i) sorted &= order[i] == i;
+                isc[DC_SORTED] = sorted;
+            }
+            BARRIER();
+            if (isc[DC_SORTED] == 0) {
+                if (me)
+                    for (int c = 0; c < n; ++c)
+                        for (int r = lane; r < n; r += t) {
+                            Wb[r + c * n] = V[r + c * n];
+                            if (r == 0) lam[c] = lambda[c];
+                        }
+                BARRIER();
+                if (me)
+                    for (int c = 0; c < n; ++c)
+                        for (int r = lane; r < n; r += t) {
+                            V[r + c * n] = Wb[r + order[c] * n];
+                            if (r == 0) lambda[c] = lam[order[c]];
+                        }
+                BARRIER();
+            }
+            if (mode == 1) {
+                if (me)
+                    for (int i = lane; i < n; i += t) LAM[ky + i] = lambda[i];
+            } else {
+                // The truncated solve: vec := V diag(1/lambda, or 0) V^T vec.
+                if (me && lane == 0) {
+                    real lmax = 0;
+                    for (int i = 0; i < n; ++i) {
+                        const real a = fabs(lambda[i]);
+                        if (lmax < a) lmax = a;
+                    }
+                    sc[1] = lmax;
+                }
+                BARRIER();
+                const double cut = threshold * (double)sc[1];
+                if (me)
+                    for (int i = lane; i < n; i += t) {
+                        real s = 0;
+                        for (int r = 0; r < n; ++r) s += V[r + i * n] * vec[r];
+                        tmp[i] = (lambda[i] == 0 || (double)fabs(lambda[i]) < cut) ? (real)0 : s / lambda[i];
+                        qcol[i] = (lambda[i] == 0 || (double)fabs(lambda[i]) < cut) ? (real)1 : (real)0;
+                    }
+                BARRIER();
+                if (me)
+                    for (int r = lane; r < n; r += t) {
+                        real acc = 0;
+                        for (int i = 0; i < n; ++i) {
+                            const real c = tmp[i];
+                            if (c != 0) acc += V[r + i * n] * c;
+                        }
+                        vec[r] = acc;
+                    }
+                if (me && lane == 0) {
+                    int disc = 0;
+                    for (int i = 0; i < n; ++i) disc += qcol[i] != 0;
+                    isc[DC_DISC] = disc;
+                }
+                if (me) // the reflectors again (the merges used Wb)
+                    for (int c = 0; c < n; ++c)
+                        for (int r = lane; r < n; r += t) Wb[r + c * n] = r > c ? TW[ka + r + (long)c * n] : (real)0;
+                BARRIER();
+                apply_q(n, t, lane, me, Wb, tq, vec, tmp, sc);
+                if (me) {
+                    for (int i = lane; i < n; i += t) X[ky + i] = vec[i];
+                    if (lane == 0) discarded[k] = isc[DC_DISC];
+                }
+            }
+        }
+        BARRIER();
+    }
+}
+
+// --- the residual check (batched/solve.cpp's relative_residual, in double) -------------
+// ||A x - y||_inf / (||A||_inf ||x||_inf + ||y||_inf) from the lower triangle, each
+// row by one lane in the CPU's order, the maxima by lane 0; NaN when a row residual
+// or x is not finite. mode 0: a method's own check (Flagged when above tol); mode 1:
+// auto's first check (above tol: Repaired, and the system is appended to `flagged`);
+// mode 2: auto's residual of the repaired systems (list), first_residual kept.
+// Systems with status breakdown or invalid get NaN.
+__kernel void residual(int n, long count, int tpar, int spar, int mode, double tol, __global const int* list,
+                       int use_list, __global const real* A, __global const real* Y, __global const real* X,
+                       __global int* status, __global double* res, __global double* first_res, __global int* counter,
+                       __global int* flagged, SCRATCH double* ds, SCRATCH int* is)
+{
+    DISTRIBUTE(tpar, spar);
+    SCRATCH double* rr = ds + region * 4 * n;
+    SCRATCH double* aa = rr + n;
+    SCRATCH double* xx = aa + n;
+    SCRATCH double* yy = xx + n;
+    SCRATCH int* nf = is + region * n;
+    for (long base = first; base < count; base += step) {
+        const long item = base + slot;
+        const bool active = slot < S && item < count;
+        const long k = active ? (use_list ? (long)list[item] : item) : 0;
+        const int st = active ? status[k] : 0;
+        const bool skip = st == ST_INVALID || st == ST_BREAKDOWN;
+        const long ka = k * n * n, ky = k * n;
+        if (active && !skip)
+            for (int i = lane; i < n; i += t) {
+                double r = -(double)Y[ky + i], a = 0;
+                for (int j = 0; j < n; ++j) {
+                    const double aij = (double)(i >= j ? A[ka + i + (long)j * n] : A[ka + j + (long)i * n]);
+                    r += aij * (double)X[ky + j];
+                    a += fabs(aij);
+                }
+                const double xi = (double)X[ky + i];
+                rr[i] = fabs(r);
+                aa[i] = a;
+                xx[i] = fabs(xi);
+                yy[i] = fabs((double)Y[ky + i]);
+                nf[i] = !isfinite(r) || !isfinite(xi);
+            }
+        BARRIER();
+        if (active && lane == 0) {
+            double result = (double)NAN;
+            if (!skip) {
+                double rmax = 0, amax = 0, xmax = 0, ymax = 0;
+                int bad = 0;
+                for (int i = 0; i < n; ++i) {
+                    if (rmax < rr[i]) rmax = rr[i];
+                    if (amax < aa[i]) amax = aa[i];
+                    if (xmax < xx[i]) xmax = xx[i];
+                    if (ymax < yy[i]) ymax = yy[i];
+                    bad |= nf[i];
+                }
+                const double den = amax * xmax + ymax;
+                if (!bad) result = rmax == 0 ? 0.0 : rmax / den;
+            }
+            res[k] = result;
+            if (mode != 2) first_res[k] = result;
+            if (!skip && !(result <= tol)) {
+                if (mode == 0) status[k] = ST_FLAGGED;
+                if (mode == 1) {
+                    status[k] = ST_REPAIRED;
+                    flagged[atomic_inc(counter)] = (int)k;
+                }
+            }
+        }
+        BARRIER();
+    }
+}
