@@ -2,7 +2,7 @@
 // same-numbered routine and against FLA_LU_piv, in one run on one machine.
 // Prints a markdown table of best-of-R seconds and the ratios; not a test.
 //
-// usage: flamex_bench_lu_blis [--sizes 256,512,1024,2048] [--reps R] [--block NB]
+// usage: flamex_bench_lu_blis [--sizes 256,512,1024,2048] [--reps R] [--block NB] [--only SUBSTRING]
 #include "flame/libflame.hpp"
 
 #include <algorithm>
@@ -63,12 +63,14 @@ int main(int argc, char** argv)
     std::vector<long> sizes = {256, 512, 1024, 2048};
     int reps = 3;
     long block = 128;
+    std::string only;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!std::strcmp(argv[i], "--sizes")) sizes = parse_sizes(argv[i + 1]);
         else if (!std::strcmp(argv[i], "--reps")) reps = std::max(1, std::atoi(argv[i + 1]));
         else if (!std::strcmp(argv[i], "--block")) block = std::max(1L, std::atol(argv[i + 1]));
+        else if (!std::strcmp(argv[i], "--only")) only = argv[i + 1];
         else {
-            std::fprintf(stderr, "usage: flamex_bench_lu_blis [--sizes n,...] [--reps R] [--block NB]\n");
+            std::fprintf(stderr, "usage: flamex_bench_lu_blis [--sizes n,...] [--reps R] [--block NB] [--only SUBSTRING]\n");
             return 2;
         }
     }
@@ -85,6 +87,7 @@ int main(int argc, char** argv)
             FLA_LU_piv(flamex::fla::to_fla(A.view()), flamex::fla::to_fla(p.view()));
         });
         for (const flamex::LuVariant& v : flamex::lu_variants()) {
+            if (v.name.find(only) == std::string::npos) continue;
             const Matrix& A0 = v.pivoting ? general : dominant;
             const double ours = best_of(reps, A0, [&](Matrix& A) {
                 Pivots p(v.pivoting ? n : 0);
