@@ -79,20 +79,22 @@ typedef float real;
 #endif
 
 // The distribution of systems over work-items: t lanes per system, S systems per
-// work-group; `first` and `step` walk the batch (grid stride); `region` is this
-// work-item's system's slice of the workspace.
+// work-group; this work-item's lanes serve item `item` (systems first .. count-1 of
+// the launch; the host launches waves, never a loop over the batch inside a kernel:
+// PoCL's work-group compiler takes minutes on a barrier inside a loop whose trip
+// count depends on the group id); `region` is the system's slice of the workspace.
 #if FLAMEX_SIMD
-#define DISTRIBUTE(tpar, spar)                                                   \
-    const int t = 1, S = 1, slot = 0, lane = 0;                                  \
-    const long first = (long)get_global_id(0), step = (long)get_global_size(0); \
-    const long region = REGION_BASE;                                             \
-    (void)(tpar);                                                                \
+#define DISTRIBUTE(tpar, spar)                                \
+    const int t = 1, S = 1, slot = 0, lane = 0;               \
+    const long item = first + (long)get_global_id(0);         \
+    const long region = REGION_BASE;                          \
+    (void)(tpar);                                             \
     (void)(spar)
 #else
-#define DISTRIBUTE(tpar, spar)                                                            \
-    const int t = (tpar), S = (spar);                                                     \
-    const int slot = (int)get_local_id(0) / t, lane = (int)get_local_id(0) - slot * t;    \
-    const long first = (long)get_group_id(0) * S, step = (long)get_num_groups(0) * S;     \
+#define DISTRIBUTE(tpar, spar)                                                         \
+    const int t = (tpar), S = (spar);                                                  \
+    const int slot = (int)get_local_id(0) / t, lane = (int)get_local_id(0) - slot * t; \
+    const long item = first + (long)get_group_id(0) * S + slot;                        \
     const long region = REGION_BASE + min(slot, S - 1)
 #endif
 
@@ -244,7 +246,7 @@ void pcr_solve(int n, int t, int lane, bool live, SCRATCH const real* d, SCRATCH
 // L z = y, D w = z, L^T x = w serially (variants/ldlt_solve.cpp).
 #define PK(i, j) ((j) * (2 * n - (j) + 1) / 2 + (i) - (j))
 
-__kernel void ldlt_solve(int n, long count, int tpar, int spar, __global const real* A, __global const real* Y,
+__kernel void ldlt_solve(int n, long count, long first, int tpar, int spar, __global const real* A, __global const real* Y,
                          __global real* X, __global int* status, __global int* column, SCRATCH real* rs,
                          SCRATCH int* is)
 {
@@ -256,69 +258,65 @@ __kernel void ldlt_solve(int n, long count, int tpar, int spar, __global const r
     SCRATCH int* flag = is + region * I;
     if (lane == 0 && slot < S) flag[0] = 0;
     BARRIER();
-    for (long base = first; base < count; base += step) {
-        const long k = base + slot;
-        const bool active = slot < S && k < count;
-        const long ka = k * n * n, ky = k * n;
-        if (active) {
-            int bad = 0;
-            for (int j = 0; j < n; ++j)
-                for (int i = j + lane; i < n; i += t) {
-                    const real a = A[ka + i + (long)j * n];
-                    L[PK(i, j)] = a;
-                    bad |= !isfinite(a);
-                }
-            for (int i = lane; i < n; i += t) {
-                const real b = Y[ky + i];
-                x[i] = b;
-                bad |= !isfinite(b);
+    const long k = item;
+    const bool active = slot < S && k < count;
+    const long ka = k * n * n, ky = k * n;
+    if (active) {
+        int bad = 0;
+        for (int j = 0; j < n; ++j)
+            for (int i = j + lane; i < n; i += t) {
+                const real a = A[ka + i + (long)j * n];
+                L[PK(i, j)] = a;
+                bad |= !isfinite(a);
             }
-            if (bad) atomic_or(flag, 1);
+        for (int i = lane; i < n; i += t) {
+            const real b = Y[ky + i];
+            x[i] = b;
+            bad |= !isfinite(b);
         }
+        if (bad) atomic_or(flag, 1);
+    }
+    BARRIER();
+    const bool invalid = active && flag[0] != 0;
+    bool alive = active && !invalid;
+    int broke = 0;
+    for (int j = 0; j < n; ++j) {
+        const real delta = L[PK(j, j)];
+        if (alive && bad_pivot(delta)) {
+            alive = false;
+            broke = j + 1;
+        }
+        if (alive)
+            for (int i = j + 1 + lane; i < n; i += t) l[i] = L[PK(i, j)] / delta;
         BARRIER();
-        const bool invalid = active && flag[0] != 0;
-        bool alive = active && !invalid;
-        int broke = 0;
-        for (int j = 0; j < n; ++j) {
-            const real delta = L[PK(j, j)];
-            if (alive && bad_pivot(delta)) {
-                alive = false;
-                broke = j + 1;
+        if (alive)
+            for (int i = j + 1 + lane; i < n; i += t) {
+                const real ai = L[PK(i, j)];
+                for (int q = j + 1; q <= i; ++q) L[PK(i, q)] -= ai * l[q];
+                L[PK(i, j)] = l[i];
             }
-            if (alive)
-                for (int i = j + 1 + lane; i < n; i += t) l[i] = L[PK(i, j)] / delta;
-            BARRIER();
-            if (alive)
-                for (int i = j + 1 + lane; i < n; i += t) {
-                    const real ai = L[PK(i, j)];
-                    for (int q = j + 1; q <= i; ++q) L[PK(i, q)] -= ai * l[q];
-                    L[PK(i, j)] = l[i];
-                }
-            BARRIER();
-        }
-        if (alive && lane == 0) {
-            for (int j = 0; j < n; ++j) { // L z = y, then D^{-1}
-                const real z = x[j];
-                for (int i = j + 1; i < n; ++i) x[i] -= L[PK(i, j)] * z;
-                x[j] = z / L[PK(j, j)];
-            }
-            for (int j = n - 2; j >= 0; --j) { // L^T x = w
-                real s = 0;
-                for (int i = j + 1; i < n; ++i) s += L[PK(i, j)] * x[i];
-                x[j] -= s;
-            }
-        }
         BARRIER();
-        if (active) {
-            const bool ok = alive;
-            for (int i = lane; i < n; i += t) X[ky + i] = ok ? x[i] : (real)NAN;
-            if (lane == 0) {
-                status[k] = invalid ? ST_INVALID : ok ? ST_OK : ST_BREAKDOWN;
-                column[k] = invalid ? 0 : broke;
-                flag[0] = 0;
-            }
+    }
+    if (alive && lane == 0) {
+        for (int j = 0; j < n; ++j) { // L z = y, then D^{-1}
+            const real z = x[j];
+            for (int i = j + 1; i < n; ++i) x[i] -= L[PK(i, j)] * z;
+            x[j] = z / L[PK(j, j)];
         }
-        BARRIER();
+        for (int j = n - 2; j >= 0; --j) { // L^T x = w
+            real s = 0;
+            for (int i = j + 1; i < n; ++i) s += L[PK(i, j)] * x[i];
+            x[j] -= s;
+        }
+    }
+    BARRIER();
+    if (active) {
+        const bool ok = alive;
+        for (int i = lane; i < n; i += t) X[ky + i] = ok ? x[i] : (real)NAN;
+        if (lane == 0) {
+            status[k] = invalid ? ST_INVALID : ok ? ST_OK : ST_BREAKDOWN;
+            column[k] = invalid ? 0 : broke;
+        }
     }
 }
 
@@ -328,7 +326,7 @@ __kernel void ldlt_solve(int n, long count, int tpar, int spar, __global const r
 // batched/householder.cpp, step j: lane 0 forms the reflector (norm, beta, tau),
 // the lanes scale it, compute p = tau A22 v row by row (each row's sum in the CPU's
 // order), lane 0 forms p^T v, and the lanes make w and the rank-2 update row by row.
-__kernel void householder_pcr(int n, long count, int tpar, int spar, int mode, __global const real* A,
+__kernel void householder_pcr(int n, long count, long first, int tpar, int spar, int mode, __global const real* A,
                               __global const real* Y, __global real* X, __global int* status, __global real* TW,
                               __global real* TD, __global real* TE, __global real* TT, SCRATCH real* rs,
                               SCRATCH int* is)
@@ -349,123 +347,118 @@ __kernel void householder_pcr(int n, long count, int tpar, int spar, int mode, _
     SCRATCH int* ib = iv + 8; // 6n
     if (lane == 0 && slot < S) iv[0] = 0;
     BARRIER();
-    for (long base = first; base < count; base += step) {
-        const long k = base + slot;
-        const bool active = slot < S && k < count;
-        const long ka = k * nn, ky = k * n;
-        if (active) {
-            int bad = 0;
-            for (int j = 0; j < n; ++j)
-                for (int i = j + lane; i < n; i += t) {
-                    const real a = A[ka + i + (long)j * n];
-                    Am[i + j * n] = a;
-                    bad |= !isfinite(a);
-                }
-            for (int i = lane; i < n; i += t) {
-                const real b = Y[ky + i];
-                v[i] = b;
-                bad |= !isfinite(b);
+    const long k = item;
+    const bool active = slot < S && k < count;
+    const long ka = k * nn, ky = k * n;
+    if (active) {
+        int bad = 0;
+        for (int j = 0; j < n; ++j)
+            for (int i = j + lane; i < n; i += t) {
+                const real a = A[ka + i + (long)j * n];
+                Am[i + j * n] = a;
+                bad |= !isfinite(a);
             }
-            if (bad) atomic_or(iv, 1);
+        for (int i = lane; i < n; i += t) {
+            const real b = Y[ky + i];
+            v[i] = b;
+            bad |= !isfinite(b);
         }
-        BARRIER();
-        const bool invalid = active && iv[0] != 0;
-        const bool live = active && !invalid;
+        if (bad) atomic_or(iv, 1);
+    }
+    BARRIER();
+    const bool invalid = active && iv[0] != 0;
+    const bool live = active && !invalid;
 
-        for (int j = 0; j + 1 < n; ++j) {
-            const int m = n - j - 1;
-            SCRATCH real* xv = Am + (j + 1) + j * n;
-            SCRATCH real* A22 = Am + (j + 1) + (j + 1) * n;
-            if (live && lane == 0) {
-                const real alpha = xv[0];
-                real scale = 0;
-                for (int i = 1; i < m; ++i) {
-                    const real a = fabs(xv[i]);
-                    if (!(a <= scale)) scale = a;
-                }
-                d[j] = Am[j + j * n];
-                if (scale == 0) {
-                    tau[j] = 0;
-                    e[j] = alpha;
-                    iv[1] = 1;
-                } else {
-                    real sum = 0;
-                    for (int i = 1; i < m; ++i) {
-                        const real s = xv[i] / scale;
-                        sum += s * s;
-                    }
-                    const real xnorm = scale * sqrt(sum);
-                    const real beta = -copysign(hypot(alpha, xnorm), alpha);
-                    const real tt = (beta - alpha) / beta;
-                    sc[0] = tt;
-                    sc[1] = (real)1 / (alpha - beta);
-                    tau[j] = tt;
-                    e[j] = beta;
-                    xv[0] = 1;
-                    iv[1] = 0;
-                }
-            }
-            BARRIER();
-            const bool go = live && iv[1] == 0;
-            const real tt = sc[0], inv = sc[1];
-            if (go)
-                for (int i = 1 + lane; i < m; i += t) xv[i] *= inv;
-            BARRIER();
-            if (go)
-                for (int r = lane; r < m; r += t) { // p := tau A22 v, row r
-                    real s1 = 0;
-                    for (int q = 0; q < r; ++q) s1 += A22[r + q * n] * xv[q];
-                    real acc = A22[r + r * n] * xv[r];
-                    for (int i = r + 1; i < m; ++i) acc += A22[i + r * n] * xv[i];
-                    w[r] = (s1 + acc) * tt;
-                }
-            BARRIER();
-            if (go && lane == 0) {
-                real pv = 0;
-                for (int i = 0; i < m; ++i) pv += w[i] * xv[i];
-                sc[2] = -(tt / 2) * pv;
-            }
-            BARRIER();
-            const real hv = sc[2];
-            if (go)
-                for (int i = lane; i < m; i += t) w[i] += hv * xv[i];
-            BARRIER();
-            if (go)
-                for (int r = lane; r < m; r += t) { // A22 := A22 - v w^T - w v^T, row r of the lower triangle
-                    const real xr = xv[r], wr = w[r];
-                    for (int q = 0; q <= r; ++q) A22[r + q * n] -= xr * w[q] + wr * xv[q];
-                }
-            BARRIER();
-        }
+    for (int j = 0; j + 1 < n; ++j) {
+        const int m = n - j - 1;
+        SCRATCH real* xv = Am + (j + 1) + j * n;
+        SCRATCH real* A22 = Am + (j + 1) + (j + 1) * n;
         if (live && lane == 0) {
-            d[n - 1] = Am[(n - 1) + (n - 1) * n];
-            if (n >= 2) tau[n - 2] = 0;
-        }
-        BARRIER();
-        if (live && (mode & 2)) {
-            for (int j = 0; j + 1 < n; ++j)
-                for (int i = j + 1 + lane; i < n; i += t) TW[ka + i + (long)j * n] = Am[i + j * n];
-            for (int i = lane; i < n; i += t) {
-                TD[ky + i] = d[i];
-                TE[ky + i] = i + 1 < n ? e[i] : (real)0;
-                TT[ky + i] = i + 1 < n ? tau[i] : (real)0;
+            const real alpha = xv[0];
+            real scale = 0;
+            for (int i = 1; i < m; ++i) {
+                const real a = fabs(xv[i]);
+                if (!(a <= scale)) scale = a;
+            }
+            d[j] = Am[j + j * n];
+            if (scale == 0) {
+                tau[j] = 0;
+                e[j] = alpha;
+                iv[1] = 1;
+            } else {
+                real sum = 0;
+                for (int i = 1; i < m; ++i) {
+                    const real s = xv[i] / scale;
+                    sum += s * s;
+                }
+                const real xnorm = scale * sqrt(sum);
+                const real beta = -copysign(hypot(alpha, xnorm), alpha);
+                const real tt = (beta - alpha) / beta;
+                sc[0] = tt;
+                sc[1] = (real)1 / (alpha - beta);
+                tau[j] = tt;
+                e[j] = beta;
+                xv[0] = 1;
+                iv[1] = 0;
             }
         }
-        if (mode & 1) {
-            apply_qt(n, t, lane, live, Am, tau, v, prod, sc + 3);
-            pcr_solve(n, t, lane, live, d, e, v, pb, ib);
-            apply_q(n, t, lane, live, Am, tau, v, prod, sc + 3);
-        }
-        if (active) {
-            if (mode & 1)
-                for (int i = lane; i < n; i += t) X[ky + i] = invalid ? (real)NAN : v[i];
-            else if (invalid)
-                for (int i = lane; i < n; i += t) X[ky + i] = (real)NAN;
-            if (lane == 0) status[k] = invalid ? ST_INVALID : ST_OK;
+        BARRIER();
+        const bool go = live && iv[1] == 0;
+        const real tt = sc[0], inv = sc[1];
+        if (go)
+            for (int i = 1 + lane; i < m; i += t) xv[i] *= inv;
+        BARRIER();
+        if (go)
+            for (int r = lane; r < m; r += t) { // p := tau A22 v, row r
+                real s1 = 0;
+                for (int q = 0; q < r; ++q) s1 += A22[r + q * n] * xv[q];
+                real acc = A22[r + r * n] * xv[r];
+                for (int i = r + 1; i < m; ++i) acc += A22[i + r * n] * xv[i];
+                w[r] = (s1 + acc) * tt;
+            }
+        BARRIER();
+        if (go && lane == 0) {
+            real pv = 0;
+            for (int i = 0; i < m; ++i) pv += w[i] * xv[i];
+            sc[2] = -(tt / 2) * pv;
         }
         BARRIER();
-        if (active && lane == 0) iv[0] = 0;
+        const real hv = sc[2];
+        if (go)
+            for (int i = lane; i < m; i += t) w[i] += hv * xv[i];
         BARRIER();
+        if (go)
+            for (int r = lane; r < m; r += t) { // A22 := A22 - v w^T - w v^T, row r of the lower triangle
+                const real xr = xv[r], wr = w[r];
+                for (int q = 0; q <= r; ++q) A22[r + q * n] -= xr * w[q] + wr * xv[q];
+            }
+        BARRIER();
+    }
+    if (live && lane == 0) {
+        d[n - 1] = Am[(n - 1) + (n - 1) * n];
+        if (n >= 2) tau[n - 2] = 0;
+    }
+    BARRIER();
+    if (live && (mode & 2)) {
+        for (int j = 0; j + 1 < n; ++j)
+            for (int i = j + 1 + lane; i < n; i += t) TW[ka + i + (long)j * n] = Am[i + j * n];
+        for (int i = lane; i < n; i += t) {
+            TD[ky + i] = d[i];
+            TE[ky + i] = i + 1 < n ? e[i] : (real)0;
+            TT[ky + i] = i + 1 < n ? tau[i] : (real)0;
+        }
+    }
+    if (mode & 1) {
+        apply_qt(n, t, lane, live, Am, tau, v, prod, sc + 3);
+        pcr_solve(n, t, lane, live, d, e, v, pb, ib);
+        apply_q(n, t, lane, live, Am, tau, v, prod, sc + 3);
+    }
+    if (active) {
+        if (mode & 1)
+            for (int i = lane; i < n; i += t) X[ky + i] = invalid ? (real)NAN : v[i];
+        else if (invalid)
+            for (int i = lane; i < n; i += t) X[ky + i] = (real)NAN;
+        if (lane == 0) status[k] = invalid ? ST_INVALID : ST_OK;
     }
 }
 
@@ -599,7 +592,7 @@ void secular_root(int i, int k, SCRATCH const real* dk, SCRATCH const real* zsq,
 // roots (one lane per root), Gu-Eisenstat's z and the eigenvectors W (one lane per
 // column), Q W column by column into the W buffer (one lane per row: the paper's
 // W^T diag(Q1, Q2)^T with 2 n^2 of workspace), and the copy back sorted.
-__kernel void dc_solve(int n, long count, int tpar, int mode, double threshold, __global const int* list,
+__kernel void dc_solve(int n, long count, long first, int tpar, int mode, double threshold, __global const int* list,
                        int use_list, __global const real* Y, __global real* X, __global int* status,
                        __global int* discarded, __global real* LAM, __global const real* TW, __global const real* TD,
                        __global const real* TE, __global const real* TT, SCRATCH real* rs, SCRATCH int* is)
@@ -644,305 +637,301 @@ __kernel void dc_solve(int n, long count, int tpar, int mode, double threshold, 
     SCRATCH int* stoff = ms + n; // n + 1
     SCRATCH int* stm = stoff + n + 1;
     const real u = UNIT_ROUNDOFF;
-    for (long base = first; base < count; base += step) {
-        const long item = base + slot;
-        const bool me = slot < S && item < count; // this work-item's lanes hold the system
-        const long k = me ? (use_list ? (long)list[item] : item) : 0;
-        const long ka = k * nn, ky = k * n;
-        if (me && lane == 0) isc[DC_SKIP] = status[k] == ST_INVALID;
-        BARRIER();
-        // Uniform over the work-group: with S = 1 every work-item reads the same slot.
-        if (isc[DC_SKIP] == 0) {
-            // Load the tridiagonal matrix, the reflectors (into Wb), y; V := 0.
-            if (me) {
-                for (int i = lane; i < n; i += t) {
-                    dv[i] = TD[ky + i];
-                    ev[i] = TE[ky + i];
-                    tq[i] = TT[ky + i];
-                    if (mode == 0) vec[i] = Y[ky + i];
-                }
-                for (int c = 0; c < n; ++c)
-                    for (int r = lane; r < n; r += t) {
-                        V[r + c * n] = 0;
-                        Wb[r + c * n] = r > c ? TW[ka + r + (long)c * n] : (real)0;
-                    }
+    const bool me = slot < S && item < count; // this work-item's lanes hold the system
+    const long k = me ? (use_list ? (long)list[item] : item) : 0;
+    const long ka = k * nn, ky = k * n;
+    if (me && lane == 0) isc[DC_SKIP] = status[k] == ST_INVALID;
+    BARRIER();
+    // Uniform over the work-group: with S = 1 every work-item reads the same slot.
+    if (isc[DC_SKIP] == 0) {
+        // Load the tridiagonal matrix, the reflectors (into Wb), y; V := 0.
+        if (me) {
+            for (int i = lane; i < n; i += t) {
+                dv[i] = TD[ky + i];
+                ev[i] = TE[ky + i];
+                tq[i] = TT[ky + i];
+                if (mode == 0) vec[i] = Y[ky + i];
             }
-            BARRIER();
-            if (mode == 0) apply_qt(n, t, lane, me, Wb, tq, vec, tmp, sc);
-
-            // The tree, top-down (lane 0).
-            if (me && lane == 0) {
-                int sp = 0, nmerge = 0;
-                stoff[0] = 0;
-                stm[0] = n;
-                sp = 1;
-                while (sp > 0) {
-                    --sp;
-                    const int off = stoff[sp], m = stm[sp];
-                    if (m == 1) {
-                        lambda[off] = dv[off];
-                        V[off + off * n] = 1;
-                        continue;
-                    }
-                    int split = -1;
-                    for (int s = 1; s < m; ++s) {
-                        const int j = off + s - 1;
-                        if (fabs(ev[j]) <= u * sqrt(fabs(dv[j])) * sqrt(fabs(dv[j + 1])) &&
-                            (split < 0 || abs(2 * s - m) < abs(2 * split - m)))
-                            split = s;
-                    }
-                    if (split > 0) {
-                        ev[off + split - 1] = 0;
-                        stoff[sp] = off + split;
-                        stm[sp] = m - split;
-                        stoff[sp + 1] = off;
-                        stm[sp + 1] = split;
-                        sp += 2;
-                        continue;
-                    }
-                    const int s = m / 2;
-                    const real rho = ev[off + s - 1], a = fabs(rho);
-                    dv[off + s - 1] -= a;
-                    dv[off + s] -= a;
-                    moff[nmerge] = off;
-                    mm[nmerge] = m;
-                    ms[nmerge] = s;
-                    mrho[nmerge] = rho;
-                    ++nmerge;
-                    stoff[sp] = off + s;
-                    stm[sp] = m - s;
-                    stoff[sp + 1] = off;
-                    stm[sp + 1] = s;
-                    sp += 2;
+            for (int c = 0; c < n; ++c)
+                for (int r = lane; r < n; r += t) {
+                    V[r + c * n] = 0;
+                    Wb[r + c * n] = r > c ? TW[ka + r + (long)c * n] : (real)0;
                 }
-                isc[DC_NMERGE] = nmerge;
-            }
-            BARRIER();
-            const int nmerge = isc[DC_NMERGE];
-            for (int mi = nmerge - 1; mi >= 0; --mi) {
-                const int off = moff[mi], m = mm[mi], s = ms[mi];
-                const real rho_raw = mrho[mi];
-                const real sgn = rho_raw < 0 ? (real)-1 : (real)1;
-                const real rho = 2 * fabs(rho_raw);
-                const real r2 = (real)1 / sqrt((real)2);
-                // z = diag(Q1, Q2)^T (e_{s-1} + sign e_s) / sqrt(2); D.
-                if (me)
-                    for (int j = lane; j < m; j += t) {
-                        z[j] = j < s ? V[(off + s - 1) + (off + j) * n] * r2 : sgn * V[(off + s) + (off + j) * n] * r2;
-                        dd[j] = lambda[off + j];
-                    }
-                BARRIER();
-                if (me)
-                    for (int j = lane; j < m; j += t) perm[stable_rank(m, dd, j)] = j;
-                BARRIER();
-                if (me)
-                    for (int i = lane; i < m; i += t) {
-                        ds[i] = dd[perm[i]];
-                        zs[i] = z[perm[i]];
-                    }
-                BARRIER();
-                // Deflation (lane 0); Qs(:, i) is V's column off + perm[i], rotated in place.
-                if (me && lane == 0) {
-                    real dmax = 0;
-                    for (int i = 0; i < m; ++i) {
-                        const real a = fabs(ds[i]);
-                        if (dmax < a) dmax = a;
-                    }
-                    const real tol = 8 * u * fmax(dmax, rho);
-                    int nk = 0, nd = 0, nrot = 0, pj = -1;
-                    for (int j = 0; j < m; ++j) {
-                        if (rho * fabs(zs[j]) <= tol) {
-                            defl[nd++] = j;
-                            continue;
-                        }
-                        if (pj < 0) {
-                            pj = j;
-                            continue;
-                        }
-                        const real Sv = zs[pj], Cv = zs[j];
-                        const real tv = hypot(Cv, Sv);
-                        const real c = Cv / tv, sn = -Sv / tv;
-                        if (fabs((ds[j] - ds[pj]) * c * sn) <= tol) {
-                            zs[j] = tv;
-                            zs[pj] = 0;
-                            rota[nrot] = pj;
-                            rotb[nrot] = j;
-                            rotc[nrot] = c;
-                            rots[nrot] = sn;
-                            ++nrot;
-                            const real dp = ds[pj] * c * c + ds[j] * sn * sn;
-                            ds[j] = ds[pj] * sn * sn + ds[j] * c * c;
-                            ds[pj] = dp;
-                            defl[nd++] = pj;
-                        } else {
-                            kept[nk++] = pj;
-                        }
-                        pj = j;
-                    }
-                    if (pj >= 0) kept[nk++] = pj;
-                    isc[DC_NK] = nk;
-                    isc[DC_ND] = nd;
-                    isc[DC_NROT] = nrot;
-                    isc[DC_EX] = ilogb(fmax(dmax, rho));
-                }
-                BARRIER();
-                const int nk = isc[DC_NK], nd = isc[DC_ND], nrot = isc[DC_NROT], ex = isc[DC_EX];
-                const real rho_s = ldexp(rho, -ex);
-                if (me) {
-                    for (int r = lane; r < m; r += t) // the rotations, row by row
-                        for (int q = 0; q < nrot; ++q) {
-                            SCRATCH real* qa = V + (off + r) + (off + perm[rota[q]]) * n;
-                            SCRATCH real* qb = V + (off + r) + (off + perm[rotb[q]]) * n;
-                            const real x = *qa, y = *qb, c = rotc[q], sn = rots[q];
-                            *qa = c * x + sn * y;
-                            *qb = c * y - sn * x;
-                        }
-                    for (int i = lane; i < nk; i += t) {
-                        dk[i] = ldexp(ds[kept[i]], -ex);
-                        zk[i] = zs[kept[i]];
-                        zsq[i] = zk[i] * zk[i];
-                    }
-                }
-                BARRIER();
-                if (me)
-                    for (int i = lane; i < nk; i += t) {
-                        int o;
-                        real ti;
-                        secular_root(i, nk, dk, zsq, rho_s, &o, &ti);
-                        org[i] = o;
-                        tau[i] = ti;
-                    }
-                BARRIER();
-                // Gu-Eisenstat: the z for which the computed eigenvalues are exact.
-                // delta(j, i) = dk_j - lambda_i = (dk_j - dk_org(i)) - tau_i.
-                if (me)
-                    for (int j = lane; j < nk; j += t) {
-                        real prod = -((dk[j] - dk[org[nk - 1]]) - tau[nk - 1]) / rho_s;
-                        for (int i = 0; i < j; ++i) prod *= ((dk[j] - dk[org[i]]) - tau[i]) / (dk[j] - dk[i]);
-                        for (int i = j; i < nk - 1; ++i)
-                            prod *= -((dk[j] - dk[org[i]]) - tau[i]) / (dk[i + 1] - dk[j]);
-                        zhat[j] = copysign(sqrt(fmax(prod, (real)0)), zk[j]);
-                    }
-                BARRIER();
-                // The eigenvectors of D + rho zhat zhat^T: column i of W in Wb(:, i).
-                if (me)
-                    for (int i = lane; i < nk; i += t) {
-                        SCRATCH real* ui = Wb + i * n;
-                        real nrm = 0;
-                        for (int j = 0; j < nk; ++j) {
-                            ui[j] = zhat[j] / ((dk[j] - dk[org[i]]) - tau[i]);
-                            nrm += ui[j] * ui[j];
-                        }
-                        nrm = (real)1 / sqrt(nrm);
-                        for (int j = 0; j < nk; ++j) ui[j] *= nrm;
-                        lam[i] = ldexp(dk[org[i]] + tau[i], ex);
-                    }
-                BARRIER();
-                // Q W, column by column, into Wb (each column once all lanes have read it);
-                // the deflated columns of Qs after them.
-                for (int i = 0; i < nk; ++i) {
-                    if (me)
-                        for (int r = lane; r < m; r += t) {
-                            real acc = 0;
-                            for (int j = 0; j < nk; ++j) acc += V[(off + r) + (off + perm[kept[j]]) * n] * Wb[j + i * n];
-                            qcol[r] = acc;
-                        }
-                    BARRIER();
-                    if (me)
-                        for (int r = lane; r < m; r += t) Wb[r + i * n] = qcol[r];
-                    BARRIER();
-                }
-                if (me) {
-                    for (int q = 0; q < nd; ++q)
-                        for (int r = lane; r < m; r += t) Wb[r + (nk + q) * n] = V[(off + r) + (off + perm[defl[q]]) * n];
-                    for (int q = lane; q < nd; q += t) lam[nk + q] = ds[defl[q]];
-                }
-                BARRIER();
-                if (me)
-                    for (int c = lane; c < m; c += t) order[stable_rank(m, lam, c)] = c;
-                BARRIER();
-                if (me) {
-                    for (int c = 0; c < m; ++c)
-                        for (int r = lane; r < m; r += t) V[(off + r) + (off + c) * n] = Wb[r + order[c] * n];
-                    for (int c = lane; c < m; c += t) lambda[off + c] = lam[order[c]];
-                }
-                BARRIER();
-            }
-            // A split at the top leaves the eigenvalues in block order: sort them all.
-            if (me)
-                for (int c = lane; c < n; c += t) order[stable_rank(n, lambda, c)] = c;
-            BARRIER();
-            if (me && lane == 0) {
-                int sorted = 1;
-                for (int i = 0; i < n; ++i) sorted &= order[i] == i;
-                isc[DC_SORTED] = sorted;
-            }
-            BARRIER();
-            if (isc[DC_SORTED] == 0) {
-                if (me)
-                    for (int c = 0; c < n; ++c)
-                        for (int r = lane; r < n; r += t) {
-                            Wb[r + c * n] = V[r + c * n];
-                            if (r == 0) lam[c] = lambda[c];
-                        }
-                BARRIER();
-                if (me)
-                    for (int c = 0; c < n; ++c)
-                        for (int r = lane; r < n; r += t) {
-                            V[r + c * n] = Wb[r + order[c] * n];
-                            if (r == 0) lambda[c] = lam[order[c]];
-                        }
-                BARRIER();
-            }
-            if (mode == 1) {
-                if (me)
-                    for (int i = lane; i < n; i += t) LAM[ky + i] = lambda[i];
-            } else {
-                // The truncated solve: vec := V diag(1/lambda, or 0) V^T vec.
-                if (me && lane == 0) {
-                    real lmax = 0;
-                    for (int i = 0; i < n; ++i) {
-                        const real a = fabs(lambda[i]);
-                        if (lmax < a) lmax = a;
-                    }
-                    sc[1] = lmax;
-                }
-                BARRIER();
-                const double cut = threshold * (double)sc[1];
-                if (me)
-                    for (int i = lane; i < n; i += t) {
-                        real s = 0;
-                        for (int r = 0; r < n; ++r) s += V[r + i * n] * vec[r];
-                        tmp[i] = (lambda[i] == 0 || (double)fabs(lambda[i]) < cut) ? (real)0 : s / lambda[i];
-                        qcol[i] = (lambda[i] == 0 || (double)fabs(lambda[i]) < cut) ? (real)1 : (real)0;
-                    }
-                BARRIER();
-                if (me)
-                    for (int r = lane; r < n; r += t) {
-                        real acc = 0;
-                        for (int i = 0; i < n; ++i) {
-                            const real c = tmp[i];
-                            if (c != 0) acc += V[r + i * n] * c;
-                        }
-                        vec[r] = acc;
-                    }
-                if (me && lane == 0) {
-                    int disc = 0;
-                    for (int i = 0; i < n; ++i) disc += qcol[i] != 0;
-                    isc[DC_DISC] = disc;
-                }
-                if (me) // the reflectors again (the merges used Wb)
-                    for (int c = 0; c < n; ++c)
-                        for (int r = lane; r < n; r += t) Wb[r + c * n] = r > c ? TW[ka + r + (long)c * n] : (real)0;
-                BARRIER();
-                apply_q(n, t, lane, me, Wb, tq, vec, tmp, sc);
-                if (me) {
-                    for (int i = lane; i < n; i += t) X[ky + i] = vec[i];
-                    if (lane == 0) discarded[k] = isc[DC_DISC];
-                }
-            }
         }
         BARRIER();
+        if (mode == 0) apply_qt(n, t, lane, me, Wb, tq, vec, tmp, sc);
+
+        // The tree, top-down (lane 0).
+        if (me && lane == 0) {
+            int sp = 0, nmerge = 0;
+            stoff[0] = 0;
+            stm[0] = n;
+            sp = 1;
+            while (sp > 0) {
+                --sp;
+                const int off = stoff[sp], m = stm[sp];
+                if (m == 1) {
+                    lambda[off] = dv[off];
+                    V[off + off * n] = 1;
+                    continue;
+                }
+                int split = -1;
+                for (int s = 1; s < m; ++s) {
+                    const int j = off + s - 1;
+                    if (fabs(ev[j]) <= u * sqrt(fabs(dv[j])) * sqrt(fabs(dv[j + 1])) &&
+                        (split < 0 || abs(2 * s - m) < abs(2 * split - m)))
+                        split = s;
+                }
+                if (split > 0) {
+                    ev[off + split - 1] = 0;
+                    stoff[sp] = off + split;
+                    stm[sp] = m - split;
+                    stoff[sp + 1] = off;
+                    stm[sp + 1] = split;
+                    sp += 2;
+                    continue;
+                }
+                const int s = m / 2;
+                const real rho = ev[off + s - 1], a = fabs(rho);
+                dv[off + s - 1] -= a;
+                dv[off + s] -= a;
+                moff[nmerge] = off;
+                mm[nmerge] = m;
+                ms[nmerge] = s;
+                mrho[nmerge] = rho;
+                ++nmerge;
+                stoff[sp] = off + s;
+                stm[sp] = m - s;
+                stoff[sp + 1] = off;
+                stm[sp + 1] = s;
+                sp += 2;
+            }
+            isc[DC_NMERGE] = nmerge;
+        }
+        BARRIER();
+        const int nmerge = isc[DC_NMERGE];
+        for (int mi = nmerge - 1; mi >= 0; --mi) {
+            const int off = moff[mi], m = mm[mi], s = ms[mi];
+            const real rho_raw = mrho[mi];
+            const real sgn = rho_raw < 0 ? (real)-1 : (real)1;
+            const real rho = 2 * fabs(rho_raw);
+            const real r2 = (real)1 / sqrt((real)2);
+            // z = diag(Q1, Q2)^T (e_{s-1} + sign e_s) / sqrt(2); D.
+            if (me)
+                for (int j = lane; j < m; j += t) {
+                    z[j] = j < s ? V[(off + s - 1) + (off + j) * n] * r2 : sgn * V[(off + s) + (off + j) * n] * r2;
+                    dd[j] = lambda[off + j];
+                }
+            BARRIER();
+            if (me)
+                for (int j = lane; j < m; j += t) perm[stable_rank(m, dd, j)] = j;
+            BARRIER();
+            if (me)
+                for (int i = lane; i < m; i += t) {
+                    ds[i] = dd[perm[i]];
+                    zs[i] = z[perm[i]];
+                }
+            BARRIER();
+            // Deflation (lane 0); Qs(:, i) is V's column off + perm[i], rotated in place.
+            if (me && lane == 0) {
+                real dmax = 0;
+                for (int i = 0; i < m; ++i) {
+                    const real a = fabs(ds[i]);
+                    if (dmax < a) dmax = a;
+                }
+                const real tol = 8 * u * fmax(dmax, rho);
+                int nk = 0, nd = 0, nrot = 0, pj = -1;
+                for (int j = 0; j < m; ++j) {
+                    if (rho * fabs(zs[j]) <= tol) {
+                        defl[nd++] = j;
+                        continue;
+                    }
+                    if (pj < 0) {
+                        pj = j;
+                        continue;
+                    }
+                    const real Sv = zs[pj], Cv = zs[j];
+                    const real tv = hypot(Cv, Sv);
+                    const real c = Cv / tv, sn = -Sv / tv;
+                    if (fabs((ds[j] - ds[pj]) * c * sn) <= tol) {
+                        zs[j] = tv;
+                        zs[pj] = 0;
+                        rota[nrot] = pj;
+                        rotb[nrot] = j;
+                        rotc[nrot] = c;
+                        rots[nrot] = sn;
+                        ++nrot;
+                        const real dp = ds[pj] * c * c + ds[j] * sn * sn;
+                        ds[j] = ds[pj] * sn * sn + ds[j] * c * c;
+                        ds[pj] = dp;
+                        defl[nd++] = pj;
+                    } else {
+                        kept[nk++] = pj;
+                    }
+                    pj = j;
+                }
+                if (pj >= 0) kept[nk++] = pj;
+                isc[DC_NK] = nk;
+                isc[DC_ND] = nd;
+                isc[DC_NROT] = nrot;
+                isc[DC_EX] = ilogb(fmax(dmax, rho));
+            }
+            BARRIER();
+            const int nk = isc[DC_NK], nd = isc[DC_ND], nrot = isc[DC_NROT], ex = isc[DC_EX];
+            const real rho_s = ldexp(rho, -ex);
+            if (me) {
+                for (int r = lane; r < m; r += t) // the rotations, row by row
+                    for (int q = 0; q < nrot; ++q) {
+                        SCRATCH real* qa = V + (off + r) + (off + perm[rota[q]]) * n;
+                        SCRATCH real* qb = V + (off + r) + (off + perm[rotb[q]]) * n;
+                        const real x = *qa, y = *qb, c = rotc[q], sn = rots[q];
+                        *qa = c * x + sn * y;
+                        *qb = c * y - sn * x;
+                    }
+                for (int i = lane; i < nk; i += t) {
+                    dk[i] = ldexp(ds[kept[i]], -ex);
+                    zk[i] = zs[kept[i]];
+                    zsq[i] = zk[i] * zk[i];
+                }
+            }
+            BARRIER();
+            if (me)
+                for (int i = lane; i < nk; i += t) {
+                    int o;
+                    real ti;
+                    secular_root(i, nk, dk, zsq, rho_s, &o, &ti);
+                    org[i] = o;
+                    tau[i] = ti;
+                }
+            BARRIER();
+            // Gu-Eisenstat: the z for which the computed eigenvalues are exact.
+            // delta(j, i) = dk_j - lambda_i = (dk_j - dk_org(i)) - tau_i.
+            if (me)
+                for (int j = lane; j < nk; j += t) {
+                    real prod = -((dk[j] - dk[org[nk - 1]]) - tau[nk - 1]) / rho_s;
+                    for (int i = 0; i < j; ++i) prod *= ((dk[j] - dk[org[i]]) - tau[i]) / (dk[j] - dk[i]);
+                    for (int i = j; i < nk - 1; ++i)
+                        prod *= -((dk[j] - dk[org[i]]) - tau[i]) / (dk[i + 1] - dk[j]);
+                    zhat[j] = copysign(sqrt(fmax(prod, (real)0)), zk[j]);
+                }
+            BARRIER();
+            // The eigenvectors of D + rho zhat zhat^T: column i of W in Wb(:, i).
+            if (me)
+                for (int i = lane; i < nk; i += t) {
+                    SCRATCH real* ui = Wb + i * n;
+                    real nrm = 0;
+                    for (int j = 0; j < nk; ++j) {
+                        ui[j] = zhat[j] / ((dk[j] - dk[org[i]]) - tau[i]);
+                        nrm += ui[j] * ui[j];
+                    }
+                    nrm = (real)1 / sqrt(nrm);
+                    for (int j = 0; j < nk; ++j) ui[j] *= nrm;
+                    lam[i] = ldexp(dk[org[i]] + tau[i], ex);
+                }
+            BARRIER();
+            // Q W, column by column, into Wb (each column once all lanes have read it);
+            // the deflated columns of Qs after them.
+            for (int i = 0; i < nk; ++i) {
+                if (me)
+                    for (int r = lane; r < m; r += t) {
+                        real acc = 0;
+                        for (int j = 0; j < nk; ++j) acc += V[(off + r) + (off + perm[kept[j]]) * n] * Wb[j + i * n];
+                        qcol[r] = acc;
+                    }
+                BARRIER();
+                if (me)
+                    for (int r = lane; r < m; r += t) Wb[r + i * n] = qcol[r];
+                BARRIER();
+            }
+            if (me) {
+                for (int q = 0; q < nd; ++q)
+                    for (int r = lane; r < m; r += t) Wb[r + (nk + q) * n] = V[(off + r) + (off + perm[defl[q]]) * n];
+                for (int q = lane; q < nd; q += t) lam[nk + q] = ds[defl[q]];
+            }
+            BARRIER();
+            if (me)
+                for (int c = lane; c < m; c += t) order[stable_rank(m, lam, c)] = c;
+            BARRIER();
+            if (me) {
+                for (int c = 0; c < m; ++c)
+                    for (int r = lane; r < m; r += t) V[(off + r) + (off + c) * n] = Wb[r + order[c] * n];
+                for (int c = lane; c < m; c += t) lambda[off + c] = lam[order[c]];
+            }
+            BARRIER();
+        }
+        // A split at the top leaves the eigenvalues in block order: sort them all.
+        if (me)
+            for (int c = lane; c < n; c += t) order[stable_rank(n, lambda, c)] = c;
+        BARRIER();
+        if (me && lane == 0) {
+            int sorted = 1;
+            for (int i = 0; i < n; ++i) sorted &= order[i] == i;
+            isc[DC_SORTED] = sorted;
+        }
+        BARRIER();
+        if (isc[DC_SORTED] == 0) {
+            if (me)
+                for (int c = 0; c < n; ++c)
+                    for (int r = lane; r < n; r += t) {
+                        Wb[r + c * n] = V[r + c * n];
+                        if (r == 0) lam[c] = lambda[c];
+                    }
+            BARRIER();
+            if (me)
+                for (int c = 0; c < n; ++c)
+                    for (int r = lane; r < n; r += t) {
+                        V[r + c * n] = Wb[r + order[c] * n];
+                        if (r == 0) lambda[c] = lam[order[c]];
+                    }
+            BARRIER();
+        }
+        if (mode == 1) {
+            if (me)
+                for (int i = lane; i < n; i += t) LAM[ky + i] = lambda[i];
+        } else {
+            // The truncated solve: vec := V diag(1/lambda, or 0) V^T vec.
+            if (me && lane == 0) {
+                real lmax = 0;
+                for (int i = 0; i < n; ++i) {
+                    const real a = fabs(lambda[i]);
+                    if (lmax < a) lmax = a;
+                }
+                sc[1] = lmax;
+            }
+            BARRIER();
+            const double cut = threshold * (double)sc[1];
+            if (me)
+                for (int i = lane; i < n; i += t) {
+                    real s = 0;
+                    for (int r = 0; r < n; ++r) s += V[r + i * n] * vec[r];
+                    tmp[i] = (lambda[i] == 0 || (double)fabs(lambda[i]) < cut) ? (real)0 : s / lambda[i];
+                    qcol[i] = (lambda[i] == 0 || (double)fabs(lambda[i]) < cut) ? (real)1 : (real)0;
+                }
+            BARRIER();
+            if (me)
+                for (int r = lane; r < n; r += t) {
+                    real acc = 0;
+                    for (int i = 0; i < n; ++i) {
+                        const real c = tmp[i];
+                        if (c != 0) acc += V[r + i * n] * c;
+                    }
+                    vec[r] = acc;
+                }
+            if (me && lane == 0) {
+                int disc = 0;
+                for (int i = 0; i < n; ++i) disc += qcol[i] != 0;
+                isc[DC_DISC] = disc;
+            }
+            if (me) // the reflectors again (the merges used Wb)
+                for (int c = 0; c < n; ++c)
+                    for (int r = lane; r < n; r += t) Wb[r + c * n] = r > c ? TW[ka + r + (long)c * n] : (real)0;
+            BARRIER();
+            apply_q(n, t, lane, me, Wb, tq, vec, tmp, sc);
+            if (me) {
+                for (int i = lane; i < n; i += t) X[ky + i] = vec[i];
+                if (lane == 0) discarded[k] = isc[DC_DISC];
+            }
+        }
     }
 }
 
@@ -953,7 +942,7 @@ __kernel void dc_solve(int n, long count, int tpar, int mode, double threshold, 
 // auto's first check (above tol: Repaired, and the system is appended to `flagged`);
 // mode 2: auto's residual of the repaired systems (list), first_residual kept.
 // Systems with status breakdown or invalid get NaN.
-__kernel void residual(int n, long count, int tpar, int spar, int mode, double tol, __global const int* list,
+__kernel void residual(int n, long count, long first, int tpar, int spar, int mode, double tol, __global const int* list,
                        int use_list, __global const real* A, __global const real* Y, __global const real* X,
                        __global int* status, __global double* res, __global double* first_res, __global int* counter,
                        __global int* flagged, SCRATCH double* ds, SCRATCH int* is)
@@ -964,54 +953,50 @@ __kernel void residual(int n, long count, int tpar, int spar, int mode, double t
     SCRATCH double* xx = aa + n;
     SCRATCH double* yy = xx + n;
     SCRATCH int* nf = is + region * n;
-    for (long base = first; base < count; base += step) {
-        const long item = base + slot;
-        const bool active = slot < S && item < count;
-        const long k = active ? (use_list ? (long)list[item] : item) : 0;
-        const int st = active ? status[k] : 0;
-        const bool skip = st == ST_INVALID || st == ST_BREAKDOWN;
-        const long ka = k * n * n, ky = k * n;
-        if (active && !skip)
-            for (int i = lane; i < n; i += t) {
-                double r = -(double)Y[ky + i], a = 0;
-                for (int j = 0; j < n; ++j) {
-                    const double aij = (double)(i >= j ? A[ka + i + (long)j * n] : A[ka + j + (long)i * n]);
-                    r += aij * (double)X[ky + j];
-                    a += fabs(aij);
-                }
-                const double xi = (double)X[ky + i];
-                rr[i] = fabs(r);
-                aa[i] = a;
-                xx[i] = fabs(xi);
-                yy[i] = fabs((double)Y[ky + i]);
-                nf[i] = !isfinite(r) || !isfinite(xi);
+    const bool active = slot < S && item < count;
+    const long k = active ? (use_list ? (long)list[item] : item) : 0;
+    const int st = active ? status[k] : 0;
+    const bool skip = st == ST_INVALID || st == ST_BREAKDOWN;
+    const long ka = k * n * n, ky = k * n;
+    if (active && !skip)
+        for (int i = lane; i < n; i += t) {
+            double r = -(double)Y[ky + i], a = 0;
+            for (int j = 0; j < n; ++j) {
+                const double aij = (double)(i >= j ? A[ka + i + (long)j * n] : A[ka + j + (long)i * n]);
+                r += aij * (double)X[ky + j];
+                a += fabs(aij);
             }
-        BARRIER();
-        if (active && lane == 0) {
-            double result = (double)NAN;
-            if (!skip) {
-                double rmax = 0, amax = 0, xmax = 0, ymax = 0;
-                int bad = 0;
-                for (int i = 0; i < n; ++i) {
-                    if (rmax < rr[i]) rmax = rr[i];
-                    if (amax < aa[i]) amax = aa[i];
-                    if (xmax < xx[i]) xmax = xx[i];
-                    if (ymax < yy[i]) ymax = yy[i];
-                    bad |= nf[i];
-                }
-                const double den = amax * xmax + ymax;
-                if (!bad) result = rmax == 0 ? 0.0 : rmax / den;
+            const double xi = (double)X[ky + i];
+            rr[i] = fabs(r);
+            aa[i] = a;
+            xx[i] = fabs(xi);
+            yy[i] = fabs((double)Y[ky + i]);
+            nf[i] = !isfinite(r) || !isfinite(xi);
+        }
+    BARRIER();
+    if (active && lane == 0) {
+        double result = (double)NAN;
+        if (!skip) {
+            double rmax = 0, amax = 0, xmax = 0, ymax = 0;
+            int bad = 0;
+            for (int i = 0; i < n; ++i) {
+                if (rmax < rr[i]) rmax = rr[i];
+                if (amax < aa[i]) amax = aa[i];
+                if (xmax < xx[i]) xmax = xx[i];
+                if (ymax < yy[i]) ymax = yy[i];
+                bad |= nf[i];
             }
-            res[k] = result;
-            if (mode != 2) first_res[k] = result;
-            if (!skip && !(result <= tol)) {
-                if (mode == 0) status[k] = ST_FLAGGED;
-                if (mode == 1) {
-                    status[k] = ST_REPAIRED;
-                    flagged[atomic_inc(counter)] = (int)k;
-                }
+            const double den = amax * xmax + ymax;
+            if (!bad) result = rmax == 0 ? 0.0 : rmax / den;
+        }
+        res[k] = result;
+        if (mode != 2) first_res[k] = result;
+        if (!skip && !(result <= tol)) {
+            if (mode == 0) status[k] = ST_FLAGGED;
+            if (mode == 1) {
+                status[k] = ST_REPAIRED;
+                flagged[atomic_inc(counter)] = (int)k;
             }
         }
-        BARRIER();
     }
 }
