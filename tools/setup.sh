@@ -9,6 +9,7 @@ packages=(
   googletest libgtest-dev libbenchmark-dev
   ocl-icd-opencl-dev opencl-clhpp-headers pocl-opencl-icd clinfo
   python3-matplotlib
+  clang libclang-rt-14-dev
 )
 
 missing=()
