@@ -99,8 +99,8 @@ struct Launch {
 template <class T>
 class Engine {
 public:
-    Engine(const Batch<T>& batch, const OpenClBatchOptions& cl)
-        : n_(batch.n), cl_(cl), context_(ocl::Context::shared(cl.device, ocl::Requirements{true, false}))
+    // Checks the organization's parameters, then takes the device's context.
+    Engine(const Batch<T>& batch, const OpenClBatchOptions& cl) : n_(batch.n), cl_(cl)
     {
         switch (cl.organization) {
         case Organization::Simd:
@@ -126,11 +126,13 @@ public:
         default: bad_argument("unknown organization " + std::to_string(static_cast<int>(cl.organization)));
         }
         simd_ = cl.organization == Organization::Simd;
-        if (cl.work_group < 0) bad_argument("work_group must be positive (0 for the default), got " + std::to_string(cl.work_group));
+        if (cl.work_group < 0)
+            bad_argument("work_group must be positive (0 for the default), got " + std::to_string(cl.work_group));
         work_group_ = cl.work_group == 0 ? std::max(kDefaultWorkGroup, t_) : cl.work_group;
         if (!simd_ && work_group_ < t_)
             bad_argument("a work-group of " + std::to_string(work_group_) + " work-items cannot hold one system of " +
                          std::to_string(t_) + " cooperating work-items");
+        context_ = ocl::Context::shared(cl.device, ocl::Requirements{true, false});
         const std::uint64_t limit = cl.memory_limit != 0 ? cl.memory_limit : context_->info().global_memory / 2;
         memory_ = std::min<std::uint64_t>(limit, context_->info().global_memory);
         cl_device_fp_config fp = 0;
@@ -173,11 +175,16 @@ public:
             L.S = id == KernelId::Dc ? 1 : static_cast<int>(L.local) / L.t;
             cl_ulong static_local = 0;
             L.kernel.getWorkGroupInfo(context_->device(), CL_KERNEL_LOCAL_MEM_SIZE, &static_local);
-            const std::uint64_t have = context_->info().local_memory;
+            const std::uint64_t have = cl_.local_memory_limit != 0
+                                           ? std::min(cl_.local_memory_limit, context_->info().local_memory)
+                                           : context_->info().local_memory;
             const std::uint64_t avail = have > static_local + kLocalSlack ? have - static_local - kLocalSlack : 0;
             const std::uint64_t fit = avail / (fp.real_bytes + fp.int_bytes);
             if (fit >= 1) {
-                L.S = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(L.S), fit));
+                if (fit < static_cast<std::uint64_t>(L.S)) { // fewer systems than lanes allow: drop the idle lanes
+                    L.S = static_cast<int>(fit);
+                    L.local = static_cast<std::size_t>(L.S) * static_cast<std::size_t>(L.t);
+                }
                 L.unit = {fp.real_bytes * L.S, fp.int_bytes * L.S};
                 return L;
             }
@@ -207,7 +214,8 @@ public:
         for (Launch* L : launches) {
             if (!L->global_scratch) continue;
             const std::uint64_t per = std::max(L->unit.real_bytes, L->unit.int_bytes);
-            std::size_t cap = static_cast<std::size_t>(std::max<std::uint64_t>(1, budget / std::max<std::uint64_t>(per, 1)));
+            std::size_t cap = static_cast<std::size_t>(
+                std::max<std::uint64_t>(1, budget / std::max<std::uint64_t>(per, 1)));
             if (L->simd) cap = std::max(L->local, cap / L->local * L->local);
             L->max_units = std::min(units_needed(*L, count), cap);
             real_bytes = std::max(real_bytes, L->max_units * L->unit.real_bytes);
@@ -230,26 +238,33 @@ public:
                     (cl_.memory_limit != 0 ? " of memory_limit" : " (half the device's global memory) allowed"));
     }
 
-    // Sets the arguments (the workspace pair last) and enqueues the kernel for `items`
-    // systems.
+    // Runs the kernel on `items` systems: arguments (n, items, first, args..., the
+    // workspace pair), in waves of as many systems as the workspace (or kMaxGroups)
+    // allows, `first` the wave's first item.
     template <class... Args>
     void run(Launch& L, std::size_t items, const Args&... args)
     {
         if (items == 0) return;
-        cl_uint index = 0;
+        cl_uint index = 3;
         (ocl::detail::set_one(L.kernel, index++, args), ...);
-        std::size_t global = 0;
         if (L.global_scratch) {
             ocl::detail::set_one(L.kernel, index++, scratch_real_);
             ocl::detail::set_one(L.kernel, index++, scratch_int_);
-            const std::size_t units = std::min(units_needed(L, items), L.max_units);
-            global = L.simd ? units : units * L.local;
         } else {
             ocl::detail::set_one(L.kernel, index++, cl::Local(static_cast<std::size_t>(L.unit.real_bytes)));
             ocl::detail::set_one(L.kernel, index++, cl::Local(static_cast<std::size_t>(L.unit.int_bytes)));
-            global = std::min(units_needed(L, items), kMaxGroups) * L.local;
         }
-        ocl::detail::enqueue(*context_, L.kernel, cl::NDRange(global), cl::NDRange(L.local));
+        ocl::detail::set_one(L.kernel, 0, cl_int(n_));
+        ocl::detail::set_one(L.kernel, 1, static_cast<cl_long>(items));
+        const std::size_t wave_units = L.global_scratch ? L.max_units : kMaxGroups;
+        const std::size_t per_unit = L.simd ? 1 : static_cast<std::size_t>(L.S);
+        for (std::size_t first = 0; first < items;) {
+            const std::size_t units = std::min(units_needed(L, items - first), wave_units);
+            ocl::detail::set_one(L.kernel, 2, static_cast<cl_long>(first));
+            const std::size_t global = L.simd ? units : units * L.local;
+            ocl::detail::enqueue(*context_, L.kernel, cl::NDRange(global), cl::NDRange(L.local));
+            first += units * per_unit;
+        }
     }
 
 private:
@@ -349,7 +364,6 @@ Outputs<T> run_device(const Batch<T>& batch, Job job, Method method, bool residu
     if (use_dc) per_system += (N * N + 3 * N) * s + 4 /* discarded */;
     if (check) per_system += 16;
     if (auto_) per_system += 4; // the list
-    if (eig) per_system += 0;   // the eigenvalues go to the x buffer
     const std::uint64_t room = engine.memory() > scratch + 64 ? engine.memory() - scratch - 64 : 0;
     std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(count, room / per_system));
     chunk = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, ctx.info().max_allocation / (N * N * s)));
@@ -379,10 +393,8 @@ Outputs<T> run_device(const Batch<T>& batch, Job job, Method method, bool residu
     }
     info.upload = seconds_since(start); // setup, counted as transfer time
 
-    const cl_int cn = n;
     for (std::size_t first = 0; first < count; first += chunk) {
         const std::size_t m = std::min(chunk, count - first);
-        const cl_long cm = static_cast<cl_long>(m);
         ++info.chunks;
         auto t0 = Clock::now();
         ctx.write(bA, 0, m * N * N * s, batch.A.data() + first * N * N);
@@ -391,17 +403,17 @@ Outputs<T> run_device(const Batch<T>& batch, Job job, Method method, bool residu
 
         t0 = Clock::now();
         if (ldlt) {
-            engine.run(main, m, cn, cm, cl_int(main.t), cl_int(main.S), bA, bY, bX, bStatus, bColumn);
+            engine.run(main, m, cl_int(main.t), cl_int(main.S), bA, bY, bX, bStatus, bColumn);
         } else {
             const cl_int mode = eig || method == Method::DivideConquer ? 2 : auto_ ? 3 : 1;
-            engine.run(main, m, cn, cm, cl_int(main.t), cl_int(main.S), mode, bA, bY, bX, bStatus, bTW, bTD, bTE, bTT);
+            engine.run(main, m, cl_int(main.t), cl_int(main.S), mode, bA, bY, bX, bStatus, bTW, bTD, bTE, bTT);
         }
         ctx.finish();
         info.factor += seconds_since(t0);
 
         if (eig || method == Method::DivideConquer) {
             t0 = Clock::now();
-            engine.run(dc, m, cn, cm, cl_int(dc.t), cl_int(eig ? 1 : 0), cl_double(threshold), dummy, cl_int(0), bY, bX,
+            engine.run(dc, m, cl_int(dc.t), cl_int(eig ? 1 : 0), cl_double(threshold), dummy, cl_int(0), bY, bX,
                        bStatus, bDisc, bX, bTW, bTD, bTE, bTT);
             ctx.finish();
             info.dc += seconds_since(t0);
@@ -412,7 +424,7 @@ Outputs<T> run_device(const Batch<T>& batch, Job job, Method method, bool residu
                 const cl_int zero = 0;
                 ctx.write(bCounter, 0, 4, &zero);
             }
-            engine.run(res, m, cn, cm, cl_int(res.t), cl_int(res.S), cl_int(auto_ ? 1 : 0), cl_double(tolerance), dummy,
+            engine.run(res, m, cl_int(res.t), cl_int(res.S), cl_int(auto_ ? 1 : 0), cl_double(tolerance), dummy,
                        cl_int(0), bA, bY, bX, bStatus, bRes, bFirst, bCounter, bList);
             ctx.finish();
             info.residual += seconds_since(t0);
@@ -423,12 +435,12 @@ Outputs<T> run_device(const Batch<T>& batch, Job job, Method method, bool residu
             info.flagged += static_cast<std::size_t>(flagged);
             if (flagged > 0) {
                 t0 = Clock::now();
-                engine.run(dc, static_cast<std::size_t>(flagged), cn, cl_long(flagged), cl_int(dc.t), cl_int(0),
+                engine.run(dc, static_cast<std::size_t>(flagged), cl_int(dc.t), cl_int(0),
                            cl_double(threshold), bList, cl_int(1), bY, bX, bStatus, bDisc, bX, bTW, bTD, bTE, bTT);
                 ctx.finish();
                 info.dc += seconds_since(t0);
                 t0 = Clock::now();
-                engine.run(res, static_cast<std::size_t>(flagged), cn, cl_long(flagged), cl_int(res.t), cl_int(res.S),
+                engine.run(res, static_cast<std::size_t>(flagged), cl_int(res.t), cl_int(res.S),
                            cl_int(2), cl_double(tolerance), bList, cl_int(1), bA, bY, bX, bStatus, bRes, bFirst,
                            bCounter, bList);
                 ctx.finish();
@@ -518,7 +530,8 @@ std::vector<T> eigenvalues_opencl(const Batch<T>& batch, const OpenClBatchOption
     return std::move(out.x);
 }
 
-template Result<float> solve_opencl<float>(const Batch<float>&, const Options&, const OpenClBatchOptions&, OpenClSolveInfo*);
+template Result<float> solve_opencl<float>(const Batch<float>&, const Options&, const OpenClBatchOptions&,
+                                           OpenClSolveInfo*);
 template Result<double> solve_opencl<double>(const Batch<double>&, const Options&, const OpenClBatchOptions&,
                                              OpenClSolveInfo*);
 template std::vector<float> eigenvalues_opencl<float>(const Batch<float>&, const OpenClBatchOptions&, OpenClSolveInfo*);

@@ -23,10 +23,11 @@
 // the results are identical for every organization, cooperating count and
 // work-group size, and bit-identical from run to run; they match the CPU's
 // (batched::solve, ldlt_variant 3) up to the last-bit differences of a device's
-// division, square root and hypot (none on PoCL in our tests, see
-// tests/test_batch_opencl.cpp). Options::ldlt_variant is validated as on the CPU, but
-// the device always runs the right-looking variant (3); Options::threads is
-// validated and otherwise unused.
+// division, square root and hypot (on PoCL: none in single precision; in double,
+// PoCL's hypot differs from glibc's in the last bit for ~0.2% of arguments, which
+// householder-pcr and dc inherit; ldlt is bit-identical). Options::ldlt_variant is
+// validated as on the CPU, but the device always runs the right-looking variant (3);
+// Options::threads is validated and otherwise unused.
 //
 // DEVICE: OpenClBatchOptions::device (else FLAMEX_OPENCL_DEVICE) selects it as
 // everywhere in flamex (an index, or part of the name; default the first GPU, else
@@ -74,6 +75,8 @@ struct OpenClBatchOptions {
                                   // local memory would hold it (the fallback otherwise taken
                                   // automatically only when it does not)
     std::uint64_t memory_limit = 0; // bytes of device memory to use at most (0 = half the device's)
+    std::uint64_t local_memory_limit = 0; // bytes of local memory per work-group to use at most (0 = the
+                                          // device's): fewer systems per group, or the global fallback
     std::string build_options;    // appended to the kernels' build options (experiments, tests)
 };
 

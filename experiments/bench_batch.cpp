@@ -29,40 +29,13 @@
 #include "batched/parallel.hpp"
 #include "flame/flame.hpp"
 
-extern "C" {
-void dposv_(const char* uplo, const int* n, const int* nrhs, double* a, const int* lda, double* b, const int* ldb, int* info);
-void sposv_(const char* uplo, const int* n, const int* nrhs, float* a, const int* lda, float* b, const int* ldb, int* info);
-void dsysv_(const char* uplo, const int* n, const int* nrhs, double* a, const int* lda, int* ipiv, double* b,
-            const int* ldb, double* work, const int* lwork, int* info);
-void ssysv_(const char* uplo, const int* n, const int* nrhs, float* a, const int* lda, int* ipiv, float* b,
-            const int* ldb, float* work, const int* lwork, int* info);
-}
+#include "experiments/lapack_batch.hpp"
 
 namespace {
 
 namespace batched = flamex::batched;
 using batched::detail::parallel_for;
-
-void posv(int n, double* a, double* b, int* info)
-{
-    const int one = 1;
-    dposv_("L", &n, &one, a, &n, b, &n, info);
-}
-void posv(int n, float* a, float* b, int* info)
-{
-    const int one = 1;
-    sposv_("L", &n, &one, a, &n, b, &n, info);
-}
-void sysv(int n, double* a, int* ipiv, double* b, double* work, int lwork, int* info)
-{
-    const int one = 1;
-    dsysv_("L", &n, &one, a, &n, ipiv, b, &n, work, &lwork, info);
-}
-void sysv(int n, float* a, int* ipiv, float* b, float* work, int lwork, int* info)
-{
-    const int one = 1;
-    ssysv_("L", &n, &one, a, &n, ipiv, b, &n, work, &lwork, info);
-}
+using flamex::experiments::sysv;
 
 template <class T>
 struct Work {
@@ -120,18 +93,9 @@ void run(int n, std::size_t count, int threads, int reps, double cond)
             batched::tridiagonal_eigen_dc(n, D.data() + k * n, E.data() + k * n, w.lambda.data(), w.V.data(), w.dc);
         });
     });
-    // LAPACK in a loop over the batch, on the same threads. (libflame's xPOSV sets
-    // flush-to-zero on the threads that call it: they are the workers, gone after.)
-    std::atomic<std::size_t> failures{0};
-    timed.push_back([&] {
-        parallel_for(count, threads, 16, make, [&](std::size_t k, Work<T>& w) {
-            std::copy(b.matrix(k), b.matrix(k) + n * n, w.A.begin());
-            std::copy(b.rhs(k), b.rhs(k) + n, w.y.begin());
-            int info = 0;
-            posv(n, w.A.data(), w.y.data(), &info);
-            if (info != 0) ++failures;
-        });
-    });
+    // LAPACK in a loop over the batch, on the same threads.
+    std::size_t failures = 0;
+    timed.push_back([&] { failures = flamex::experiments::posv_loop(b, threads); });
     timed.push_back([&] {
         parallel_for(count, threads, 16, make, [&](std::size_t k, Work<T>& w) {
             std::copy(b.matrix(k), b.matrix(k) + n * n, w.A.begin());
@@ -152,7 +116,7 @@ void run(int n, std::size_t count, int threads, int reps, double cond)
                 n, count, rate(c, best[LDLT]).c_str(), rate(c, best[HPCR]).c_str(), rate(c, best[DC]).c_str(),
                 rate(c, best[AUTO]).c_str(), rate(c, best[POSV]).c_str(), rate(c, best[SYSV]).c_str(),
                 best[POSV] / best[LDLT], best[DC] / best[HPCR], best[DCEIG] / best[TRI]);
-    if (failures) std::fprintf(stderr, "note: xPOSV reported %zu non-SPD systems at n = %d\n", failures.load(), n);
+    if (failures) std::fprintf(stderr, "note: xPOSV reported %zu non-SPD systems at n = %d\n", failures, n);
     std::fflush(stdout);
 }
 
@@ -200,18 +164,7 @@ int main(int argc, char** argv)
                              "[--precision single|double|both] [--cond C]\n");
         return 2;
     }
-    {   // libflame's LAPACK layer initializes libflame around each call unless it already
-        // is, and finalizes it after: from several threads at once that races. Creating a
-        // flamex::Matrix initializes it once for the process (keeping our floating-point
-        // environment), so the calls below find it initialized.
-        const flamex::Matrix init(1, 1);
-        std::fenv_t env;
-        std::fegetenv(&env);
-        double a = 1, y = 1;
-        int info = 0;
-        posv(1, &a, &y, &info);
-        std::fesetenv(&env);
-    }
+    flamex::experiments::prepare_lapack();
     std::printf("systems per second, %d thread(s), SPD batches with kappa log-uniform in [1, %.0e]\n\n", threads, cond);
     std::printf("| precision | n | systems | ldlt | householder-pcr | dc | auto | LAPACK posv | LAPACK sysv | posv / ldlt time | "
                 "dc / householder-pcr time | D&C eig / Householder tridiag. time |\n");

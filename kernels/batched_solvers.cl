@@ -17,9 +17,10 @@
 //
 // ORGANIZATION of the cooperating builds (collaborative: t = n, hybrid: t = p): a
 // work-group of W work-items holds S = W / t systems ("slots"); work-item l works on
-// slot l / t as lane l % t, and lanes >= S t only take part in the barriers. Groups
-// walk the batch with a grid stride. The D&C kernel always takes S = 1 (its control
-// flow depends on the data: splits, deflation, the number of merges).
+// slot l / t as lane l % t, and lanes >= S t only take part in the barriers. The
+// host launches one work-group per S systems (in waves when the workspace is a
+// global buffer). The D&C kernel always takes S = 1 (its control flow depends on the
+// data: splits, deflation, the number of merges).
 // All systems of a batch have the same n, so every loop that contains a barrier has
 // the same trip count for every system of a group; data-dependent decisions (a
 // breakdown, an invalid input, a reflector with tau = 0) only switch work off.
@@ -48,12 +49,17 @@
 #error "build failure requested with -DFLAMEX_BATCHED_TEST_BUILD_FAILURE (a test of the error path)"
 #endif
 
+// The quiet NaNs of the CPU (std::numeric_limits<T>::quiet_NaN()); OpenCL's NAN
+// may carry another payload (PoCL's is 0x7fffffff).
+#define DOUBLE_NAN as_double(0x7ff8000000000000UL)
 #if FLAMEX_DOUBLE
 typedef double real;
 #define UNIT_ROUNDOFF 0x1.0p-53
+#define REAL_NAN DOUBLE_NAN
 #else
 typedef float real;
 #define UNIT_ROUNDOFF 0x1.0p-24f
+#define REAL_NAN as_float(0x7fc00000U)
 #endif
 
 #define ST_OK 0
@@ -86,6 +92,7 @@ typedef float real;
 #if FLAMEX_SIMD
 #define DISTRIBUTE(tpar, spar)                                \
     const int t = 1, S = 1, slot = 0, lane = 0;               \
+    const bool leader = true;                                 \
     const long item = first + (long)get_global_id(0);         \
     const long region = REGION_BASE;                          \
     (void)(tpar);                                             \
@@ -94,6 +101,7 @@ typedef float real;
 #define DISTRIBUTE(tpar, spar)                                                         \
     const int t = (tpar), S = (spar);                                                  \
     const int slot = (int)get_local_id(0) / t, lane = (int)get_local_id(0) - slot * t; \
+    const bool leader = lane == 0 && slot < S; /* lane 0 of a slot in use */          \
     const long item = first + (long)get_group_id(0) * S + slot;                        \
     const long region = REGION_BASE + min(slot, S - 1)
 #endif
@@ -110,8 +118,7 @@ bool bad_pivot(real d) { return !(d != 0 && d - d == 0); }
 void apply_qt(int n, int t, int lane, bool live, SCRATCH const real* Vr, SCRATCH const real* tau, SCRATCH real* v,
               SCRATCH real* prod, SCRATCH real* sc)
 {
-    if (n < 3) return;
-    if (live && tau[0] != 0)
+    if (live && n >= 3 && tau[0] != 0)
         for (int r = lane; r < n; r += t)
             if (r >= 2) prod[r] = Vr[r] * v[r];
     BARRIER();
@@ -139,9 +146,8 @@ void apply_qt(int n, int t, int lane, bool live, SCRATCH const real* Vr, SCRATCH
 void apply_q(int n, int t, int lane, bool live, SCRATCH const real* Vr, SCRATCH const real* tau, SCRATCH real* v,
              SCRATCH real* prod, SCRATCH real* sc)
 {
-    if (n < 3) return;
     const int j0 = n - 3;
-    if (live && tau[j0] != 0)
+    if (live && j0 >= 0 && tau[j0] != 0)
         for (int r = lane; r < n; r += t)
             if (r >= j0 + 2) prod[r] = Vr[r + j0 * n] * v[r];
     BARRIER();
@@ -246,8 +252,8 @@ void pcr_solve(int n, int t, int lane, bool live, SCRATCH const real* d, SCRATCH
 // L z = y, D w = z, L^T x = w serially (variants/ldlt_solve.cpp).
 #define PK(i, j) ((j) * (2 * n - (j) + 1) / 2 + (i) - (j))
 
-__kernel void ldlt_solve(int n, long count, long first, int tpar, int spar, __global const real* A, __global const real* Y,
-                         __global real* X, __global int* status, __global int* column, SCRATCH real* rs,
+__kernel void ldlt_solve(int n, long count, long first, int tpar, int spar, __global const real* A,
+                         __global const real* Y, __global real* X, __global int* status, __global int* column, SCRATCH real* rs,
                          SCRATCH int* is)
 {
     DISTRIBUTE(tpar, spar);
@@ -256,7 +262,7 @@ __kernel void ldlt_solve(int n, long count, long first, int tpar, int spar, __gl
     SCRATCH real* l = L + n * (n + 1) / 2;
     SCRATCH real* x = l + n;
     SCRATCH int* flag = is + region * I;
-    if (lane == 0 && slot < S) flag[0] = 0;
+    if (leader) flag[0] = 0;
     BARRIER();
     const long k = item;
     const bool active = slot < S && k < count;
@@ -312,7 +318,7 @@ __kernel void ldlt_solve(int n, long count, long first, int tpar, int spar, __gl
     BARRIER();
     if (active) {
         const bool ok = alive;
-        for (int i = lane; i < n; i += t) X[ky + i] = ok ? x[i] : (real)NAN;
+        for (int i = lane; i < n; i += t) X[ky + i] = ok ? x[i] : REAL_NAN;
         if (lane == 0) {
             status[k] = invalid ? ST_INVALID : ok ? ST_OK : ST_BREAKDOWN;
             column[k] = invalid ? 0 : broke;
@@ -323,9 +329,10 @@ __kernel void ldlt_solve(int n, long count, long first, int tpar, int spar, __gl
 // --- Householder tridiagonalization + PCR -----------------------------------------------
 // mode bit 0: solve, x = Q PCR(U, Q^T y); bit 1: keep the tridiagonalization (the
 // reflectors in TW's strict lower triangle, d, e, tau) for dc_solve. As
-// batched/householder.cpp, step j: lane 0 forms the reflector (norm, beta, tau),
-// the lanes scale it, compute p = tau A22 v row by row (each row's sum in the CPU's
-// order), lane 0 forms p^T v, and the lanes make w and the rank-2 update row by row.
+// batched/householder.cpp, step j: lane 0 forms the reflector (norm, beta, tau, the
+// scaled v), the lanes compute p = tau A22 v row by row (each row's sum in the CPU's
+// order), lane 0 forms p^T v and w, and the lanes make the rank-2 update row by row:
+// four barriers per step.
 __kernel void householder_pcr(int n, long count, long first, int tpar, int spar, int mode, __global const real* A,
                               __global const real* Y, __global real* X, __global int* status, __global real* TW,
                               __global real* TD, __global real* TE, __global real* TT, SCRATCH real* rs,
@@ -345,7 +352,7 @@ __kernel void householder_pcr(int n, long count, long first, int tpar, int spar,
     SCRATCH real* sc = pb + 6 * n;
     SCRATCH int* iv = is + region * I;
     SCRATCH int* ib = iv + 8; // 6n
-    if (lane == 0 && slot < S) iv[0] = 0;
+    if (leader) iv[0] = 0;
     BARRIER();
     const long k = item;
     const bool active = slot < S && k < count;
@@ -394,8 +401,9 @@ __kernel void householder_pcr(int n, long count, long first, int tpar, int spar,
                 const real xnorm = scale * sqrt(sum);
                 const real beta = -copysign(hypot(alpha, xnorm), alpha);
                 const real tt = (beta - alpha) / beta;
+                const real inv = (real)1 / (alpha - beta);
+                for (int i = 1; i < m; ++i) xv[i] *= inv;
                 sc[0] = tt;
-                sc[1] = (real)1 / (alpha - beta);
                 tau[j] = tt;
                 e[j] = beta;
                 xv[0] = 1;
@@ -404,10 +412,7 @@ __kernel void householder_pcr(int n, long count, long first, int tpar, int spar,
         }
         BARRIER();
         const bool go = live && iv[1] == 0;
-        const real tt = sc[0], inv = sc[1];
-        if (go)
-            for (int i = 1 + lane; i < m; i += t) xv[i] *= inv;
-        BARRIER();
+        const real tt = sc[0];
         if (go)
             for (int r = lane; r < m; r += t) { // p := tau A22 v, row r
                 real s1 = 0;
@@ -417,15 +422,12 @@ __kernel void householder_pcr(int n, long count, long first, int tpar, int spar,
                 w[r] = (s1 + acc) * tt;
             }
         BARRIER();
-        if (go && lane == 0) {
+        if (go && lane == 0) { // w := p - (tau/2) (p^T v) v
             real pv = 0;
             for (int i = 0; i < m; ++i) pv += w[i] * xv[i];
-            sc[2] = -(tt / 2) * pv;
+            const real hv = -(tt / 2) * pv;
+            for (int i = 0; i < m; ++i) w[i] += hv * xv[i];
         }
-        BARRIER();
-        const real hv = sc[2];
-        if (go)
-            for (int i = lane; i < m; i += t) w[i] += hv * xv[i];
         BARRIER();
         if (go)
             for (int r = lane; r < m; r += t) { // A22 := A22 - v w^T - w v^T, row r of the lower triangle
@@ -448,16 +450,17 @@ __kernel void householder_pcr(int n, long count, long first, int tpar, int spar,
             TT[ky + i] = i + 1 < n ? tau[i] : (real)0;
         }
     }
-    if (mode & 1) {
-        apply_qt(n, t, lane, live, Am, tau, v, prod, sc + 3);
-        pcr_solve(n, t, lane, live, d, e, v, pb, ib);
-        apply_q(n, t, lane, live, Am, tau, v, prod, sc + 3);
+    { // barriers outside any condition: PoCL compiles them much faster
+        const bool solve = live && (mode & 1) != 0;
+        apply_qt(n, t, lane, solve, Am, tau, v, prod, sc + 3);
+        pcr_solve(n, t, lane, solve, d, e, v, pb, ib);
+        apply_q(n, t, lane, solve, Am, tau, v, prod, sc + 3);
     }
     if (active) {
         if (mode & 1)
-            for (int i = lane; i < n; i += t) X[ky + i] = invalid ? (real)NAN : v[i];
+            for (int i = lane; i < n; i += t) X[ky + i] = invalid ? REAL_NAN : v[i];
         else if (invalid)
-            for (int i = lane; i < n; i += t) X[ky + i] = (real)NAN;
+            for (int i = lane; i < n; i += t) X[ky + i] = REAL_NAN;
         if (lane == 0) status[k] = invalid ? ST_INVALID : ST_OK;
     }
 }
@@ -592,6 +595,47 @@ void secular_root(int i, int k, SCRATCH const real* dk, SCRATCH const real* zsq,
 // roots (one lane per root), Gu-Eisenstat's z and the eigenvectors W (one lane per
 // column), Q W column by column into the W buffer (one lane per row: the paper's
 // W^T diag(Q1, Q2)^T with 2 n^2 of workspace), and the copy back sorted.
+// The workspace of a system: its arrays are named by offsets from two base pointers
+// (only RB and IB stay live across the barriers, which keeps PoCL's work-group
+// compiler 25% faster on this kernel than thirty-odd pointer variables).
+// reals: V (n x n), Wb (n x n), 20 vectors of n, 8 scalars (sc); ints: 16 scalars (DC_*),
+// 10 vectors of n, the stack offsets (n + 1) and sizes (n + 1).
+#define V RB
+#define Wb (RB + nn)
+#define dv (RB + 2 * nn + 0 * n)
+#define ev (RB + 2 * nn + 1 * n)
+#define lambda (RB + 2 * nn + 2 * n)
+#define z (RB + 2 * nn + 3 * n)
+#define dd (RB + 2 * nn + 4 * n)
+#define ds (RB + 2 * nn + 5 * n)
+#define zs (RB + 2 * nn + 6 * n)
+#define dk (RB + 2 * nn + 7 * n)
+#define zk (RB + 2 * nn + 8 * n)
+#define zsq (RB + 2 * nn + 9 * n)
+#define tau (RB + 2 * nn + 10 * n)
+#define zhat (RB + 2 * nn + 11 * n)
+#define lam (RB + 2 * nn + 12 * n)
+#define qcol (RB + 2 * nn + 13 * n)
+#define vec (RB + 2 * nn + 14 * n)
+#define tmp (RB + 2 * nn + 15 * n)
+#define rotc (RB + 2 * nn + 16 * n)
+#define rots (RB + 2 * nn + 17 * n)
+#define mrho (RB + 2 * nn + 18 * n)
+#define tq (RB + 2 * nn + 19 * n)
+#define sc (RB + 2 * nn + 20 * n)
+#define isc IB
+#define perm (IB + 16 + 0 * n)
+#define kept (IB + 16 + 1 * n)
+#define defl (IB + 16 + 2 * n)
+#define org (IB + 16 + 3 * n)
+#define order (IB + 16 + 4 * n)
+#define rota (IB + 16 + 5 * n)
+#define rotb (IB + 16 + 6 * n)
+#define moff (IB + 16 + 7 * n)
+#define mm (IB + 16 + 8 * n)
+#define ms (IB + 16 + 9 * n)
+#define stoff (IB + 16 + 10 * n)
+#define stm (IB + 17 + 11 * n)
 __kernel void dc_solve(int n, long count, long first, int tpar, int mode, double threshold, __global const int* list,
                        int use_list, __global const real* Y, __global real* X, __global int* status,
                        __global int* discarded, __global real* LAM, __global const real* TW, __global const real* TD,
@@ -600,50 +644,25 @@ __kernel void dc_solve(int n, long count, long first, int tpar, int mode, double
     DISTRIBUTE(tpar, 1);
     const int nn = n * n;
     const long R = 2L * nn + 20 * n + 8, I = 12 * n + 18;
-    SCRATCH real* V = rs + region * R;
-    SCRATCH real* Wb = V + nn;
-    SCRATCH real* dv = Wb + nn;
-    SCRATCH real* ev = dv + n;
-    SCRATCH real* lambda = ev + n;
-    SCRATCH real* z = lambda + n;
-    SCRATCH real* dd = z + n;
-    SCRATCH real* ds = dd + n;
-    SCRATCH real* zs = ds + n;
-    SCRATCH real* dk = zs + n;
-    SCRATCH real* zk = dk + n;
-    SCRATCH real* zsq = zk + n;
-    SCRATCH real* tau = zsq + n;
-    SCRATCH real* zhat = tau + n;
-    SCRATCH real* lam = zhat + n;
-    SCRATCH real* qcol = lam + n;
-    SCRATCH real* vec = qcol + n;
-    SCRATCH real* tmp = vec + n;
-    SCRATCH real* rotc = tmp + n;
-    SCRATCH real* rots = rotc + n;
-    SCRATCH real* mrho = rots + n;
-    SCRATCH real* tq = mrho + n; // tau of the reflectors
-    SCRATCH real* sc = tq + n;   // 8 scalars
-    SCRATCH int* isc = is + region * I;
-    SCRATCH int* perm = isc + 16;
-    SCRATCH int* kept = perm + n;
-    SCRATCH int* defl = kept + n;
-    SCRATCH int* org = defl + n;
-    SCRATCH int* order = org + n;
-    SCRATCH int* rota = order + n;
-    SCRATCH int* rotb = rota + n;
-    SCRATCH int* moff = rotb + n;
-    SCRATCH int* mm = moff + n;
-    SCRATCH int* ms = mm + n;
-    SCRATCH int* stoff = ms + n; // n + 1
-    SCRATCH int* stm = stoff + n + 1;
+    SCRATCH real* const RB = rs + region * R;
+    SCRATCH int* const IB = is + region * I;
     const real u = UNIT_ROUNDOFF;
-    const bool me = slot < S && item < count; // this work-item's lanes hold the system
-    const long k = me ? (use_list ? (long)list[item] : item) : 0;
+    const bool me0 = slot < S && item < count; // this work-item's lanes hold the system
+#if FLAMEX_SIMD
+    if (!me0) return;
+#endif
+    const long k = me0 ? (use_list ? (long)list[item] : item) : 0;
     const long ka = k * nn, ky = k * n;
-    if (me && lane == 0) isc[DC_SKIP] = status[k] == ST_INVALID;
+    if (me0 && lane == 0) isc[DC_SKIP] = status[k] == ST_INVALID;
     BARRIER();
-    // Uniform over the work-group: with S = 1 every work-item reads the same slot.
-    if (isc[DC_SKIP] == 0) {
+    // Every barrier below is reached by the whole work-group: with S = 1 all its
+    // work-items read the same scalars, and a skipped system only switches work off.
+    const bool me = me0 && isc[DC_SKIP] == 0;
+    if (me0 && lane == 0 && !me) {
+        isc[DC_NMERGE] = 0;
+        isc[DC_SORTED] = 1;
+    }
+    {
         // Load the tridiagonal matrix, the reflectors (into Wb), y; V := 0.
         if (me) {
             for (int i = lane; i < n; i += t) {
@@ -659,7 +678,7 @@ __kernel void dc_solve(int n, long count, long first, int tpar, int mode, double
                 }
         }
         BARRIER();
-        if (mode == 0) apply_qt(n, t, lane, me, Wb, tq, vec, tmp, sc);
+        apply_qt(n, t, lane, me && mode == 0, Wb, tq, vec, tmp, sc);
 
         // The tree, top-down (lane 0).
         if (me && lane == 0) {
@@ -869,15 +888,16 @@ __kernel void dc_solve(int n, long count, long first, int tpar, int mode, double
             isc[DC_SORTED] = sorted;
         }
         BARRIER();
-        if (isc[DC_SORTED] == 0) {
-            if (me)
+        {
+            const bool resort = me && isc[DC_SORTED] == 0;
+            if (resort)
                 for (int c = 0; c < n; ++c)
                     for (int r = lane; r < n; r += t) {
                         Wb[r + c * n] = V[r + c * n];
                         if (r == 0) lam[c] = lambda[c];
                     }
             BARRIER();
-            if (me)
+            if (resort)
                 for (int c = 0; c < n; ++c)
                     for (int r = lane; r < n; r += t) {
                         V[r + c * n] = Wb[r + order[c] * n];
@@ -885,12 +905,12 @@ __kernel void dc_solve(int n, long count, long first, int tpar, int mode, double
                     }
             BARRIER();
         }
-        if (mode == 1) {
-            if (me)
-                for (int i = lane; i < n; i += t) LAM[ky + i] = lambda[i];
-        } else {
+        if (me && mode == 1)
+            for (int i = lane; i < n; i += t) LAM[ky + i] = lambda[i];
+        {
+            const bool ms0 = me && mode == 0;
             // The truncated solve: vec := V diag(1/lambda, or 0) V^T vec.
-            if (me && lane == 0) {
+            if (ms0 && lane == 0) {
                 real lmax = 0;
                 for (int i = 0; i < n; ++i) {
                     const real a = fabs(lambda[i]);
@@ -900,7 +920,7 @@ __kernel void dc_solve(int n, long count, long first, int tpar, int mode, double
             }
             BARRIER();
             const double cut = threshold * (double)sc[1];
-            if (me)
+            if (ms0)
                 for (int i = lane; i < n; i += t) {
                     real s = 0;
                     for (int r = 0; r < n; ++r) s += V[r + i * n] * vec[r];
@@ -908,7 +928,7 @@ __kernel void dc_solve(int n, long count, long first, int tpar, int mode, double
                     qcol[i] = (lambda[i] == 0 || (double)fabs(lambda[i]) < cut) ? (real)1 : (real)0;
                 }
             BARRIER();
-            if (me)
+            if (ms0)
                 for (int r = lane; r < n; r += t) {
                     real acc = 0;
                     for (int i = 0; i < n; ++i) {
@@ -917,23 +937,60 @@ __kernel void dc_solve(int n, long count, long first, int tpar, int mode, double
                     }
                     vec[r] = acc;
                 }
-            if (me && lane == 0) {
+            if (ms0 && lane == 0) {
                 int disc = 0;
                 for (int i = 0; i < n; ++i) disc += qcol[i] != 0;
                 isc[DC_DISC] = disc;
             }
-            if (me) // the reflectors again (the merges used Wb)
+            if (ms0) // the reflectors again (the merges used Wb)
                 for (int c = 0; c < n; ++c)
                     for (int r = lane; r < n; r += t) Wb[r + c * n] = r > c ? TW[ka + r + (long)c * n] : (real)0;
             BARRIER();
-            apply_q(n, t, lane, me, Wb, tq, vec, tmp, sc);
-            if (me) {
+            apply_q(n, t, lane, ms0, Wb, tq, vec, tmp, sc);
+            if (ms0) {
                 for (int i = lane; i < n; i += t) X[ky + i] = vec[i];
                 if (lane == 0) discarded[k] = isc[DC_DISC];
             }
         }
     }
 }
+
+#undef V
+#undef Wb
+#undef dv
+#undef ev
+#undef lambda
+#undef z
+#undef dd
+#undef ds
+#undef zs
+#undef dk
+#undef zk
+#undef zsq
+#undef tau
+#undef zhat
+#undef lam
+#undef qcol
+#undef vec
+#undef tmp
+#undef rotc
+#undef rots
+#undef mrho
+#undef tq
+#undef sc
+#undef isc
+#undef perm
+#undef kept
+#undef defl
+#undef org
+#undef order
+#undef rota
+#undef rotb
+#undef moff
+#undef mm
+#undef ms
+#undef stoff
+#undef stm
 
 // --- the residual check (batched/solve.cpp's relative_residual, in double) -------------
 // ||A x - y||_inf / (||A||_inf ||x||_inf + ||y||_inf) from the lower triangle, each
@@ -942,8 +999,8 @@ __kernel void dc_solve(int n, long count, long first, int tpar, int mode, double
 // auto's first check (above tol: Repaired, and the system is appended to `flagged`);
 // mode 2: auto's residual of the repaired systems (list), first_residual kept.
 // Systems with status breakdown or invalid get NaN.
-__kernel void residual(int n, long count, long first, int tpar, int spar, int mode, double tol, __global const int* list,
-                       int use_list, __global const real* A, __global const real* Y, __global const real* X,
+__kernel void residual(int n, long count, long first, int tpar, int spar, int mode, double tol,
+                       __global const int* list, int use_list, __global const real* A, __global const real* Y, __global const real* X,
                        __global int* status, __global double* res, __global double* first_res, __global int* counter,
                        __global int* flagged, SCRATCH double* ds, SCRATCH int* is)
 {
@@ -975,7 +1032,7 @@ __kernel void residual(int n, long count, long first, int tpar, int spar, int mo
         }
     BARRIER();
     if (active && lane == 0) {
-        double result = (double)NAN;
+        double result = DOUBLE_NAN;
         if (!skip) {
             double rmax = 0, amax = 0, xmax = 0, ymax = 0;
             int bad = 0;

@@ -205,3 +205,56 @@ TEST_F(BatchCli, BadUsageAndBadFilesAreExitStatusTwo)
     EXPECT_EQ(help.status, 0);
     EXPECT_NE(help.out.find("usage: flamex batch ACTION ARG"), std::string::npos);
 }
+
+// --device-backend opencl: every organization writes the same solutions bit for bit,
+// with the CPU's per-system reports; the device and organization are in the summary.
+TEST_F(BatchCli, OpenClOrganizationsWriteTheSameSolutions)
+{
+    const std::string file = path("spd.bin");
+    ASSERT_EQ(run({"batch", "gen", "spd", "--n", "11", "--count", "200", "--cond-max", "1e7", "--no-measure", "-o", file})
+                  .status,
+              0);
+    const Result cpu = run({"batch", "solve", file, "-o", path("cpu.bin")});
+    ASSERT_EQ(cpu.status, 0) << cpu.err;
+    const auto cpu_any = batched::read_solutions(path("cpu.bin"));
+    const auto& reference = std::get<batched::Solutions<float>>(cpu_any);
+    std::string first;
+    for (const std::string organization : {"simd", "collaborative", "hybrid"}) {
+        const std::string out = path(organization + ".bin");
+        const Result r = run({"batch", "solve", file, "--device-backend", "opencl", "--organization", organization, "-o", out});
+        ASSERT_EQ(r.status, 0) << organization << ": " << r.err;
+        EXPECT_EQ(value_of(r.out, "organization"), organization);
+        EXPECT_NE(value_of(r.out, "device"), "<missing device>");
+        EXPECT_EQ(value_of(r.out, "repaired"), value_of(cpu.out, "repaired")) << organization;
+        const std::string bytes = slurp(out);
+        if (first.empty()) first = bytes;
+        EXPECT_EQ(bytes, first) << organization << " differs from simd";
+        const auto any = batched::read_solutions(out);
+        const auto& sol = std::get<batched::Solutions<float>>(any);
+        ASSERT_EQ(sol.count, reference.count);
+        for (std::size_t k = 0; k < sol.count; ++k) {
+            EXPECT_EQ(sol.report[k].status, reference.report[k].status) << organization << " system " << k;
+            EXPECT_EQ(sol.report[k].solved_by, reference.report[k].solved_by) << organization << " system " << k;
+        }
+    }
+    const Result p = run({"batch", "solve", file, "--device-backend", "opencl", "--cooperating", "3"});
+    ASSERT_EQ(p.status, 0) << p.err;
+    EXPECT_EQ(value_of(p.out, "cooperating"), "3");
+
+    expect_bad_input({"batch", "solve", file, "--device-backend", "cuda"}, {"'cuda' is not cpu or opencl"});
+    expect_bad_input({"batch", "solve", file, "--organization", "simd"}, {"--organization does not apply", "cpu"});
+    expect_bad_input({"batch", "solve", file, "--device-backend", "opencl", "--organization", "warp"},
+                     {"unknown organization 'warp'"});
+    expect_bad_input({"batch", "solve", file, "--device-backend", "opencl", "--organization", "simd", "--cooperating", "2"},
+                     {"--cooperating applies to --organization hybrid only"});
+    expect_bad_input({"batch", "solve", file, "--device-backend", "opencl", "--cooperating", "12"},
+                     {"cooperating work-items per system must be from 1 to n = 11"});
+    expect_bad_input({"batch", "solve", file, "--device-backend", "opencl", "--work-group", "2"},
+                     {"work-group of 2 work-items cannot hold one system"});
+    expect_bad_input({"batch", "solve", file, "--device-backend", "opencl", "--threads", "2"},
+                     {"--threads does not apply to batch solve on an OpenCL device"});
+    expect_bad_input({"batch", "solve", file, "--device-backend", "opencl", "--device", "no-such-device"},
+                     {"no OpenCL device matches 'no-such-device'"});
+    expect_bad_input({"batch", "gen", "spd", "--n", "3", "--count", "2", "--device-backend", "opencl", "-o", file},
+                     {"--device-backend does not apply to batch gen"});
+}

@@ -15,15 +15,15 @@
 
 #include "batched/batched.hpp"
 #include "batched/kernels.hpp"
-
-namespace batched = flamex::batched;
+#include "support/batch_reference.hpp"
 
 extern "C" {
-// LAPACK, as libflame exports it (f2c'd reference code; dsyev goes through libflame).
+// LAPACK's tridiagonal eigensolver, as libflame exports it (f2c'd reference code).
 void dstev_(const char* jobz, const int* n, double* d, double* e, double* z, const int* ldz, double* work, int* info);
-void dsyev_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w, double* work,
-            const int* lwork, int* info);
 }
+
+namespace batched = flamex::batched;
+using flamex::test::lapack_symmetric_eigenvalues;
 
 namespace {
 
@@ -44,19 +44,6 @@ std::vector<double> lapack_tridiagonal_eigenvalues(std::vector<double> d, std::v
     return d;
 }
 
-std::vector<double> lapack_symmetric_eigenvalues(std::vector<double> A, int n)
-{
-    // libflame's dsyev sets flush-to-zero / denormals-are-zero (FLA_Init): keep ours.
-    std::fenv_t env;
-    std::fegetenv(&env);
-    std::vector<double> w(n);
-    int info = 0, lwork = 64 * n + 64;
-    std::vector<double> work(lwork);
-    dsyev_("N", "L", &n, A.data(), &n, w.data(), work.data(), &lwork, &info);
-    std::fesetenv(&env);
-    EXPECT_EQ(info, 0);
-    return w;
-}
 
 // Thomas on U z = v in long double (U symmetric tridiagonal, diagonally dominant).
 std::vector<long double> thomas(const std::vector<double>& d, const std::vector<double>& e, const std::vector<double>& v)

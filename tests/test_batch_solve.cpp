@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "batched/batched.hpp"
+#include "support/batch_reference.hpp"
 
 namespace batched = flamex::batched;
 using batched::Method;
@@ -51,27 +52,6 @@ batched::Options options(Method m, int threads = 1)
     return o;
 }
 
-// ||A x - y||_inf / (||A||_inf ||x||_inf), in long double, full matrix.
-template <class T>
-double normwise_residual(const batched::Batch<T>& b, const std::vector<T>& x, std::size_t k)
-{
-    const int n = b.n;
-    const T* A = b.matrix(k);
-    const T* xk = x.data() + k * n;
-    long double rmax = 0, amax = 0, xmax = 0;
-    for (int i = 0; i < n; ++i) {
-        long double r = -static_cast<long double>(b.rhs(k)[i]), a = 0;
-        for (int j = 0; j < n; ++j) {
-            r += static_cast<long double>(A[i + j * n]) * xk[j];
-            a += std::fabs(static_cast<long double>(A[i + j * n]));
-        }
-        rmax = std::max(rmax, std::fabs(r));
-        amax = std::max(amax, a);
-        xmax = std::max(xmax, std::fabs(static_cast<long double>(xk[i])));
-    }
-    return static_cast<double>(rmax / (amax * xmax));
-}
-
 template <class T>
 void every_method_every_order()
 {
@@ -90,7 +70,7 @@ void every_method_every_order()
             ASSERT_EQ(r.x.size(), b.count * n);
             for (std::size_t k = 0; k < b.count; ++k) {
                 const batched::SystemReport& rep = r.report[k];
-                const double res = normwise_residual(b, r.x, k);
+                const double res = flamex::test::normwise_residual(b, r.x, k);
                 // Backward stable: ldlt (SPD) and dc (orthogonal transformations). auto
                 // keeps householder-pcr's x when its residual, measured with ||y|| in the
                 // denominator, is below the tolerance 16 n u: at most 32 n u here.

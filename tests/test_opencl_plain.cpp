@@ -58,22 +58,6 @@ namespace ts = flamex::test;
 // Relative to max(1, |reference|): reductions add in another order than BLIS.
 constexpr double kTol = 1e-12;
 
-bool have_opencl()
-{
-    static const bool have = [] {
-        try {
-            return !flamex::opencl_devices().empty();
-        } catch (const flamex::Error&) {
-            return false;
-        }
-    }();
-    return have;
-}
-
-#define REQUIRE_OPENCL()                                                     \
-    do {                                                                     \
-        if (!have_opencl()) GTEST_SKIP() << "no OpenCL platform on this machine"; \
-    } while (false)
 
 const Blas& blis()
 {

@@ -1,5 +1,7 @@
 #include "support/test_support.hpp"
 
+#include "blas/opencl.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -92,6 +94,18 @@ double lu_backward_error(Obj A, Obj LU, PivObj p)
     if (normA == 0.0) return static_cast<double>(worst);
     return static_cast<double>(worst) /
            (normA * static_cast<double>(std::max<dim_t>({m, n, 1})) * std::numeric_limits<double>::epsilon() / 2);
+}
+
+bool have_opencl()
+{
+    static const bool have = [] {
+        try {
+            return !opencl_devices().empty();
+        } catch (const Error&) {
+            return false;
+        }
+    }();
+    return have;
 }
 
 } // namespace flamex::test

@@ -1,4 +1,4 @@
-// Helpers shared by the tests: seeded random matrices and norms.
+// Helpers shared by the tests: seeded random matrices, norms, the OpenCL skip.
 #pragma once
 
 #include <cstdint>
@@ -23,4 +23,13 @@ bool bitwise_equal(Obj A, Obj B);
 // pivots p in FLAME's convention (empty for no pivoting). Computed in long double.
 double lu_backward_error(Obj A, Obj LU, PivObj p);
 
+// Whether an OpenCL platform with at least one device is installed (asked once).
+bool have_opencl();
+
 } // namespace flamex::test
+
+// Skips the current test where the machine has no OpenCL platform.
+#define REQUIRE_OPENCL()                                                                         \
+    do {                                                                                         \
+        if (!flamex::test::have_opencl()) GTEST_SKIP() << "no OpenCL platform on this machine"; \
+    } while (false)

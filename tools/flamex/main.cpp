@@ -16,6 +16,8 @@
 //   flamex gen dot|gemv|trsv|lu --n N [--cond C] [--seed S] [-o PREFIX]
 //   flamex batch solve FILE [--method ldlt|householder-pcr|dc|auto] [--precision single|double]
 //                   [--threshold T] [--tolerance R] [--threads T] [-o X.bin]
+//                   [--device-backend cpu|opencl [--organization simd|collaborative|hybrid]
+//                    [--cooperating P] [--work-group W] [--device DEV]]
 //   flamex batch gen spd|regression --n N --count K [--cond-max C] [--cond-min C] [--paths M]
 //                   [--precision P] [--seed S] [--threads T] [--no-measure] -o FILE
 //
@@ -28,6 +30,7 @@
 // of a triangular matrix); 2 bad usage or bad input (option, number, file,
 // dimensions, variant, backend).
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -44,6 +47,7 @@
 #include <vector>
 
 #include "batched/batched.hpp"
+#include "batched/opencl_batched.hpp"
 #include "blas/blas.hpp"
 #include "blas/opencl.hpp"
 #include "tools/lib/generators.hpp"
@@ -315,6 +319,10 @@ const Option kBatchCount{"--count", nullptr, "K", "gen: number of systems (>= 1)
 const Option kBatchCondMax{"--cond-max", nullptr, "C", "gen spd: largest condition number (default 1e6)"};
 const Option kBatchCondMin{"--cond-min", nullptr, "C", "gen spd: smallest condition number (>= 1, default 1)"};
 const Option kBatchPaths{"--paths", nullptr, "M", "gen regression: inner Monte Carlo paths per matrix (default 300)"};
+const Option kBatchDeviceBackend{"--device-backend", nullptr, "B", "solve: cpu (default) or opencl (the kernels of kernels/batched_solvers.cl)"};
+const Option kBatchOrganization{"--organization", nullptr, "O", "solve, opencl: simd (one work-item per system), collaborative (n) or hybrid (p; default)"};
+const Option kBatchCooperating{"--cooperating", nullptr, "P", "solve, opencl hybrid: work-items per system (1 .. n; default (n + 1) / 2)"};
+const Option kBatchWorkGroup{"--work-group", nullptr, "W", "solve, opencl: work-items per work-group of the cooperating kernels (default 64)"};
 const Option kBatchNoMeasure{"--no-measure", nullptr, nullptr, "gen: skip measuring the condition numbers"};
 
 const std::vector<Command>& commands()
@@ -376,11 +384,13 @@ const std::vector<Command>& commands()
          "(time_s, systems_per_s), the count of each status, and per method the residuals'\n"
          "min/median/max; -o writes x with each system's status. Exit status 1 when a system\n"
          "could not be solved (LDL^T breakdown, NaN or infinite input), 2 for bad usage or file.\n"
+         "--device-backend opencl solves on an OpenCL device (--device) in one of the paper's\n"
+         "organizations (--organization); the reports are the CPU's, the timing the device's.\n"
          "gen spd|regression: writes a seeded batch: random SPD matrices with condition numbers\n"
          "log-uniform in [--cond-min, --cond-max], or the paper's Black & Scholes regression\n"
          "(Gram) matrices, and prints their condition numbers' min/median/max.",
          {&kBatchMethod, &kBatchPrecision, &kBatchThreshold, &kBatchTolerance, &kBatchThreads, &kBatchOutput,
-          &kBatchSize, &kBatchCount, &kBatchCondMax, &kBatchCondMin, &kBatchPaths, &kSeed, &kBatchNoMeasure, &kHelp},
+          &kBatchDeviceBackend, &kBatchOrganization, &kBatchCooperating, &kBatchWorkGroup, &kDevice, &kBatchSize, &kBatchCount, &kBatchCondMax, &kBatchCondMin, &kBatchPaths, &kSeed, &kBatchNoMeasure, &kHelp},
          run_batch},
     };
     return list;
@@ -640,19 +650,62 @@ std::optional<batched::Precision> batch_precision_of(const Args& a)
     return p;
 }
 
-template <class T>
-int batch_solve_in(const Args& a, const batched::Batch<T>& batch, const batched::Options& options)
+// A device name as one value of a key=value summary line.
+std::string no_spaces(std::string text)
 {
-    const batched::Result<T> result = batched::solve(batch, options);
+    std::replace_if(text.begin(), text.end(), [](unsigned char c) { return std::isspace(c) != 0; }, '_');
+    return text;
+}
+
+// The device side of `batch solve`: no value when the systems are solved on the CPU.
+std::optional<batched::OpenClBatchOptions> batch_device_of(const Args& a)
+{
+    const std::string backend = a.get(kBatchDeviceBackend).value_or("cpu");
+    if (backend != "cpu" && backend != "opencl")
+        throw UsageError("option --device-backend: '" + backend + "' is not cpu or opencl");
+    if (backend == "cpu") {
+        reject_options(a, {&kBatchOrganization, &kBatchCooperating, &kBatchWorkGroup, &kDevice},
+                       "batch solve on the cpu (add --device-backend opencl)");
+        return std::nullopt;
+    }
+    reject_options(a, {&kBatchThreads}, "batch solve on an OpenCL device");
+    batched::OpenClBatchOptions cl;
+    if (const auto o = a.get(kBatchOrganization)) {
+        const auto organization = batched::parse_organization(*o);
+        if (!organization)
+            throw UsageError("option --organization: unknown organization '" + *o + "' (known: simd, collaborative, hybrid)");
+        cl.organization = *organization;
+    }
+    if (a.has(kBatchCooperating) && cl.organization != batched::Organization::Hybrid)
+        throw UsageError("option --cooperating applies to --organization hybrid only");
+    cl.cooperating = static_cast<int>(integer_option(a, kBatchCooperating, 0, 1, batched::kMaxOrder));
+    cl.work_group = static_cast<int>(integer_option(a, kBatchWorkGroup, 0, 1, 1 << 16));
+    if (const auto device = a.get(kDevice)) cl.device = *device;
+    return cl;
+}
+
+template <class T>
+int batch_solve_in(const Args& a, const batched::Batch<T>& batch, const batched::Options& options,
+                   const std::optional<batched::OpenClBatchOptions>& device)
+{
+    batched::OpenClSolveInfo info;
+    const batched::Result<T> result =
+        device ? batched::solve_opencl(batch, options, *device, &info) : batched::solve(batch, options);
     const batched::Summary s = batched::summarize(result);
     if (const auto out = a.get(kBatchOutput)) batched::write_solutions(*out, result);
-    Summary()
-        .add("n", batch.n)
+    Summary head;
+    head.add("n", batch.n)
         .add("count", batch.count)
         .add("precision", batched::precision_name(batched::precision_of<T>()))
-        .add("method", batched::method_name(options.method))
-        .add("threads", options.threads)
-        .add("tolerance", result.tolerance)
+        .add("method", batched::method_name(options.method));
+    if (device)
+        head.add("device", no_spaces(info.device))
+            .add("organization", batched::organization_name(info.organization))
+            .add("cooperating", info.cooperating)
+            .add("work_group", info.work_group);
+    else
+        head.add("threads", options.threads);
+    head.add("tolerance", result.tolerance)
         .add("threshold", result.threshold)
         .add("time_s", result.seconds)
         .add("systems_per_s", result.seconds > 0 ? static_cast<double>(batch.count) / result.seconds : 0.0)
@@ -710,6 +763,7 @@ int run_batch_solve(const Args& a)
         options.tolerance = real_option(a, kBatchTolerance, 0.0);
         if (!(options.tolerance > 0.0)) throw UsageError("option --tolerance: must be > 0");
     }
+    const auto device = batch_device_of(a);
     options.threads = batch_threads_of(a);
     const auto precision = batch_precision_of(a);
     if (const auto out = a.get(kBatchOutput); out && *out == "-")
@@ -719,8 +773,8 @@ int run_batch_solve(const Args& a)
                                   : std::holds_alternative<batched::Batch<float>>(any);
     return std::visit(
         [&](const auto& batch) {
-            if (single) return batch_solve_in(a, batched::convert<float>(batch), options);
-            return batch_solve_in(a, batched::convert<double>(batch), options);
+            if (single) return batch_solve_in(a, batched::convert<float>(batch), options, device);
+            return batch_solve_in(a, batched::convert<double>(batch), options, device);
         },
         any);
 }
@@ -765,7 +819,9 @@ int batch_gen_as(const Args& a, const std::string& kind, int n, std::size_t coun
 
 int run_batch_gen(const Args& a)
 {
-    reject_options(a, {&kBatchMethod, &kBatchThreshold, &kBatchTolerance}, "batch gen");
+    reject_options(a, {&kBatchMethod, &kBatchThreshold, &kBatchTolerance, &kBatchDeviceBackend, &kBatchOrganization,
+                       &kBatchCooperating, &kBatchWorkGroup, &kDevice},
+                   "batch gen");
     const std::string& kind = a.operands[1];
     if (kind != "spd" && kind != "regression")
         throw UsageError("unknown batch kind '" + kind + "' (known: spd, regression)");
