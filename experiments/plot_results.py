@@ -14,6 +14,9 @@ Every CSV file the suite writes that is present in RESULTS_DIR becomes one figur
   gemv_accuracy.csv      gemv_accuracy (Fig. 5d)
   trsv_time.csv          trsv_time (Figs. 6a-c)
   trsv_accuracy.csv      trsv_accuracy (Fig. 6d, without and with iterative refinement)
+  batch_conditioning.csv batch_conditioning (Abbas-Turki and Graillat, Fig. 2)
+  batch_accuracy.csv     batch_accuracy (residual and forward error of every batched method
+                         against the condition number, single precision)
 
 Errors above 1 are drawn at 1, as in the paper; exact zeros at FLOOR (1e-18).
 """
@@ -291,6 +294,61 @@ def trsv_accuracy(rows, out):
     save(fig, out, "trsv_accuracy")
 
 
+# --- batched solvers (Abbas-Turki and Graillat 2017) ------------------------------------
+
+U_SINGLE = 2.0 ** -24
+STATUS_COLORS = {"ok": "tab:green", "flagged": "tab:red", "repaired": "tab:blue", "breakdown": "black",
+                 "invalid": "tab:gray"}
+BATCH_METHODS = ["ldlt", "householder-pcr", "dc", "auto"]
+
+
+def batch_conditioning(rows, out):
+    fig, ax = plt.subplots(figsize=(8, 4.6))
+    systems = [int(r["system"]) + 1 for r in rows]
+    ax.scatter(systems, [num(r["kappa"]) for r in rows], s=6, label="accumulated in single precision")
+    ax.scatter(systems, [num(r["kappa_double"]) for r in rows], s=6, marker="x", alpha=0.6,
+               label="the same paths in double")
+    ax.axhline(1 / U_SINGLE, color="tab:red", linestyle=":", label="1/u (single)")
+    ax.set_yscale("log")
+    ax.set_xlabel("regression matrix l (outer trajectory)")
+    ax.set_ylabel("condition number kappa_2")
+    ax.set_title("Black & Scholes regression matrices (Abbas-Turki & Graillat, Fig. 2)")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=8)
+    save(fig, out, "batch_conditioning")
+
+
+def batch_accuracy(rows, out):
+    cpu = [r for r in rows if r["engine"] == "cpu"]
+    methods = [m for m in BATCH_METHODS if any(r["method"] == m for r in cpu)]
+    if not methods:
+        return
+    fig, axes = plt.subplots(2, len(methods), figsize=(4.2 * len(methods), 8), squeeze=False, sharey="row")
+    for col, method in enumerate(methods):
+        mine = [r for r in cpu if r["method"] == method]
+        for row, (column, label) in enumerate((("residual", "residual ||Ax - y|| / (||A|| ||x|| + ||y||)"),
+                                               ("forward_error", "forward error vs double (capped at 1)"))):
+            ax = axes[row][col]
+            for status, color in STATUS_COLORS.items():
+                pts = [r for r in mine if r["status"] == status]
+                if pts:
+                    ax.scatter([num(r["kappa"]) for r in pts], [err(r[column]) for r in pts], s=6, color=color,
+                               label=status)
+            if row == 0:
+                ax.axhline(num(mine[0]["tolerance"]), color="tab:red", linestyle=":", label="tolerance")
+            log_axes(ax, "kappa_2", label if col == 0 else "", method if row == 0 else "")
+            ax.legend(fontsize=7, loc="lower right")
+    # The device's rows, where there are any, against the CPU's.
+    key = ("method", "system", "status", "residual", "forward_error")
+    device = {tuple(r[k] for k in key) for r in rows if r["engine"] != "cpu"}
+    note = ""
+    if device:
+        same = device == {tuple(r[k] for k in key) for r in cpu}
+        note = "; OpenCL device: " + ("the same reports" if same else "other reports (see batch_accuracy.csv)")
+    fig.suptitle(f"Batched solvers in single precision on the regression matrices, CPU{note}", fontsize=10)
+    save(fig, out, "batch_accuracy")
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -310,6 +368,8 @@ def main():
         "gemv_accuracy.csv": lambda rows: gemv_accuracy(rows, out),
         "trsv_time.csv": lambda rows: trsv_time(rows, out),
         "trsv_accuracy.csv": lambda rows: trsv_accuracy(rows, out),
+        "batch_conditioning.csv": lambda rows: batch_conditioning(rows, out),
+        "batch_accuracy.csv": lambda rows: batch_accuracy(rows, out),
     }
     found = 0
     for name, plot in plots.items():

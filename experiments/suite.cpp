@@ -25,11 +25,13 @@ const char* const kUsage =
     "                          [--sizes LIST] [--conds LIST] [--mpfr-max N] [--lu-time-sizes LIST] [--repro-size N]\n"
     "                          [--gemv-sizes LIST] [--panel N] [--gemv-n N] [--gemv-conds LIST]\n"
     "                          [--trsv-sizes LIST] [--trsv-n N] [--trsv-conds LIST]\n"
+    "                          [--batch-count K] [--batch-paths M]\n"
     "\n"
-    "Section 5 of Iakymchuk et al. (2019) on every backend: CSV files into DIR (default results/).\n"
+    "Section 5 of Iakymchuk et al. (2019) on every backend, and the batched solvers of Abbas-Turki\n"
+    "and Graillat (2017) on their regression matrices: CSV files into DIR (default results/).\n"
     "  --tiny, --full     preset sizes: a seconds-long smoke run, or the paper-scale one\n"
     "                     (default: a few minutes on 2 cores); explicit options override them\n"
-    "  --sections LIST    some of lu,repro,lu-time,gemv,trsv (default all)\n"
+    "  --sections LIST    some of lu,repro,lu-time,gemv,trsv,batch (default all)\n"
     "  --backends LIST    backends to run (default every registered one; those that fail to\n"
     "                     initialise are skipped with a note)\n"
     "  --threads T        threads of the timed and accuracy runs (default 1)\n"
@@ -43,7 +45,9 @@ const char* const kUsage =
     "  --lu-time-sizes    LU timing sizes;  --repro-size N: the reproducibility matrix\n"
     "  --gemv-sizes LIST  square n, row-panel n (m = --panel), column-panel m (n = --panel)\n"
     "  --gemv-n, --gemv-conds   size and condition numbers of the gemv accuracy runs\n"
-    "  --trsv-sizes, --trsv-n, --trsv-conds   the same for trsv\n";
+    "  --trsv-sizes, --trsv-n, --trsv-conds   the same for trsv\n"
+    "  --batch-count K, --batch-paths M   regression matrices (n = 30) and inner paths per matrix\n"
+    "                     (default 1000 and 300, the paper's)\n";
 
 [[noreturn]] void usage(const std::string& why)
 {
@@ -115,6 +119,7 @@ void apply_preset(Config& c, const std::string& preset)
         c.trsv_n = 24;
         c.trsv_conds = {1e2, 1e20};
         c.refine = 3;
+        c.batch_count = 40;
     } else if (preset == "full") {
         c.reps = 5;
         c.time_budget = 5;
@@ -176,7 +181,7 @@ Config parse_config(int argc, char** argv)
             for (const std::string& s : c.sections) {
                 const auto& all = sections();
                 if (std::none_of(all.begin(), all.end(), [&](const Section& k) { return s == k.name; }))
-                    usage("unknown section '" + s + "' (known: lu, repro, lu-time, gemv, trsv)");
+                    usage("unknown section '" + s + "' (known: lu, repro, lu-time, gemv, trsv, batch)");
             }
         } else if (a == "--backends") c.backends = split(value());
         else if (a == "--threads") c.threads = count(1);
@@ -196,6 +201,8 @@ Config parse_config(int argc, char** argv)
         else if (a == "--trsv-sizes") c.trsv_sizes = sizes(value());
         else if (a == "--trsv-n") c.trsv_n = size_of(value());
         else if (a == "--trsv-conds") c.trsv_conds = reals(value());
+        else if (a == "--batch-count") c.batch_count = static_cast<std::size_t>(count(1));
+        else if (a == "--batch-paths") c.batch_paths = count(1);
         else if (a == "--help" || a == "-h") {
             std::cout << kUsage;
             std::exit(0);
@@ -413,6 +420,8 @@ const std::vector<Section>& sections()
         {"lu-time", "LU time vs size (Figs. 7a-b)", lu_time_steps, run_lu_time},
         {"gemv", "gemv time and accuracy (Figs. 5a-d)", gemv_steps, run_gemv},
         {"trsv", "trsv time and accuracy, with iterative refinement (Figs. 6a-d)", trsv_steps, run_trsv},
+        {"batch", "batched symmetric solvers on the regression matrices of Abbas-Turki and Graillat", batch_steps,
+         run_batch},
     };
     return list;
 }
@@ -521,6 +530,27 @@ std::string render_summary(const Context& ctx, const std::vector<BackendStatus>&
               << pad(fixed("%.1e", k.trsv_worst) + " -> " + fixed("%.1e", k.trsv_refined_worst), 22)
               << pad(k.trsv_max_steps < 0 ? "-" : std::to_string(k.trsv_max_steps), 10) << "\n";
         }
+    }
+    if (ran(c, "batch") && !ctx.batch.rows.empty()) {
+        const BatchSummary& b = ctx.batch;
+        const double tolerance = b.rows.begin()->second.tolerance;
+        s << "\nBatched symmetric solvers in single precision on the regression matrices of Abbas-Turki and\n"
+          << "Graillat (2017): " << b.count << " systems, n = " << b.n << ", kappa_2 from " << fixed("%.1e", b.kappa_min)
+          << " to " << fixed("%.1e", b.kappa_max) << "\n"
+          << "  residual  ||A x - y|| / (||A|| ||x|| + ||y||) (inf-norms), checked against " << fixed("%.1e", tolerance)
+          << " (16 n u)\n"
+          << "  fwd err   max |x - z| / max |z|, z the double-precision solution of the same systems\n"
+          << "  bits      systems whose x differs in any bit from the CPU's\n\n";
+        s << pad("engine", 8, true) << pad("method", 17, true) << pad("flagged", 8) << pad("repaired", 9)
+          << pad("failed", 7) << pad("residual med / max", 21) << pad("fwd err med / max", 21) << pad("bits", 6)
+          << "\n"
+          << std::string(97, '-') << "\n";
+        for (const auto& [key, r] : b.rows)
+            s << pad(key.first, 8, true) << pad(key.second, 17, true) << pad(std::to_string(r.flagged), 8)
+              << pad(std::to_string(r.repaired), 9) << pad(std::to_string(r.failed), 7)
+              << pad(fixed("%.1e", r.residual_median) + " / " + fixed("%.1e", r.residual_max), 21)
+              << pad(fixed("%.1e", r.error_median) + " / " + fixed("%.1e", r.error_max), 21)
+              << pad(count(r.differs_from_cpu), 6) << "\n";
     }
     if (!ctx.failures.empty()) {
         s << "\nFAILURES (" << ctx.failures.size() << "):\n";

@@ -11,6 +11,10 @@
 //   trsv     trsv time vs size, with and without refinement (6a-c)           trsv_time.csv
 //            trsv forward error vs condition number, with and without
 //            iterative refinement (6d)                                       trsv_accuracy.csv
+//   batch    Abbas-Turki and Graillat (2017): the condition numbers of their
+//            regression matrices (Fig. 2)                                    batch_conditioning.csv
+//            every batched method's residual and forward error on them,
+//            CPU and OpenCL device                                           batch_accuracy.csv
 //
 // plus backends.csv (which backends ran, and why one was skipped) and summary.txt
 // (the summary table the program prints). This header is what the sections share:
@@ -18,6 +22,7 @@
 // the summary.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <fstream>
 #include <functional>
@@ -58,6 +63,10 @@ struct Config {
     dim_t trsv_n = 100;
     std::vector<double> trsv_conds;
     int refine = 5;                         // at most this many refinement steps
+    // batch (the regression matrices of Abbas-Turki and Graillat, section 2)
+    int batch_n = 30;
+    std::size_t batch_count = 1000;         // the paper's l = 1 .. 1000
+    int batch_paths = 300;                  // M, inner paths per matrix
     std::string command_line;
 };
 
@@ -159,12 +168,26 @@ struct KernelSummary {
     int trsv_max_steps = -1;                              // most refinement steps taken
 };
 
+struct BatchMethodSummary {
+    std::size_t flagged = 0, repaired = 0, failed = 0; // failed: breakdown or invalid input
+    double residual_median = -1, residual_max = -1, error_median = -1, error_max = -1;
+    double tolerance = -1;
+    long long differs_from_cpu = -1; // device: systems whose x has other bits than the CPU's
+};
+struct BatchSummary {
+    int n = 0;
+    std::size_t count = 0;
+    double kappa_min = -1, kappa_max = -1;
+    std::map<std::pair<std::string, std::string>, BatchMethodSummary> rows; // (engine, method)
+};
+
 struct Context {
     const Config& config;
     std::vector<std::string> backends; // the usable ones, in registry order
     Progress& progress;
     std::map<std::pair<std::string, std::string>, LuSummary> lu;
     std::map<std::string, KernelSummary> kernels;
+    BatchSummary batch;
     std::vector<std::string> failures;
     std::set<std::pair<std::string, std::string>> failed; // (section, backend): skipped from then on
 
@@ -186,7 +209,7 @@ struct Section {
 // comparison before anything else).
 const std::vector<Section>& sections();
 
-// Defined in lu_variants.cpp and kernels.cpp.
+// Defined in lu_variants.cpp, kernels.cpp and batched.cpp.
 size_t lu_accuracy_steps(const Context&);
 void run_lu_accuracy(Context&);
 size_t lu_repro_steps(const Context&);
@@ -197,6 +220,8 @@ size_t gemv_steps(const Context&);
 void run_gemv(Context&);
 size_t trsv_steps(const Context&);
 void run_trsv(Context&);
+size_t batch_steps(const Context&);
+void run_batch(Context&);
 
 // The summary table (summary.txt).
 std::string render_summary(const Context& ctx, const std::vector<BackendStatus>& statuses, double seconds);
