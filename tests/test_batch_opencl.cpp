@@ -19,13 +19,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <limits>
 #include <random>
 #include <string>
 #include <vector>
 
-#include <unistd.h>
 
 #include "batched/batched.hpp"
 #include "batched/kernels.hpp"
@@ -529,28 +527,8 @@ TEST(BatchOpenCl, LdltBreakdownStaysInItsSystem)
 {
     REQUIRE_OPENCL();
     const int n = 6;
-    batched::SpdSpec spec;
-    spec.n = n;
-    spec.count = 12;
-    spec.cond_max = 100;
-    spec.seed = 5;
-    const batched::Batch<double> good = batched::generate_spd<double>(spec);
-    batched::Batch<double> mixed = good;
-    // System 2: zero diagonal (symmetric indefinite, nonsingular): breakdown in column 1.
-    double* A2 = mixed.matrix(2);
-    std::fill(A2, A2 + n * n, 0.0);
-    for (int i = 0; i + 1 < n; i += 2) A2[i + (i + 1) * n] = A2[(i + 1) + i * n] = 1.0;
-    // System 5: the leading 3 x 3 minor [1 0 1; 0 4 0; 1 0 1] is singular: d_3 = 0.
-    double* A5 = mixed.matrix(5);
-    std::fill(A5, A5 + n * n, 0.0);
-    for (int i = 0; i < n; ++i) A5[i + i * n] = 4.0;
-    A5[0] = 1, A5[2] = A5[2 * n] = 1, A5[2 + 2 * n] = 1;
-    A5[3] = A5[3 * n] = 1;
-    // System 7: a NaN in y; 9: an infinity in the lower triangle; 10: a NaN in the
-    // strict upper triangle, never read.
-    mixed.rhs(7)[3] = std::numeric_limits<double>::quiet_NaN();
-    mixed.matrix(9)[4 + 1 * n] = std::numeric_limits<double>::infinity();
-    mixed.matrix(10)[1 + 4 * n] = std::numeric_limits<double>::quiet_NaN();
+    batched::Batch<double> good;
+    const batched::Batch<double> mixed = flamex::test::troubled_batch(5, &good);
     const batched::Batch<float> mixedf = batched::convert<float>(mixed), goodf = batched::convert<float>(good);
 
     for (const Org& org : organizations(n)) {
@@ -721,18 +699,6 @@ TEST(BatchOpenCl, BadArgumentsAndDeviceErrors)
 
 TEST(BatchOpenCl, NoPlatformIsAClearError)
 {
-    namespace fs = std::filesystem;
-    const fs::path self = fs::read_symlink("/proc/self/exe");
-    const fs::path empty = fs::temp_directory_path() / ("flamex-batch-no-icd-" + std::to_string(::getpid()));
-    fs::create_directories(empty);
-    const std::string command = "env FLAMEX_BATCH_OPENCL_TEST_CHILD=no-platform OCL_ICD_VENDORS='" + empty.string() +
-                                "' OCL_ICD_FILENAMES= '" + self.string() + "' 2>&1";
-    std::string output;
-    if (FILE* pipe = ::popen(command.c_str(), "r")) {
-        char buffer[512];
-        while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) output += buffer;
-        EXPECT_EQ(::pclose(pipe), 0);
-    }
-    fs::remove_all(empty);
+    const std::string output = flamex::test::output_without_opencl_platform("FLAMEX_BATCH_OPENCL_TEST_CHILD");
     EXPECT_NE(output.find("flamex::Error: opencl: no OpenCL platform found"), std::string::npos) << output;
 }

@@ -140,28 +140,8 @@ void copy_system(const batched::Batch<T>& src, std::size_t from, batched::Batch<
 TEST(BatchSolve, BreakdownAndInvalidInputStayInTheirSystem)
 {
     const int n = 6;
-    batched::SpdSpec spec;
-    spec.n = n;
-    spec.count = 12;
-    spec.cond_max = 100;
-    const batched::Batch<double> good = batched::generate_spd<double>(spec);
-    batched::Batch<double> mixed = good;
-    // System 2: A(0,0) = 0 (symmetric indefinite, nonsingular): breakdown in column 1.
-    double* A2 = mixed.matrix(2);
-    std::fill(A2, A2 + n * n, 0.0);
-    for (int i = 0; i + 1 < n; i += 2) A2[i + (i + 1) * n] = A2[(i + 1) + i * n] = 1.0;
-    // System 5: nonsingular, but its leading 3 x 3 minor [1 0 1; 0 4 0; 1 0 1] is
-    // singular: d_3 = 0 exactly (A(3,0) = 1 makes the whole matrix nonsingular).
-    double* A5 = mixed.matrix(5);
-    std::fill(A5, A5 + n * n, 0.0);
-    for (int i = 0; i < n; ++i) A5[i + i * n] = 4.0;
-    A5[0] = 1, A5[2] = A5[2 * n] = 1, A5[2 + 2 * n] = 1;
-    A5[3] = A5[3 * n] = 1;
-    // System 7: a NaN in y; system 9: an infinity in the lower triangle.
-    mixed.rhs(7)[3] = std::numeric_limits<double>::quiet_NaN();
-    mixed.matrix(9)[4 + 1 * n] = std::numeric_limits<double>::infinity();
-    // System 10: a NaN in the strict upper triangle, which is never read.
-    mixed.matrix(10)[1 + 4 * n] = std::numeric_limits<double>::quiet_NaN();
+    batched::Batch<double> good;
+    const batched::Batch<double> mixed = flamex::test::troubled_batch(0, &good);
 
     const batched::Result<double> r = batched::solve(mixed, options(Method::Ldlt, 2));
     EXPECT_EQ(r.report[2].status, Status::Breakdown);

@@ -231,21 +231,7 @@ TEST(OpenCLErrors, BrokenKernelShowsTheBuildLog)
 TEST(OpenCLErrors, NoPlatformIsAClearError)
 {
     // A child process whose ICD loader finds no vendor at all.
-    namespace fs = std::filesystem;
-    const fs::path self = fs::read_symlink("/proc/self/exe");
-    const fs::path empty = fs::temp_directory_path() / ("flamex-no-icd-" + std::to_string(::getpid()));
-    fs::create_directories(empty);
-    const std::string command = "env FLAMEX_OPENCL_TEST_CHILD=no-platform OCL_ICD_VENDORS='" + empty.string() +
-                                "' OCL_ICD_FILENAMES= '" + self.string() + "' 2>&1";
-    std::string output;
-    if (FILE* pipe = ::popen(command.c_str(), "r")) {
-        char buffer[512];
-        while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) output += buffer;
-        EXPECT_EQ(::pclose(pipe), 0);
-    } else {
-        ADD_FAILURE() << "could not start " << command;
-    }
-    fs::remove_all(empty);
+    const std::string output = flamex::test::output_without_opencl_platform("FLAMEX_OPENCL_TEST_CHILD");
     EXPECT_NE(output.find("flamex::Error: opencl: no OpenCL platform found"), std::string::npos) << output;
 }
 

@@ -6,6 +6,8 @@
 #include <cfenv>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -53,6 +55,36 @@ inline std::vector<double> lapack_symmetric_eigenvalues(std::vector<double> A, i
     std::fesetenv(&env);
     EXPECT_EQ(info, 0);
     return w;
+}
+
+// Twelve SPD systems of order 6 (kappa <= 100, from generate_spd with `seed`), five
+// of them spoiled: system 2 has a zero diagonal (symmetric indefinite, nonsingular:
+// LDL^T breaks down in column 1); system 5 is nonsingular but its leading 3 x 3 minor
+// [1 0 1; 0 4 0; 1 0 1] is singular (d_3 = 0 exactly); system 7 has a NaN in y;
+// system 9 an infinity in the lower triangle; system 10 a NaN in the strict upper
+// triangle, which is never read. `good` receives the unspoiled batch.
+inline batched::Batch<double> troubled_batch(std::uint64_t seed, batched::Batch<double>* good = nullptr)
+{
+    const int n = 6;
+    batched::SpdSpec spec;
+    spec.n = n;
+    spec.count = 12;
+    spec.cond_max = 100;
+    spec.seed = seed;
+    batched::Batch<double> mixed = batched::generate_spd<double>(spec);
+    if (good != nullptr) *good = mixed;
+    double* A2 = mixed.matrix(2);
+    std::fill(A2, A2 + n * n, 0.0);
+    for (int i = 0; i + 1 < n; i += 2) A2[i + (i + 1) * n] = A2[(i + 1) + i * n] = 1.0;
+    double* A5 = mixed.matrix(5);
+    std::fill(A5, A5 + n * n, 0.0);
+    for (int i = 0; i < n; ++i) A5[i + i * n] = 4.0;
+    A5[0] = 1, A5[2] = A5[2 * n] = 1, A5[2 + 2 * n] = 1;
+    A5[3] = A5[3 * n] = 1; // A(3,0) = 1 makes the whole matrix nonsingular
+    mixed.rhs(7)[3] = std::numeric_limits<double>::quiet_NaN();
+    mixed.matrix(9)[4 + 1 * n] = std::numeric_limits<double>::infinity();
+    mixed.matrix(10)[1 + 4 * n] = std::numeric_limits<double>::quiet_NaN();
+    return mixed;
 }
 
 } // namespace flamex::test

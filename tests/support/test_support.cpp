@@ -2,6 +2,12 @@
 
 #include "blas/opencl.hpp"
 
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -106,6 +112,26 @@ bool have_opencl()
         }
     }();
     return have;
+}
+
+std::string output_without_opencl_platform(const std::string& child_variable)
+{
+    namespace fs = std::filesystem;
+    const fs::path self = fs::read_symlink("/proc/self/exe");
+    const fs::path empty = fs::temp_directory_path() / ("flamex-no-icd-" + std::to_string(::getpid()));
+    fs::create_directories(empty);
+    const std::string command = "env " + child_variable + "=no-platform OCL_ICD_VENDORS='" + empty.string() +
+                                "' OCL_ICD_FILENAMES= '" + self.string() + "' 2>&1";
+    std::string output;
+    if (FILE* pipe = ::popen(command.c_str(), "r")) {
+        char buffer[512];
+        while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) output += buffer;
+        EXPECT_EQ(::pclose(pipe), 0) << output;
+    } else {
+        ADD_FAILURE() << "could not start " << command;
+    }
+    fs::remove_all(empty);
+    return output;
 }
 
 } // namespace flamex::test

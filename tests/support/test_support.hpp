@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <random>
+#include <string>
 
 #include "flame/flame.hpp"
 
@@ -25,6 +26,12 @@ double lu_backward_error(Obj A, Obj LU, PivObj p);
 
 // Whether an OpenCL platform with at least one device is installed (asked once).
 bool have_opencl();
+
+// Runs this test program again with `child_variable`=no-platform in its environment
+// and an ICD loader that finds no OpenCL vendor at all; returns what the child
+// printed (stdout and stderr). The child is expected to see the variable before
+// GoogleTest starts, print its finding and exit 0 (a failure is added otherwise).
+std::string output_without_opencl_platform(const std::string& child_variable);
 
 } // namespace flamex::test
 
