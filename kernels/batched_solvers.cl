@@ -68,19 +68,24 @@ typedef float real;
 #define ST_REPAIRED 3
 #define ST_INVALID 4
 
+// BARRIER orders the lanes' accesses to the workspace; GLOBAL_BARRIER also their
+// accesses to the batch's global buffers (a lane rewriting what other lanes read).
 #if FLAMEX_SIMD
 #define SCRATCH __global
 #define BARRIER() \
     do {          \
     } while (0)
+#define GLOBAL_BARRIER() BARRIER()
 #define REGION_BASE ((long)get_global_id(0))
 #elif FLAMEX_SCRATCH_GLOBAL
 #define SCRATCH __global
 #define BARRIER() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
+#define GLOBAL_BARRIER() BARRIER()
 #define REGION_BASE ((long)get_group_id(0) * S)
 #else
 #define SCRATCH __local
 #define BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define GLOBAL_BARRIER() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
 #define REGION_BASE 0L
 #endif
 
@@ -1030,7 +1035,7 @@ __kernel void residual(int n, long count, long first, int tpar, int spar, int mo
             yy[i] = fabs((double)Y[ky + i]);
             nf[i] = !isfinite(r) || !isfinite(xi);
         }
-    BARRIER();
+    GLOBAL_BARRIER(); // every lane has read status[k] before lane 0 may rewrite it
     if (active && lane == 0) {
         double result = DOUBLE_NAN;
         if (!skip) {
