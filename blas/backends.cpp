@@ -7,7 +7,7 @@ namespace flamex {
 const std::vector<BackendInfo>& backends()
 {
     static const std::vector<BackendInfo> list = {
-        {"blis", "BLIS typed API: the fast baseline, not reproducible across thread counts", make_blis_backend},
+        {"blis", "BLIS typed API: the fast baseline; its bits depend on the CPU and BLIS's blocking", make_blis_backend},
         {"exact", "correctly rounded exact kernels on the CPU: bit-reproducible for any threads and block size", make_exact_backend},
         {"opencl-plain", "plain double-precision OpenCL kernels (the parallel baseline), not reproducible", make_opencl_plain_backend},
         {"opencl", "exact kernels on an OpenCL device: correctly rounded, bit-identical to exact on any device and launch geometry", make_opencl_exact_backend},

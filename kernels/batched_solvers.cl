@@ -292,13 +292,15 @@ __kernel void ldlt_solve(int n, long count, long first, int tpar, int spar, __gl
     bool alive = active && !invalid;
     int broke = 0;
     for (int j = 0; j < n; ++j) {
-        const real delta = L[PK(j, j)];
-        if (alive && bad_pivot(delta)) {
-            alive = false;
-            broke = j + 1;
+        if (alive) { // (an idle slot's workspace is never read: it was never written)
+            const real delta = L[PK(j, j)];
+            if (bad_pivot(delta)) {
+                alive = false;
+                broke = j + 1;
+            } else {
+                for (int i = j + 1 + lane; i < n; i += t) l[i] = L[PK(i, j)] / delta;
+            }
         }
-        if (alive)
-            for (int i = j + 1 + lane; i < n; i += t) l[i] = L[PK(i, j)] / delta;
         BARRIER();
         if (alive)
             for (int i = j + 1 + lane; i < n; i += t) {

@@ -10,6 +10,7 @@ packages=(
   ocl-icd-opencl-dev opencl-clhpp-headers pocl-opencl-icd clinfo
   python3-matplotlib
   clang libclang-rt-14-dev
+  oclgrind
 )
 
 missing=()

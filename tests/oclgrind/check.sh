@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Runs the OpenCL kernels on Oclgrind, a simulated OpenCL device that checks every
+# memory access: data races between work-items, out-of-bounds accesses, barrier
+# divergence, uses of uninitialized values, API misuse. No GPU is needed, and a
+# kernel that passes here has no race a GPU could expose. One computation per
+# process: the BLAS kernels through `flamex` (both OpenCL backends: dot, gemv, trsv,
+# LU variants, solve with refinement), the batched solvers through
+# oclgrind_batch_case (every method and organization, local and global workspace).
+#
+# usage: check.sh FLAMEX_CLI BATCH_CASE WORK_DIR
+# Exit status 0 when every run is clean, 1 otherwise (with the findings), 77 when
+# oclgrind is not installed (ctest: skipped).
+set -uo pipefail
+cli=$1 batch_case=$2 work=$3
+if ! command -v oclgrind >/dev/null; then
+  echo "oclgrind not found (Debian package oclgrind; tools/setup.sh installs it): skipped"
+  exit 77
+fi
+rm -rf "$work" && mkdir -p "$work"
+export FLAMEX_OPENCL_CACHE=off
+# -cl-opt-disable: Oclgrind's interpreter lacks some intrinsics LLVM's optimizer
+# introduces (llvm.bitreverse in the exact kernels).
+grind=(oclgrind --data-races --uninitialized --check-api --build-options -cl-opt-disable)
+runs=0 failures=0
+
+# grind NAME COMMAND...: the command must exit 0 and Oclgrind must report nothing.
+grind() {
+  local name=$1 log="$work/$1.log" out="$work/$1.out"
+  shift
+  runs=$((runs + 1))
+  "${grind[@]}" --log "$log" "$@" >"$out" 2>&1
+  local status=$?
+  if [ $status -ne 0 ] || [ -s "$log" ]; then
+    failures=$((failures + 1))
+    echo "FAIL $name (exit $status): $*"
+    head -c 3000 "$log" "$out"
+    echo
+  fi
+}
+
+# The BLAS kernels, on problems small enough for an interpreter.
+"$cli" gen dot --n 40 --cond 1e20 --no-measure -o "$work/dot" >/dev/null
+"$cli" gen gemv --n 12 --cond 1e20 --no-measure -o "$work/gemv" >/dev/null
+"$cli" gen trsv --n 12 --cond 1e10 --no-measure -o "$work/trsv" >/dev/null
+"$cli" gen lu --n 12 --cond 1e6 --no-measure -o "$work/lu" >/dev/null
+for backend in opencl opencl-plain; do
+  for wg in default 7; do
+    if [ $wg = default ]; then unset FLAMEX_OPENCL_WG; else export FLAMEX_OPENCL_WG=$wg; fi
+    grind "$backend-wg$wg-dot" "$cli" dot "$work/dot_x.mtx" "$work/dot_y.mtx" --backend $backend
+    grind "$backend-wg$wg-gemv" "$cli" gemv "$work/gemv_A.mtx" "$work/gemv_x.mtx" --backend $backend
+    grind "$backend-wg$wg-gemv-t" "$cli" gemv "$work/gemv_A.mtx" "$work/gemv_x.mtx" --trans --backend $backend
+  done
+  unset FLAMEX_OPENCL_WG
+  grind "$backend-trsv" "$cli" trsv "$work/trsv_T.mtx" "$work/trsv_b.mtx" --backend $backend
+  grind "$backend-trsv-refined" "$cli" trsv "$work/trsv_T.mtx" "$work/trsv_b.mtx" --refine 2 --backend $backend
+  for variant in lu_nopiv_unb_var1 lu_nopiv_unb_var2 lu_nopiv_unb_var4 lu_piv_unb_var3 lu_piv_unb_var4 lu_piv_unb_var5; do
+    grind "$backend-$variant" "$cli" lu "$work/lu_A.mtx" --variant $variant --backend $backend
+  done
+  for variant in lu_nopiv_blk_var3 lu_piv_blk_var5; do
+    grind "$backend-$variant" "$cli" lu "$work/lu_A.mtx" --variant $variant --block 5 --backend $backend
+  done
+  grind "$backend-solve" "$cli" solve "$work/lu_A.mtx" "$work/lu_b.mtx" --refine 2 -o "$work/x-$backend.mtx" --backend $backend
+done
+
+# The batched solvers: every method and organization, both workspaces.
+for precision in single double; do
+  for n_count in 1:5 2:5 5:6 17:4 33:3; do
+    n=${n_count%:*} count=${n_count#*:}
+    for method in ldlt householder-pcr dc auto; do
+      for organization in simd collaborative hybrid; do
+        grind "batch-$precision-$n-$method-$organization" \
+          "$batch_case" $precision $n $count $method $organization local
+        if [ $organization != simd ]; then
+          grind "batch-$precision-$n-$method-$organization-global" \
+            "$batch_case" $precision $n $count $method $organization global
+        fi
+      done
+    done
+  done
+done
+
+echo "oclgrind: $runs runs, $failures with findings"
+[ $failures -eq 0 ]
