@@ -545,12 +545,17 @@ std::string render_summary(const Context& ctx, const std::vector<BackendStatus>&
           << pad("failed", 7) << pad("residual med / max", 21) << pad("fwd err med / max", 21) << pad("bits", 6)
           << "\n"
           << std::string(97, '-') << "\n";
-        for (const auto& [key, r] : b.rows)
-            s << pad(key.first, 8, true) << pad(key.second, 17, true) << pad(std::to_string(r.flagged), 8)
-              << pad(std::to_string(r.repaired), 9) << pad(std::to_string(r.failed), 7)
-              << pad(fixed("%.1e", r.residual_median) + " / " + fixed("%.1e", r.residual_max), 21)
-              << pad(fixed("%.1e", r.error_median) + " / " + fixed("%.1e", r.error_max), 21)
-              << pad(count(r.differs_from_cpu), 6) << "\n";
+        for (const char* engine : {"cpu", "opencl"})
+            for (const char* method : {"ldlt", "householder-pcr", "dc", "auto"}) {
+                const auto found = b.rows.find({engine, method});
+                if (found == b.rows.end()) continue;
+                const BatchMethodSummary& r = found->second;
+                s << pad(engine, 8, true) << pad(method, 17, true) << pad(std::to_string(r.flagged), 8)
+                  << pad(std::to_string(r.repaired), 9) << pad(std::to_string(r.failed), 7)
+                  << pad(fixed("%.1e", r.residual_median) + " / " + fixed("%.1e", r.residual_max), 21)
+                  << pad(fixed("%.1e", r.error_median) + " / " + fixed("%.1e", r.error_max), 21)
+                  << pad(count(r.differs_from_cpu), 6) << "\n";
+            }
     }
     if (!ctx.failures.empty()) {
         s << "\nFAILURES (" << ctx.failures.size() << "):\n";
