@@ -9,7 +9,11 @@
 //
 // usage: flamex_bench_batch_opencl [--sizes 4,8,16,24,32,48,64] [--count K] [--reps R]
 //                                  [--precision single|double|both] [--cond C]
-//                                  [--threads T] [--device SEL]
+//                                  [--threads T] [--device SEL] [--sweep]
+//
+// --sweep: instead, the paper's Figure 5 -- hybrid LDL^T with every cooperating count
+// p = 1 .. n, one row per n: the rate at p = 1, at the default (n + 1) / 2 and at n,
+// and the best p with its rate.
 //
 // The batch is random SPD with condition numbers log-uniform in [1, C] (default 1e4);
 // K systems per size (default 2^22 / n^2, clamped to [1024, 32768]). Device rates
@@ -47,6 +51,7 @@ struct Config {
     double cond = 1e4;
     int threads = 1;
     std::string device;
+    bool sweep = false;
 };
 
 struct DeviceTiming {
@@ -187,6 +192,44 @@ void run(const Config& cfg)
     }
 }
 
+// The paper's Figure 5: the best number of cooperating work-items for hybrid LDL^T.
+template <class T>
+void sweep(const Config& cfg)
+{
+    const char* prec = sizeof(T) == 4 ? "single" : "double";
+    std::printf("\n**ldlt hybrid, %s**: systems per second against the cooperating work-items p per system "
+                "(paper, Figure 5: the best p on a GeForce 970)\n\n",
+                prec);
+    std::printf("| n | systems | p = 1 | p = (n+1)/2 | p = n | best p | its rate |\n|---|---|---|---|---|---|---|\n");
+    for (int n : cfg.sizes) {
+        std::fprintf(stderr, "sweep %s n = %d ...\n", prec, n);
+        batched::SpdSpec spec;
+        spec.n = n;
+        spec.count = cfg.count != 0 ? cfg.count : std::clamp<std::size_t>((std::size_t(1) << 22) / (n * n), 1024, 32768);
+        spec.cond_max = cfg.cond;
+        spec.seed = 1234 + n;
+        spec.threads = cfg.threads;
+        const batched::Batch<T> b = batched::generate_spd<T>(spec);
+        std::vector<double> best(n + 1, 1e300);
+        for (int p = 1; p <= n; ++p) {
+            batched::OpenClBatchOptions cl;
+            cl.organization = Organization::Hybrid;
+            cl.cooperating = p;
+            cl.device = cfg.device;
+            for (int r = 0; r <= cfg.reps; ++r) { // r = 0: warm-up
+                batched::OpenClSolveInfo info;
+                batched::solve_opencl(b, options_for(Method::Ldlt), cl, &info);
+                if (r > 0) best[p] = std::min(best[p], info.factor);
+            }
+        }
+        const int winner = static_cast<int>(std::min_element(best.begin() + 1, best.end()) - best.begin());
+        std::printf("| %d | %zu | %s | %s | %s | %d | %s |\n", n, spec.count, rate(spec.count, best[1]).c_str(),
+                    rate(spec.count, best[batched::default_cooperating(n)]).c_str(), rate(spec.count, best[n]).c_str(),
+                    winner, rate(spec.count, best[winner]).c_str());
+        std::fflush(stdout);
+    }
+}
+
 std::vector<int> parse_sizes(const char* text)
 {
     std::vector<int> v;
@@ -214,8 +257,12 @@ int main(int argc, char** argv)
     cfg.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     std::string precision = "both";
     const char* usage = "usage: flamex_bench_batch_opencl [--sizes n,...] [--count K] [--reps R] "
-                        "[--precision single|double|both] [--cond C] [--threads T] [--device SEL]\n";
+                        "[--precision single|double|both] [--cond C] [--threads T] [--device SEL] [--sweep]\n";
     for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--sweep")) {
+            cfg.sweep = true;
+            continue;
+        }
         if (i + 1 >= argc) {
             std::fprintf(stderr, "%s", usage);
             return 2;
@@ -247,8 +294,8 @@ int main(int argc, char** argv)
         batched::solve_opencl(probe, batched::Options{}, cl, &info);
         std::printf("device: %s; CPU: batched::solve on %d thread(s); SPD batches, kappa log-uniform in [1, %.0e]\n",
                     info.device.c_str(), cfg.threads, cfg.cond);
-        if (precision != "double") run<float>(cfg);
-        if (precision != "single") run<double>(cfg);
+        if (precision != "double") cfg.sweep ? sweep<float>(cfg) : run<float>(cfg);
+        if (precision != "single") cfg.sweep ? sweep<double>(cfg) : run<double>(cfg);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "flamex_bench_batch_opencl: %s\n", e.what());
         return 1;
