@@ -225,6 +225,7 @@ TEST_F(BatchCli, OpenClOrganizationsWriteTheSameSolutions)
         ASSERT_EQ(r.status, 0) << organization << ": " << r.err;
         EXPECT_EQ(value_of(r.out, "organization"), organization);
         EXPECT_NE(value_of(r.out, "device"), "<missing device>");
+        EXPECT_LE(std::stod(value_of(r.out, "kernels_s")), std::stod(value_of(r.out, "time_s")));
         EXPECT_EQ(value_of(r.out, "repaired"), value_of(cpu.out, "repaired")) << organization;
         const std::string bytes = slurp(out);
         if (first.empty()) first = bytes;
