@@ -149,12 +149,7 @@ template <class T>
 void every_method_and_organization(int n)
 {
     const double u = unit_roundoff<T>();
-    batched::SpdSpec spec;
-    spec.n = n;
-    spec.count = 7;
-    spec.cond_min = 1;
-    spec.cond_max = 1e3;
-    spec.seed = 4000 + n;
+    batched::SpdSpec spec = flamex::test::spd_spec(n, 7, 1e3, 4000 + n);
     std::vector<double> kappa;
     const batched::Batch<T> b = batched::generate_spd<T>(spec, &kappa);
     for (Method m : {Method::Ldlt, Method::HouseholderPcr, Method::DivideConquer, Method::Auto}) {
@@ -254,11 +249,7 @@ TEST(BatchOpenCl, DeterministicAcrossRunsWorkGroupsAndChunks)
     rspec.count = 150;
     rspec.seed = 3;
     const batched::Batch<float> bf = batched::generate_regression<float>(rspec);
-    batched::SpdSpec sspec;
-    sspec.n = 47;
-    sspec.count = 90;
-    sspec.cond_max = 1e14;
-    sspec.seed = 8;
+    batched::SpdSpec sspec = flamex::test::spd_spec(47, 90, 1e14, 8);
     const batched::Batch<double> bd = batched::generate_spd<double>(sspec);
     for (Method m : {Method::Ldlt, Method::HouseholderPcr, Method::DivideConquer, Method::Auto}) {
         SCOPED_TRACE(batched::method_name(m));
@@ -301,11 +292,7 @@ TEST(BatchOpenCl, GlobalWorkspaceGivesTheSameBits)
     // double at n = 64 on most GPUs), forced here; single precision keeps the test
     // short (one more program to compile).
     for (int n : {5, 33, 64}) {
-        batched::SpdSpec spec;
-        spec.n = n;
-        spec.count = 9;
-        spec.cond_max = 1e6;
-        spec.seed = 60 + n;
+        batched::SpdSpec spec = flamex::test::spd_spec(n, 9, 1e6, 60 + n);
         const batched::Batch<float> b = batched::generate_spd<float>(spec);
         for (Method m : {Method::Ldlt, Method::HouseholderPcr, Method::DivideConquer, Method::Auto})
             for (Organization o : {Organization::Collaborative, Organization::Hybrid}) {
@@ -332,11 +319,7 @@ TEST(BatchOpenCl, SmallLocalMemoryFallsBackAsOnAGpu)
     // that program is built for GlobalWorkspaceGivesTheSameBits anyway) with 24 KiB:
     // householder-pcr (20 KiB) stays in local memory with one system per work-group
     // instead of two, D&C (41 KiB) takes the global workspace by itself.
-    batched::SpdSpec spec;
-    spec.n = 64;
-    spec.count = 5;
-    spec.cond_max = 1e6;
-    spec.seed = 31;
+    batched::SpdSpec spec = flamex::test::spd_spec(64, 5, 1e6, 31);
     const batched::Batch<float> b = batched::generate_spd<float>(spec);
     for (Method m : {Method::DivideConquer, Method::Auto}) {
         batched::OpenClBatchOptions big, small;
@@ -397,11 +380,7 @@ template <class T>
 void eigenvalues_match(int n)
 {
     const double u = unit_roundoff<T>();
-    batched::SpdSpec spec;
-    spec.n = n;
-    spec.count = 9;
-    spec.cond_max = 1e4;
-    spec.seed = 700 + n;
+    batched::SpdSpec spec = flamex::test::spd_spec(n, 9, 1e4, 700 + n);
     batched::Batch<T> b = batched::generate_spd<T>(spec);
     special_systems(b, 5);
     std::vector<T> first;
@@ -503,11 +482,7 @@ TEST(BatchOpenCl, AutoFlagsTheSameSystemsAsTheCpu)
     rspec.count = 60;
     rspec.seed = 11;
     const batched::Batch<float> reg = batched::generate_regression<float>(rspec);
-    batched::SpdSpec sspec;
-    sspec.n = 30;
-    sspec.count = 60;
-    sspec.cond_max = 10;
-    sspec.seed = 12;
+    batched::SpdSpec sspec = flamex::test::spd_spec(30, 60, 10, 12);
     const batched::Batch<float> well = batched::generate_spd<float>(sspec);
     batched::Batch<float> mixed(30, 120);
     for (std::size_t k = 0; k < 120; ++k) {

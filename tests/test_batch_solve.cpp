@@ -57,12 +57,7 @@ void every_method_every_order()
 {
     const double u = unit_roundoff<T>();
     for (int n = 1; n <= 64; ++n) {
-        batched::SpdSpec spec;
-        spec.n = n;
-        spec.count = 6;
-        spec.cond_min = 1;
-        spec.cond_max = 1e3;
-        spec.seed = 1000 + n;
+        batched::SpdSpec spec = flamex::test::spd_spec(n, 6, 1e3, 1000 + n);
         std::vector<double> kappa;
         const batched::Batch<T> b = batched::generate_spd<T>(spec, &kappa);
         for (Method m : {Method::Ldlt, Method::HouseholderPcr, Method::DivideConquer, Method::Auto}) {
@@ -213,11 +208,7 @@ void zero_diagonal_system(int n, T* A, T* y, std::uint64_t seed)
 template <class T>
 void auto_flags_exactly_the_large_residuals(int n)
 {
-    batched::SpdSpec spec;
-    spec.n = n;
-    spec.count = 40;
-    spec.cond_max = 10;
-    spec.seed = 77;
+    batched::SpdSpec spec = flamex::test::spd_spec(n, 40, 10, 77);
     batched::Batch<T> b = batched::generate_spd<T>(spec);
     std::vector<bool> bad(b.count, false);
     for (std::size_t k = 1; k < b.count; k += 3) {

@@ -21,6 +21,18 @@ void dsyev_(const char* jobz, const char* uplo, const int* n, double* a, const i
 
 namespace flamex::test {
 
+// A random SPD batch's spec: `count` systems of order n, condition numbers
+// log-uniform in [1, cond_max], seeded.
+inline batched::SpdSpec spd_spec(int n, std::size_t count, double cond_max, std::uint64_t seed)
+{
+    batched::SpdSpec spec;
+    spec.n = n;
+    spec.count = count;
+    spec.cond_max = cond_max;
+    spec.seed = seed;
+    return spec;
+}
+
 // ||A x - y||_inf / (||A||_inf ||x||_inf) of system k, in long double, from the full matrix.
 template <class T>
 double normwise_residual(const batched::Batch<T>& b, const std::vector<T>& x, std::size_t k)
@@ -66,12 +78,7 @@ inline std::vector<double> lapack_symmetric_eigenvalues(std::vector<double> A, i
 inline batched::Batch<double> troubled_batch(std::uint64_t seed, batched::Batch<double>* good = nullptr)
 {
     const int n = 6;
-    batched::SpdSpec spec;
-    spec.n = n;
-    spec.count = 12;
-    spec.cond_max = 100;
-    spec.seed = seed;
-    batched::Batch<double> mixed = batched::generate_spd<double>(spec);
+    batched::Batch<double> mixed = batched::generate_spd<double>(spd_spec(n, 12, 100, seed));
     if (good != nullptr) *good = mixed;
     double* A2 = mixed.matrix(2);
     std::fill(A2, A2 + n * n, 0.0);
