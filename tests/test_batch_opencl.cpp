@@ -510,12 +510,7 @@ TEST(BatchOpenCl, LdltBreakdownStaysInItsSystem)
         SCOPED_TRACE(org.label());
         const batched::Result<double> r = batched::solve_opencl(mixed, options(Method::Ldlt), org.options());
         const batched::Result<double> cpu = batched::solve(mixed, options(Method::Ldlt));
-        EXPECT_EQ(r.report[2].status, Status::Breakdown);
-        EXPECT_EQ(r.report[2].column, 1);
-        EXPECT_EQ(r.report[5].status, Status::Breakdown);
-        EXPECT_EQ(r.report[5].column, 3);
-        EXPECT_EQ(r.report[7].status, Status::InvalidInput);
-        EXPECT_EQ(r.report[9].status, Status::InvalidInput);
+        flamex::test::expect_troubled_ldlt_reports(r.report);
         for (std::size_t k : {2, 5, 7, 9}) {
             EXPECT_TRUE(std::isnan(r.report[k].residual));
             for (int i = 0; i < n; ++i) EXPECT_TRUE(std::isnan(r.x[k * n + i])) << k;

@@ -139,12 +139,7 @@ TEST(BatchSolve, BreakdownAndInvalidInputStayInTheirSystem)
     const batched::Batch<double> mixed = flamex::test::troubled_batch(0, &good);
 
     const batched::Result<double> r = batched::solve(mixed, options(Method::Ldlt, 2));
-    EXPECT_EQ(r.report[2].status, Status::Breakdown);
-    EXPECT_EQ(r.report[2].column, 1);
-    EXPECT_EQ(r.report[5].status, Status::Breakdown);
-    EXPECT_EQ(r.report[5].column, 3);
-    EXPECT_EQ(r.report[7].status, Status::InvalidInput);
-    EXPECT_EQ(r.report[9].status, Status::InvalidInput);
+    flamex::test::expect_troubled_ldlt_reports(r.report);
     for (std::size_t k : {2, 5, 7, 9})
         for (int i = 0; i < n; ++i) EXPECT_TRUE(std::isnan(r.x[k * n + i]));
     // Every other system: exactly what it gets when solved without the bad ones.

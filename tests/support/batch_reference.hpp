@@ -94,4 +94,16 @@ inline batched::Batch<double> troubled_batch(std::uint64_t seed, batched::Batch<
     return mixed;
 }
 
+// What LDL^T must report for troubled_batch's spoiled systems: breakdowns with their
+// columns, and invalid input.
+inline void expect_troubled_ldlt_reports(const std::vector<batched::SystemReport>& report)
+{
+    EXPECT_EQ(report[2].status, batched::Status::Breakdown);
+    EXPECT_EQ(report[2].column, 1);
+    EXPECT_EQ(report[5].status, batched::Status::Breakdown);
+    EXPECT_EQ(report[5].column, 3);
+    EXPECT_EQ(report[7].status, batched::Status::InvalidInput);
+    EXPECT_EQ(report[9].status, batched::Status::InvalidInput);
+}
+
 } // namespace flamex::test
