@@ -3,9 +3,6 @@
 // with a message that says what, for bad usage or a bad file.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -15,28 +12,14 @@
 #include <vector>
 
 #include "batched/batched.hpp"
+#include "support/test_support.hpp"
 
 namespace batched = flamex::batched;
 
 namespace {
 
-struct Result {
-    int status = -1;
-    std::string out, err;
-};
-
-std::string slurp(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-std::string shell_quote(const std::string& s)
-{
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
+using Result = flamex::test::ProgramRun;
+using flamex::test::slurp;
 
 // The value of key=value on the line of `text` that has it.
 std::string value_of(const std::string& text, const std::string& key)
@@ -50,31 +33,8 @@ std::string value_of(const std::string& text, const std::string& key)
 
 class BatchCli : public testing::Test {
 protected:
-    void SetUp() override
-    {
-        char dir_template[] = "/tmp/flamex_batch_cli_XXXXXX";
-        ASSERT_NE(mkdtemp(dir_template), nullptr);
-        dir_ = dir_template;
-    }
-    void TearDown() override
-    {
-        std::error_code ec;
-        std::filesystem::remove_all(dir_, ec);
-    }
-    std::string path(const std::string& name) const { return dir_ + "/" + name; }
-
-    Result run(const std::vector<std::string>& args) const
-    {
-        std::string command = shell_quote(FLAMEX_CLI);
-        for (const std::string& a : args) command += " " + shell_quote(a);
-        command += " >" + shell_quote(path("stdout")) + " 2>" + shell_quote(path("stderr")) + " </dev/null";
-        const int raw = std::system(command.c_str());
-        Result r;
-        if (raw != -1 && WIFEXITED(raw)) r.status = WEXITSTATUS(raw);
-        r.out = slurp(path("stdout"));
-        r.err = slurp(path("stderr"));
-        return r;
-    }
+    std::string path(const std::string& name) const { return scratch_.path(name); }
+    Result run(const std::vector<std::string>& args) const { return flamex::test::run_program(FLAMEX_CLI, args, scratch_); }
 
     void expect_bad_input(const std::vector<std::string>& args, const std::vector<std::string>& says) const
     {
@@ -84,7 +44,7 @@ protected:
         for (const std::string& s : says) EXPECT_NE(r.err.find(s), std::string::npos) << "'" << s << "' not in: " << r.err;
     }
 
-    std::string dir_;
+    flamex::test::ScratchDir scratch_{"batch_cli"};
 };
 
 } // namespace

@@ -3,8 +3,6 @@
 // names the file and says what is wrong.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -14,31 +12,17 @@
 #include <variant>
 
 #include "batched/batched.hpp"
+#include "support/test_support.hpp"
 
 namespace batched = flamex::batched;
 
 namespace {
 
+using flamex::test::slurp;
+
 class BatchFile : public testing::Test {
 protected:
-    void SetUp() override
-    {
-        char dir_template[] = "/tmp/flamex_batch_io_XXXXXX";
-        ASSERT_NE(mkdtemp(dir_template), nullptr);
-        dir_ = dir_template;
-    }
-    void TearDown() override
-    {
-        std::error_code ec;
-        std::filesystem::remove_all(dir_, ec);
-    }
-    std::string path(const std::string& name) const { return dir_ + "/" + name; }
-
-    std::string slurp(const std::string& p) const
-    {
-        std::ifstream in(p, std::ios::binary);
-        return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    }
+    std::string path(const std::string& name) const { return scratch_.path(name); }
     std::string write_raw(const std::string& name, const std::string& bytes) const
     {
         std::ofstream(path(name), std::ios::binary) << bytes;
@@ -58,7 +42,7 @@ protected:
         }
     }
 
-    std::string dir_;
+    flamex::test::ScratchDir scratch_{"batch_io"};
 };
 
 template <class T>

@@ -4,8 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -28,40 +26,12 @@ namespace io = flamex::io;
 
 namespace {
 
-struct Result {
-    int status = -1; // the exit status; -1 when the program did not exit normally
-    std::string out, err;
-};
-
-std::string slurp(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-std::string shell_quote(const std::string& s)
-{
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
+using Result = flamex::test::ProgramRun;
+using flamex::test::slurp;
 
 class Cli : public testing::Test {
 protected:
-    void SetUp() override
-    {
-        char dir_template[] = "/tmp/flamex_cli_XXXXXX";
-        ASSERT_NE(mkdtemp(dir_template), nullptr);
-        dir_ = dir_template;
-    }
-    void TearDown() override
-    {
-        std::error_code ec;
-        std::filesystem::permissions(path("locked.mtx"), std::filesystem::perms::owner_all, ec);
-        std::filesystem::remove_all(dir_, ec);
-    }
-
-    std::string path(const std::string& name) const { return dir_ + "/" + name; }
+    std::string path(const std::string& name) const { return scratch_.path(name); }
 
     std::string write(const std::string& name, const std::string& text) const
     {
@@ -79,16 +49,7 @@ protected:
     // assignment, capturing stdout and stderr.
     Result run(const std::vector<std::string>& args, const std::string& env = "") const
     {
-        std::string command = env.empty() ? "" : "env " + env + " ";
-        command += shell_quote(FLAMEX_CLI);
-        for (const std::string& a : args) command += " " + shell_quote(a);
-        command += " >" + shell_quote(path("stdout")) + " 2>" + shell_quote(path("stderr")) + " </dev/null";
-        const int raw = std::system(command.c_str());
-        Result r;
-        if (raw != -1 && WIFEXITED(raw)) r.status = WEXITSTATUS(raw);
-        r.out = slurp(path("stdout"));
-        r.err = slurp(path("stderr"));
-        return r;
+        return flamex::test::run_program(FLAMEX_CLI, args, scratch_, env);
     }
 
     Matrix read_stdout() const { return io::read_matrix_market(path("stdout")); }
@@ -103,7 +64,7 @@ protected:
         for (const std::string& s : says) EXPECT_NE(r.err.find(s), std::string::npos) << "'" << s << "' not in: " << r.err;
     }
 
-    std::string dir_;
+    flamex::test::ScratchDir scratch_{"cli"};
 };
 
 std::string matrix_file_text(dim_t m, dim_t n, const std::vector<double>& column_major)
@@ -307,7 +268,7 @@ TEST_F(Cli, MissingFile)
     expect_bad_input({"lu", path("missing.mtx")}, {path("missing.mtx"), "cannot open"});
 }
 
-TEST_F(Cli, UnreadableFileIsADirectory) { expect_bad_input({"lu", dir_}, {dir_, "directory"}); }
+TEST_F(Cli, UnreadableFileIsADirectory) { expect_bad_input({"lu", scratch_.dir()}, {scratch_.dir(), "directory"}); }
 
 TEST_F(Cli, UnreadableFileWithoutPermission)
 {

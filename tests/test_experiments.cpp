@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "blas/blas.hpp"
+#include "support/test_support.hpp"
 #include "tools/lib/generators.hpp"
 #include "tools/lib/mpfr_reference.hpp"
 #include "variants/lu.hpp"
@@ -116,13 +117,7 @@ TEST(TrsvRefined, ChecksItsArguments)
 
 // --- the suite, end to end -----------------------------------------------------------------
 
-std::string slurp(const fs::path& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
+using flamex::test::slurp;
 
 // A CSV file (RFC 4180 quoting): the header and the rows as column -> value.
 struct Table {

@@ -3,10 +3,15 @@
 #include "blas/opencl.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
 
 #include <algorithm>
 #include <cmath>
@@ -100,6 +105,54 @@ double lu_backward_error(Obj A, Obj LU, PivObj p)
     if (normA == 0.0) return static_cast<double>(worst);
     return static_cast<double>(worst) /
            (normA * static_cast<double>(std::max<dim_t>({m, n, 1})) * std::numeric_limits<double>::epsilon() / 2);
+}
+
+std::string slurp(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+ScratchDir::ScratchDir(const std::string& tag)
+{
+    std::string pattern = "/tmp/flamex_" + tag + "_XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create a directory like " + pattern);
+    dir_ = pattern;
+}
+
+ScratchDir::~ScratchDir()
+{
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(dir_, ec)) // unlock what a test locked
+        std::filesystem::permissions(entry.path(), std::filesystem::perms::owner_all,
+                                     std::filesystem::perm_options::add, ec);
+    std::filesystem::remove_all(dir_, ec);
+}
+
+namespace {
+
+std::string shell_quote(const std::string& s)
+{
+    std::string q = "'";
+    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+} // namespace
+
+ProgramRun run_program(const std::string& program, const std::vector<std::string>& args, const ScratchDir& scratch,
+                       const std::string& env)
+{
+    std::string command = env.empty() ? "" : "env " + env + " ";
+    command += shell_quote(program);
+    for (const std::string& a : args) command += " " + shell_quote(a);
+    command += " >" + shell_quote(scratch.path("stdout")) + " 2>" + shell_quote(scratch.path("stderr")) + " </dev/null";
+    const int raw = std::system(command.c_str());
+    ProgramRun r;
+    if (raw != -1 && WIFEXITED(raw)) r.status = WEXITSTATUS(raw);
+    r.out = slurp(scratch.path("stdout"));
+    r.err = slurp(scratch.path("stderr"));
+    return r;
 }
 
 bool have_opencl()

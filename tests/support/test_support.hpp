@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "flame/flame.hpp"
 
@@ -23,6 +24,34 @@ bool bitwise_equal(Obj A, Obj B);
 // ||P A - L U||_inf / (||A||_inf max(m,n) u): L, U read from the factored LU (m x n),
 // pivots p in FLAME's convention (empty for no pivoting). Computed in long double.
 double lu_backward_error(Obj A, Obj LU, PivObj p);
+
+// A file's bytes ("" when it cannot be read).
+std::string slurp(const std::string& path);
+
+// A fresh directory under /tmp, removed with everything in it at the end of scope.
+class ScratchDir {
+public:
+    explicit ScratchDir(const std::string& tag);
+    ~ScratchDir();
+    ScratchDir(const ScratchDir&) = delete;
+    ScratchDir& operator=(const ScratchDir&) = delete;
+    const std::string& dir() const { return dir_; }
+    std::string path(const std::string& name) const { return dir_ + "/" + name; }
+
+private:
+    std::string dir_;
+};
+
+// What a program run printed, and its exit status (-1 when it did not exit normally).
+struct ProgramRun {
+    int status = -1;
+    std::string out, err;
+};
+// Runs PROGRAM ARGS (each shell-quoted, stdin from /dev/null), with `env` (for
+// example "A=1 B=2") added to its environment; stdout and stderr are captured
+// through files in `scratch`.
+ProgramRun run_program(const std::string& program, const std::vector<std::string>& args, const ScratchDir& scratch,
+                       const std::string& env = "");
 
 // Whether an OpenCL platform with at least one device is installed (asked once).
 bool have_opencl();
