@@ -26,17 +26,18 @@
 #include <fstream>
 #include <functional>
 #include <memory>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "blas/blas.hpp"
 #include "exact/exact.hpp"
+#include "tools/lib/generators.hpp"
 #include "variants/lu.hpp"
 
 namespace {
 
+namespace gen = flamex::gen;
 using flamex::Blas;
 using flamex::dim_t;
 using flamex::Matrix;
@@ -73,31 +74,8 @@ Times best_of(int reps, const std::function<void()>& reset, const std::function<
     return best;
 }
 
-Matrix random_matrix(dim_t m, dim_t n, std::uint64_t seed)
-{
-    std::mt19937_64 gen(seed);
-    std::uniform_real_distribution<double> dist(-1.0, 1.0);
-    Matrix A(m, n);
-    for (dim_t j = 0; j < n; ++j)
-        for (dim_t i = 0; i < m; ++i) A(i, j) = dist(gen);
-    return A;
-}
-
-// Lower triangular, unit-ish diagonal (+-[1, 2)) and off-diagonal entries of
-// size 1/n: diagonally dominant by rows, so well-conditioned.
-Matrix well_conditioned_lower(dim_t n, std::uint64_t seed)
-{
-    std::mt19937_64 gen(seed);
-    std::uniform_real_distribution<double> dist(-1.0, 1.0);
-    Matrix T(n, n);
-    const double scale = 1.0 / static_cast<double>(n);
-    for (dim_t j = 0; j < n; ++j)
-        for (dim_t i = 0; i < n; ++i) {
-            const double v = dist(gen);
-            T(i, j) = i < j ? 0.0 : i == j ? (v < 0 ? -1.0 : 1.0) * (1.0 + std::fabs(v)) : v * scale;
-        }
-    return T;
-}
+using gen::well_conditioned_lower;
+Matrix random_matrix(dim_t m, dim_t n, std::uint64_t seed) { return gen::uniform_matrix(m, n, seed); }
 
 void copy_into(const Matrix& from, const Matrix& to)
 {

@@ -8,25 +8,17 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <random>
 
 #include "support/libflame_reference.hpp"
+#include "tools/lib/generators.hpp"
 #include "variants/lu.hpp"
 
 namespace {
 
+namespace gen = flamex::gen;
 using flamex::Matrix;
 using flamex::Pivots;
 
-Matrix random_matrix(long n, unsigned seed, bool dominant)
-{
-    std::mt19937_64 gen(seed);
-    std::uniform_real_distribution<double> dist(-1.0, 1.0);
-    Matrix A(n, n);
-    for (long j = 0; j < n; ++j)
-        for (long i = 0; i < n; ++i) A(i, j) = dist(gen) + (dominant && i == j ? static_cast<double>(n) : 0.0);
-    return A;
-}
 
 template <class F>
 double best_of(int reps, const Matrix& A0, F run)
@@ -81,7 +73,7 @@ int main(int argc, char** argv)
     std::printf("| variant | n | flamex [s] | libflame same variant [s] | ratio | FLA_LU_piv [s] | ratio to FLA_LU_piv |\n");
     std::printf("|---|---|---|---|---|---|---|\n");
     for (long n : sizes) {
-        const Matrix general = random_matrix(n, 1, false), dominant = random_matrix(n, 2, true);
+        const Matrix general = gen::uniform_matrix(n, n, 1), dominant = gen::diagonally_dominant(n, 2);
         const double t_fla_lu_piv = best_of(reps, general, [&](Matrix& A) {
             Pivots p(n);
             FLA_LU_piv(flamex::fla::to_fla(A.view()), flamex::fla::to_fla(p.view()));

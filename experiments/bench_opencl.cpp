@@ -25,7 +25,6 @@
 #include <fstream>
 #include <functional>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -33,10 +32,12 @@
 
 #include "blas/blas.hpp"
 #include "blas/opencl.hpp"
+#include "tools/lib/generators.hpp"
 #include "variants/lu.hpp"
 
 namespace {
 
+namespace gen = flamex::gen;
 using flamex::Blas;
 using flamex::dim_t;
 using flamex::Matrix;
@@ -45,26 +46,8 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-Matrix random_matrix(dim_t m, dim_t n, std::uint64_t seed)
-{
-    std::mt19937_64 gen(seed);
-    std::uniform_real_distribution<double> dist(-1.0, 1.0);
-    Matrix A(m, n);
-    for (dim_t j = 0; j < n; ++j)
-        for (dim_t i = 0; i < m; ++i) A(i, j) = dist(gen);
-    return A;
-}
-
-// Lower triangular, diagonal +-[1, 2), off-diagonal entries of size 1/n: well-conditioned.
-Matrix well_conditioned_lower(dim_t n, std::uint64_t seed)
-{
-    Matrix T = random_matrix(n, n, seed);
-    const double scale = 1.0 / static_cast<double>(n);
-    for (dim_t j = 0; j < n; ++j)
-        for (dim_t i = 0; i < n; ++i)
-            T(i, j) = i < j ? 0.0 : i == j ? (T(i, j) < 0 ? -1.0 : 1.0) * (1.0 + std::fabs(T(i, j))) : T(i, j) * scale;
-    return T;
-}
+using gen::well_conditioned_lower;
+Matrix random_matrix(dim_t m, dim_t n, std::uint64_t seed) { return gen::uniform_matrix(m, n, seed); }
 
 bool same_bits(Obj A, Obj B)
 {

@@ -285,33 +285,6 @@ Timing time_reps(const Config& c, const std::function<void()>& setup, const std:
 
 double capped(double error) { return std::isnan(error) || error > 1.0 ? 1.0 : error; }
 
-Matrix uniform_matrix(dim_t m, dim_t n, std::uint64_t seed)
-{
-    gen::Random random(seed);
-    Matrix A(m, n);
-    for (dim_t j = 0; j < n; ++j)
-        for (dim_t i = 0; i < m; ++i) A(i, j) = random.symmetric();
-    return A;
-}
-
-Matrix diagonally_dominant(dim_t n, std::uint64_t seed)
-{
-    Matrix A = uniform_matrix(n, n, seed);
-    for (dim_t i = 0; i < n; ++i) A(i, i) += static_cast<double>(n);
-    return A;
-}
-
-Matrix well_conditioned_lower(dim_t n, std::uint64_t seed)
-{
-    gen::Random random(seed);
-    Matrix T(n, n);
-    for (dim_t j = 0; j < n; ++j) {
-        T(j, j) = 2.0 * random.signed_half_to_one();
-        for (dim_t i = j + 1; i < n; ++i) T(i, j) = random.symmetric() / static_cast<double>(n);
-    }
-    return T;
-}
-
 // --- progress ------------------------------------------------------------------------
 
 void Progress::draw(const std::string& what)

@@ -33,6 +33,7 @@
 
 #include "blas/blas.hpp"
 #include "flame/flame.hpp"
+#include "tools/lib/generators.hpp"
 
 namespace flamex::expt {
 
@@ -113,10 +114,11 @@ Timing time_reps(const Config& c, const std::function<void()>& setup, const std:
 // becomes 1.
 double capped(double error);
 
-// Seeded data for the timing runs (gen::Random, so bit-identical everywhere).
-Matrix uniform_matrix(dim_t m, dim_t n, std::uint64_t seed);          // entries in [-1, 1)
-Matrix diagonally_dominant(dim_t n, std::uint64_t seed);              // uniform + n on the diagonal
-Matrix well_conditioned_lower(dim_t n, std::uint64_t seed);           // uniform / n, diagonal +-[1, 2)
+// Seeded data for the timing runs: gen::uniform_matrix, gen::diagonally_dominant,
+// gen::well_conditioned_lower (tools/lib/generators.hpp).
+using gen::diagonally_dominant;
+using gen::uniform_matrix;
+using gen::well_conditioned_lower;
 
 // --- progress ------------------------------------------------------------------------
 

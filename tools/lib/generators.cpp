@@ -815,6 +815,33 @@ TrsvProblem trsv(dim_t n, double cond, std::uint64_t seed, Uplo uplo, Diag diag)
     return {std::move(T), std::move(b), uplo, diag};
 }
 
+Matrix uniform_matrix(dim_t m, dim_t n, std::uint64_t seed)
+{
+    Random random(seed);
+    Matrix A(m, n);
+    for (dim_t j = 0; j < n; ++j)
+        for (dim_t i = 0; i < m; ++i) A(i, j) = random.symmetric();
+    return A;
+}
+
+Matrix diagonally_dominant(dim_t n, std::uint64_t seed)
+{
+    Matrix A = uniform_matrix(n, n, seed);
+    for (dim_t i = 0; i < n; ++i) A(i, i) += static_cast<double>(n);
+    return A;
+}
+
+Matrix well_conditioned_lower(dim_t n, std::uint64_t seed)
+{
+    Random random(seed);
+    Matrix T(n, n);
+    for (dim_t j = 0; j < n; ++j) {
+        T(j, j) = 2.0 * random.signed_half_to_one();
+        for (dim_t i = j + 1; i < n; ++i) T(i, j) = random.symmetric() / static_cast<double>(n);
+    }
+    return T;
+}
+
 Matrix lu_matrix(dim_t n, double cond, std::uint64_t seed)
 {
     check_request("lu", n, cond, 1.0, 1e250);

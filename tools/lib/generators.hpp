@@ -97,6 +97,12 @@ private:
     std::mt19937_64 engine_;
 };
 
+// --- well-conditioned data, for timings ---------------------------------------------------
+
+Matrix uniform_matrix(dim_t m, dim_t n, std::uint64_t seed);      // entries in [-1, 1)
+Matrix diagonally_dominant(dim_t n, std::uint64_t seed);          // uniform + n on the diagonal
+Matrix well_conditioned_lower(dim_t n, std::uint64_t seed);       // uniform / n below, diagonal +-[1, 2)
+
 // --- the generators -------------------------------------------------------------------------
 
 // x, y (n x 1) with cond = 2 sum|x_i y_i| / |x^T y| near `cond` (Ogita, Rump and
