@@ -24,8 +24,8 @@
 // work-group size, and bit-identical from run to run; they match the CPU's
 // (batched::solve, ldlt_variant 3) up to the last-bit differences of a device's
 // division, square root and hypot (on PoCL: none in single precision; in double,
-// PoCL's hypot differs from glibc's in the last bit for ~0.2% of arguments, which
-// householder-pcr and dc inherit; ldlt is bit-identical). Options::ldlt_variant is
+// PoCL's hypot differs from glibc's in some last bits, which householder-pcr and dc
+// inherit: ~9% of systems differ somewhere; ldlt is bit-identical). Options::ldlt_variant is
 // validated as on the CPU, but the device always runs the right-looking variant (3);
 // Options::threads is validated and otherwise unused.
 //

@@ -111,6 +111,30 @@ typedef float real;
     const long region = REGION_BASE + min(slot, S - 1)
 #endif
 
+// Element (i, j), i >= j, of a lower triangle packed by columns (order n).
+#define PK(i, j) ((j) * (2 * n - (j) + 1) / 2 + (i) - (j))
+
+// Copies a system's lower triangle into M (packed by columns when `packed`: element
+// (i, j) at PK(i, j); else column-major, leading dimension n) and its right-hand side
+// into v, the t lanes splitting each column's rows. True when one of the values this
+// lane copied is NaN or infinite (the caller gathers the lanes' answers).
+bool load_system(int n, int t, int lane, bool packed, __global const real* A, __global const real* Y, SCRATCH real* M,
+                 SCRATCH real* v)
+{
+    bool bad = false;
+    for (int j = 0; j < n; ++j)
+        for (int i = j + lane; i < n; i += t) {
+            const real a = A[i + (long)j * n];
+            M[packed ? PK(i, j) : i + j * n] = a;
+            bad |= !isfinite(a);
+        }
+    for (int i = lane; i < n; i += t) {
+        v[i] = Y[i];
+        bad |= !isfinite(Y[i]);
+    }
+    return bad;
+}
+
 // A pivot LDL^T cannot divide by: zero, infinite or NaN (variants/ldlt.hpp).
 bool bad_pivot(real d) { return !(d != 0 && d - d == 0); }
 
@@ -254,8 +278,8 @@ void pcr_solve(int n, int t, int lane, bool live, SCRATCH const real* d, SCRATCH
 // l_i = a_ij / d_j, then update the trailing rows i > j, row i by its lane:
 // a_iq -= a_ij l_q (q = j+1 .. i), and store l_i. A bad pivot stops that system only
 // (Status::Breakdown, 1-based column) while the others go on. Then lane 0 solves
-// L z = y, D w = z, L^T x = w serially (variants/ldlt_solve.cpp).
-#define PK(i, j) ((j) * (2 * n - (j) + 1) / 2 + (i) - (j))
+// L z = y, D w = z, L^T x = w serially (variants/ldlt_solve.cpp). L is packed by
+// columns (PK, above load_system).
 
 __kernel void ldlt_solve(int n, long count, long first, int tpar, int spar, __global const real* A,
                          __global const real* Y, __global real* X, __global int* status, __global int* column, SCRATCH real* rs,
@@ -273,19 +297,7 @@ __kernel void ldlt_solve(int n, long count, long first, int tpar, int spar, __gl
     const bool active = slot < S && k < count;
     const long ka = k * n * n, ky = k * n;
     if (active) {
-        int bad = 0;
-        for (int j = 0; j < n; ++j)
-            for (int i = j + lane; i < n; i += t) {
-                const real a = A[ka + i + (long)j * n];
-                L[PK(i, j)] = a;
-                bad |= !isfinite(a);
-            }
-        for (int i = lane; i < n; i += t) {
-            const real b = Y[ky + i];
-            x[i] = b;
-            bad |= !isfinite(b);
-        }
-        if (bad) atomic_or(flag, 1);
+        if (load_system(n, t, lane, true, A + ka, Y + ky, L, x)) atomic_or(flag, 1);
     }
     BARRIER();
     const bool invalid = active && flag[0] != 0;
@@ -365,19 +377,7 @@ __kernel void householder_pcr(int n, long count, long first, int tpar, int spar,
     const bool active = slot < S && k < count;
     const long ka = k * nn, ky = k * n;
     if (active) {
-        int bad = 0;
-        for (int j = 0; j < n; ++j)
-            for (int i = j + lane; i < n; i += t) {
-                const real a = A[ka + i + (long)j * n];
-                Am[i + j * n] = a;
-                bad |= !isfinite(a);
-            }
-        for (int i = lane; i < n; i += t) {
-            const real b = Y[ky + i];
-            v[i] = b;
-            bad |= !isfinite(b);
-        }
-        if (bad) atomic_or(iv, 1);
+        if (load_system(n, t, lane, false, A + ka, Y + ky, Am, v)) atomic_or(iv, 1);
     }
     BARRIER();
     const bool invalid = active && iv[0] != 0;
