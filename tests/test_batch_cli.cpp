@@ -130,7 +130,7 @@ TEST_F(BatchCli, BadUsageAndBadFilesAreExitStatusTwo)
     const std::string file = path("ok.bin");
     ASSERT_EQ(run({"batch", "gen", "spd", "--n", "3", "--count", "4", "-o", file}).status, 0);
     expect_bad_input({"batch"}, {"missing argument ACTION"});
-    expect_bad_input({"batch", "solve"}, {"missing argument ARG"});
+    expect_bad_input({"batch", "solve"}, {"missing argument FILE"});
     expect_bad_input({"batch", "frobnicate", file}, {"unknown batch action 'frobnicate'"});
     expect_bad_input({"batch", "gen", "hilbert", "--n", "3", "--count", "2", "-o", file}, {"unknown batch kind 'hilbert'"});
     expect_bad_input({"batch", "gen", "spd", "--count", "2", "-o", file}, {"option --n is required"});
@@ -163,7 +163,8 @@ TEST_F(BatchCli, BadUsageAndBadFilesAreExitStatusTwo)
     expect_bad_input({"batch", "solve", path("cut.bin")}, {"cut.bin: truncated"});
     const Result help = run({"batch", "--help"});
     EXPECT_EQ(help.status, 0);
-    EXPECT_NE(help.out.find("usage: flamex batch ACTION ARG"), std::string::npos);
+    EXPECT_NE(help.out.find("usage: flamex batch solve FILE"), std::string::npos);
+    EXPECT_NE(help.out.find("usage: flamex batch gen spd|regression"), std::string::npos);
 }
 
 // --device-backend opencl: every organization writes the same solutions bit for bit,

@@ -1,0 +1,390 @@
+// The dense subcommands of `flamex` (cli.hpp): one problem in Matrix Market files,
+// factored or solved by an LU variant, or one abstract BLAS operation, on any backend.
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "blas/blas.hpp"
+#include "blas/opencl.hpp"
+#include "tools/flamex/cli.hpp"
+#include "tools/lib/generators.hpp"
+#include "tools/lib/matrix_market.hpp"
+#include "variants/lu.hpp"
+
+namespace flamex::cli {
+namespace {
+
+const Option kVariant{"--variant", nullptr, "NAME", "LU variant (default lu_piv_unb_var3; see `flamex lu --list`)"};
+const Option kInner{"--inner", nullptr, "NAME", "unblocked variant for the blocks of a blocked variant"};
+const Option kRefine{"--refine", nullptr, "K", "at most K steps of iterative refinement (>= 0, default 0)"};
+const Option kList{"--list", nullptr, nullptr, "list the registered LU variants and exit"};
+const Option kPivots{"--pivots", nullptr, "FILE", "write the pivots to FILE, LAPACK's 1-based ipiv, one per line"};
+const Option kTrans{"--trans", nullptr, nullptr, "use the transpose of the matrix"};
+const Option kAlpha{"--alpha", nullptr, "a", "scalar alpha (default 1)"};
+const Option kBeta{"--beta", nullptr, "b", "scalar beta (needs --y; default 1 with --y)"};
+const Option kY{"--y", nullptr, "FILE", "the vector y of y := alpha op(A) x + beta y"};
+const Option kLower{"--lower", nullptr, nullptr, "T is lower triangular (the default)"};
+const Option kUpper{"--upper", nullptr, nullptr, "T is upper triangular"};
+const Option kUnit{"--unit", nullptr, nullptr, "T has a unit diagonal (its stored diagonal is not read)"};
+const Option kSize{"--n", nullptr, "N", "problem size (>= 2)"};
+const Option kCond{"--cond", nullptr, "C", "target condition number (default 1e8)"};
+const Option kAllRows{"--all-rows", nullptr, nullptr, "gemv: every row ill-conditioned (default: one row, as the paper)"};
+const Option kNoMeasure{"--no-measure", nullptr, nullptr, "skip measuring the condition number with MPFR"};
+const Option kPrefix{"--output", "-o", "PREFIX", "write PREFIX_<operand>.mtx files (default: the kind)"};
+
+int threads_of(const Args& a) { return static_cast<int>(integer_option(a, kThreads, 1, 1, 1024)); }
+dim_t block_of(const Args& a, dim_t fallback) { return integer_option(a, kBlock, fallback, 1, dim_t{1} << 30); }
+int refine_of(const Args& a) { return static_cast<int>(integer_option(a, kRefine, 0, 0, 1000000)); }
+
+std::unique_ptr<Blas> backend_of(const Args& a)
+{
+    const auto chosen = a.get(kBackend);
+    const std::string name = chosen ? *chosen : default_backend_name();
+    BackendOptions options;
+    options.threads = threads_of(a);
+    options.block = a.has(kBlock) ? block_of(a, 0) : 0;
+    if (const auto device = a.get(kDevice)) options.device = *device;
+    try {
+        return make_backend(name, options);
+    } catch (const Error& e) {
+        if (chosen) throw;
+        throw Error(std::string(e.what()) + ", from FLAMEX_BACKEND");
+    }
+}
+
+const LuVariant& variant_of(const Args& a, LuControl& control)
+{
+    const LuVariant& v = find_lu_variant(a.get(kVariant).value_or("lu_piv_unb_var3"));
+    control.block = block_of(a, control.block);
+    if (const auto inner = a.get(kInner)) {
+        if (!v.blocked) throw UsageError("option --inner applies only to blocked variants; " + v.name + " is unblocked");
+        control.inner = &find_lu_variant(*inner);
+    }
+    return v;
+}
+
+// --- files and output -------------------------------------------------------------
+
+std::string dims(Obj A) { return std::to_string(A.length()) + "x" + std::to_string(A.width()); }
+
+// A vector file: n x 1, or 1 x n turned into n x 1.
+Matrix read_vector(const std::string& path)
+{
+    Matrix v = io::read_matrix_market(path);
+    if (v.width() == 1) return v;
+    if (v.length() == 0 || v.width() == 0) return Matrix(0, 1);
+    if (v.length() != 1) throw Error(path + ": expected a vector (n x 1 or 1 x n), got a " + dims(v) + " matrix");
+    Matrix column(v.width(), 1);
+    for (dim_t i = 0; i < v.width(); ++i) column(i, 0) = v(0, i);
+    return column;
+}
+
+bool to_stdout(const std::optional<std::string>& path) { return !path || *path == "-"; }
+
+// Writes the result to -o FILE or stdout; true when it went to stdout.
+bool write_result(const Args& a, Obj R, const std::string& comment)
+{
+    const auto path = a.get(kOutput);
+    io::write_matrix_market(path.value_or("-"), R, comment);
+    return to_stdout(path);
+}
+
+int singular(const Args& a, const std::string& where)
+{
+    std::cerr << "flamex " << a.command << ": matrix is singular: " << where << "\n";
+    return kNumericalFailure;
+}
+
+int run_lu(const Args& a)
+{
+    if (a.has(kList)) {
+        if (!a.operands.empty()) throw UsageError("--list takes no matrix file");
+        size_t width = 0;
+        for (const LuVariant& v : lu_variants()) width = std::max(width, v.name.size());
+        for (const LuVariant& v : lu_variants())
+            std::cout << v.name << std::string(width + 2 - v.name.size(), ' ') << v.summary << "\n";
+        return kSuccess;
+    }
+    require_operands(command("lu"), a);
+    const auto out = a.get(kOutput), pivot_file = a.get(kPivots);
+    if (out && pivot_file && to_stdout(out) && to_stdout(pivot_file))
+        throw UsageError("-o and --pivots cannot both write to stdout");
+    LuControl control;
+    const LuVariant& variant = variant_of(a, control);
+    const auto blas = backend_of(a);
+    Matrix A = io::read_matrix_market(a.operands[0]);
+    Pivots p(std::min(A.length(), A.width()));
+
+    const auto start = std::chrono::steady_clock::now();
+    const LuInfo info = lu(*blas, variant, A, p, control);
+    const double seconds = seconds_since(start);
+
+    bool stdout_used = false;
+    if (out) stdout_used |= write_result(a, A, "LU factors of " + a.operands[0] + " by " + variant.name);
+    if (pivot_file) {
+        io::write_pivots(*pivot_file, p);
+        stdout_used |= to_stdout(pivot_file);
+    }
+    if (!stdout_used)
+        Summary()
+            .add("m", A.length())
+            .add("n", A.width())
+            .add("variant", variant.name)
+            .add("backend", blas->name())
+            .add("time_s", seconds)
+            .add("info", info.zero_pivot)
+            .print();
+    if (!info.ok()) return singular(a, "zero pivot in column " + std::to_string(info.zero_pivot));
+    return kSuccess;
+}
+
+int run_solve(const Args& a)
+{
+    require_operands(command("solve"), a);
+    LuControl control;
+    const LuVariant& variant = variant_of(a, control);
+    const int refine = refine_of(a);
+    const auto blas = backend_of(a);
+    const std::string& a_file = a.operands[0];
+    const std::string& b_file = a.operands[1];
+    const Matrix A = io::read_matrix_market(a_file);
+    const Matrix b = read_vector(b_file);
+    if (A.length() != A.width()) throw Error(a_file + ": solve needs a square matrix, got " + dims(A));
+    if (b.length() != A.length())
+        throw Error("dimensions do not conform: " + a_file + " is " + dims(A) + " but " + b_file + " has " +
+                    std::to_string(b.length()) + " entries");
+    Matrix x(A.length(), 1);
+
+    const auto start = std::chrono::steady_clock::now();
+    const SolveReport report = solve(*blas, variant, A, b, x, refine, control);
+    const double seconds = seconds_since(start);
+    if (!report.info.ok()) return singular(a, "zero pivot in column " + std::to_string(report.info.zero_pivot));
+
+    if (!write_result(a, x, "solution of " + a_file + " x = " + b_file))
+        Summary()
+            .add("n", A.length())
+            .add("variant", variant.name)
+            .add("backend", blas->name())
+            .add("refinement_steps", report.refinement_steps)
+            .real("residual_inf", report.residual_norm)
+            .add("time_s", seconds)
+            .add("info", 0)
+            .print();
+    return kSuccess;
+}
+
+int run_dot(const Args& a)
+{
+    require_operands(command("dot"), a);
+    const auto blas = backend_of(a);
+    const Matrix x = read_vector(a.operands[0]);
+    const Matrix y = read_vector(a.operands[1]);
+    if (x.length() != y.length())
+        throw Error("dimensions do not conform: " + a.operands[0] + " has " + std::to_string(x.length()) + " entries but " +
+                    a.operands[1] + " has " + std::to_string(y.length()));
+    double value = 0.0;
+    {
+        Resident hold_x(*blas, x), hold_y(*blas, y);
+        value = blas->dot(x, y);
+    }
+    std::cout << io::format_real(value) << "\n";
+    return kSuccess;
+}
+
+int run_gemv(const Args& a)
+{
+    require_operands(command("gemv"), a);
+    if (a.has(kBeta) && !a.has(kY)) throw UsageError("option --beta needs --y");
+    const Trans trans = a.has(kTrans) ? TRANSPOSE : NO_TRANSPOSE;
+    const double alpha = real_option(a, kAlpha, 1.0);
+    const double beta = a.has(kY) ? real_option(a, kBeta, 1.0) : 0.0;
+    const auto blas = backend_of(a);
+    const std::string& a_file = a.operands[0];
+    const std::string& x_file = a.operands[1];
+    const Matrix A = io::read_matrix_market(a_file);
+    const Matrix x = read_vector(x_file);
+    const dim_t rows = trans == TRANSPOSE ? A.width() : A.length();
+    const dim_t cols = trans == TRANSPOSE ? A.length() : A.width();
+    const std::string op = trans == TRANSPOSE ? "A^T" : "A";
+    if (x.length() != cols)
+        throw Error("dimensions do not conform: " + op + " is " + std::to_string(rows) + "x" + std::to_string(cols) +
+                    " (" + a_file + ") but " + x_file + " has " + std::to_string(x.length()) + " entries");
+    Matrix y(rows, 1);
+    if (const auto y_file = a.get(kY)) {
+        y = read_vector(*y_file);
+        if (y.length() != rows)
+            throw Error("dimensions do not conform: " + op + " is " + std::to_string(rows) + "x" + std::to_string(cols) +
+                        " (" + a_file + ") but " + *y_file + " has " + std::to_string(y.length()) + " entries");
+    }
+
+    const auto start = std::chrono::steady_clock::now();
+    {
+        Resident hold_a(*blas, A), hold_x(*blas, x), hold_y(*blas, y);
+        blas->gemv(trans, alpha, A, x, beta, y);
+    }
+    const double seconds = seconds_since(start);
+    if (!write_result(a, y, "y := alpha op(A) x + beta y"))
+        Summary()
+            .add("m", rows)
+            .add("n", cols)
+            .add("trans", trans == TRANSPOSE ? "yes" : "no")
+            .add("backend", blas->name())
+            .add("time_s", seconds)
+            .print();
+    return kSuccess;
+}
+
+int run_trsv(const Args& a)
+{
+    require_operands(command("trsv"), a);
+    if (a.has(kLower) && a.has(kUpper)) throw UsageError("options --lower and --upper exclude each other");
+    const Uplo uplo = a.has(kUpper) ? UPPER : LOWER;
+    const Trans trans = a.has(kTrans) ? TRANSPOSE : NO_TRANSPOSE;
+    const Diag diag = a.has(kUnit) ? UNIT : NONUNIT;
+    const int refine = refine_of(a);
+    const auto blas = backend_of(a);
+    const std::string& t_file = a.operands[0];
+    const std::string& b_file = a.operands[1];
+    const Matrix T = io::read_matrix_market(t_file);
+    const Matrix b = read_vector(b_file);
+    const dim_t n = T.length();
+    if (T.width() != n) throw Error(t_file + ": trsv needs a square matrix, got " + dims(T));
+    if (b.length() != n)
+        throw Error("dimensions do not conform: " + t_file + " is " + dims(T) + " but " + b_file + " has " +
+                    std::to_string(b.length()) + " entries");
+    if (diag == NONUNIT)
+        for (dim_t j = 0; j < n; ++j)
+            if (T(j, j) == 0.0) return singular(a, "zero on the diagonal in column " + std::to_string(j + 1));
+
+    Matrix x(n, 1);
+    const auto start = std::chrono::steady_clock::now();
+    const TrsvReport report = trsv_refined(*blas, uplo, trans, diag, T, b, x, refine);
+    const double seconds = seconds_since(start);
+    if (!write_result(a, x, "solution of op(" + t_file + ") x = " + b_file))
+        Summary()
+            .add("n", n)
+            .add("uplo", uplo == LOWER ? "lower" : "upper")
+            .add("trans", trans == TRANSPOSE ? "yes" : "no")
+            .add("diag", diag == UNIT ? "unit" : "nonunit")
+            .add("backend", blas->name())
+            .add("refinement_steps", report.refinement_steps)
+            .real("residual_inf", report.residual_norm)
+            .add("time_s", seconds)
+            .print();
+    return kSuccess;
+}
+
+int run_backends(const Args& a)
+{
+    require_operands(command("backends"), a);
+    size_t width = 0;
+    for (const BackendInfo& b : backends()) width = std::max(width, b.name.size());
+    for (const BackendInfo& b : backends())
+        std::cout << b.name << std::string(width + 2 - b.name.size(), ' ') << b.description << "\n";
+    return kSuccess;
+}
+
+int run_gen(const Args& a)
+{
+    require_operands(command("gen"), a);
+    gen::Spec spec;
+    const auto kind = gen::parse_kind(a.operands[0]);
+    if (!kind) throw UsageError("unknown problem kind '" + a.operands[0] + "' (known: dot, gemv, trsv, lu)");
+    if (a.has(kLower) && a.has(kUpper)) throw UsageError("options --lower and --upper exclude each other");
+    spec.kind = *kind;
+    spec.n = integer_option(a, kSize, 0, 2, dim_t{1} << 24);
+    spec.cond = real_option(a, kCond, 1e8);
+    spec.seed = static_cast<std::uint64_t>(integer_option(a, kSeed, 0, 0, std::numeric_limits<long long>::max()));
+    spec.uplo = a.has(kUpper) ? UPPER : LOWER;
+    spec.diag = a.has(kUnit) ? UNIT : NONUNIT;
+    spec.gemv_style = a.has(kAllRows) ? gen::GemvStyle::AllRows : gen::GemvStyle::OneIllRow;
+    const auto prefix = a.get(kPrefix);
+    const gen::Written w = gen::write_problem(spec, prefix ? *prefix : a.operands[0], !a.has(kNoMeasure));
+    for (const std::string& f : w.files) std::cout << f << "\n";
+    if (!a.has(kNoMeasure)) std::cout << "measured_cond=" << io::format_real(w.measured_cond) << "\n";
+    return kSuccess;
+}
+
+int run_devices(const Args& a)
+{
+    require_operands(command("devices"), a);
+    for (const OpenClDeviceInfo& d : opencl_devices()) std::cout << describe_device(d) << "\n";
+    return kSuccess;
+}
+
+} // namespace
+
+std::vector<Command> dense_commands()
+{
+    return {
+        {"lu", {"A.mtx"},
+         "Factors P A = L U in place with an LU variant (m x n, m != n allowed). With -o the\n"
+         "factors (L unit lower below the diagonal, U above) are written as Matrix Market,\n"
+         "with --pivots the row interchanges. Prints one summary line\n"
+         "(m, n, variant, backend, time_s, info) unless stdout carries a result.\n"
+         "A zero pivot is reported on stderr with its column (exit status 1); the\n"
+         "factorization still goes on, as LAPACK's getrf does, and is written.\n"
+         "`flamex lu --list` lists the variants.",
+         {&kVariant, &kBackend, &kBlock, &kInner, &kThreads, &kDevice, &kOutput, &kPivots, &kList, &kHelp},
+         {},
+         {},
+         run_lu},
+        {"solve", {"A.mtx", "b.mtx"},
+         "Solves A x = b (A n x n, b n x 1 or 1 x n) by LU and two triangular solves, with\n"
+         "optional iterative refinement. Writes x to -o FILE (then prints one summary line:\n"
+         "n, variant, backend, refinement_steps, residual_inf, time_s, info), or to stdout.",
+         {&kVariant, &kBackend, &kBlock, &kInner, &kRefine, &kThreads, &kDevice, &kOutput, &kHelp},
+         {},
+         {},
+         run_solve},
+        {"dot", {"x.mtx", "y.mtx"},
+         "Prints x^T y alone on one line, with 17 significant digits (or nan, inf, -inf).",
+         {&kBackend, &kThreads, &kDevice, &kHelp},
+         {},
+         {},
+         run_dot},
+        {"gemv", {"A.mtx", "x.mtx"},
+         "Computes y := alpha op(A) x + beta y (y = 0 without --y). Writes y to -o FILE\n"
+         "(then prints one summary line) or to stdout.",
+         {&kTrans, &kAlpha, &kBeta, &kY, &kBackend, &kThreads, &kDevice, &kOutput, &kHelp},
+         {},
+         {},
+         run_gemv},
+        {"trsv", {"T.mtx", "b.mtx"},
+         "Solves op(T) x = b for triangular T, reading only T's triangle. Refinement\n"
+         "computes r := b - op(T) x with gemv on the triangle and stops early once the\n"
+         "correction no longer changes x. Writes x to -o FILE (then prints one summary\n"
+         "line) or to stdout. A zero on the diagonal of a non-unit T is exit status 1.",
+         {&kLower, &kUpper, &kTrans, &kUnit, &kRefine, &kBackend, &kThreads, &kDevice, &kOutput, &kHelp},
+         {},
+         {},
+         run_trsv},
+        {"gen", {"dot|gemv|trsv|lu"},
+         "Writes a seeded, reproducible ill-conditioned problem as Matrix Market files:\n"
+         "dot: x, y (Ogita-Rump-Oishi); gemv: A, x (one ill-conditioned row); trsv: T, b;\n"
+         "lu: A, b = A ones. Prints the files, then the condition number measured with MPFR.",
+         {&kSize, &kCond, &kSeed, &kLower, &kUpper, &kUnit, &kAllRows, &kNoMeasure, &kPrefix, &kHelp},
+         {&kSize},
+         {},
+         run_gen},
+        {"backends", {},
+         "Lists the BLAS backends, one per line: name, then description.",
+         {&kHelp},
+         {},
+         {},
+         run_backends},
+        {"devices", {},
+         "Lists the OpenCL platforms' devices, one per line, with the index and name that\n"
+         "--device and FLAMEX_OPENCL_DEVICE select by. No OpenCL platform is exit status 2.",
+         {&kHelp},
+         {},
+         {},
+         run_devices},
+    };
+}
+
+} // namespace flamex::cli
