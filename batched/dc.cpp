@@ -1,6 +1,6 @@
 // Divide and conquer for the symmetric tridiagonal eigenproblem (Cuppen), with
 // deflation, a safeguarded middle-way secular solver and Gu-Eisenstat eigenvectors;
-// and the truncated eigen-solve. See batched/kernels.hpp for the method.
+// and the truncated eigen-solve. See batched/per_system.hpp for the method.
 //
 // Storage: V is n x n, zero outside the diagonal blocks of the current subproblems;
 // a subproblem [off, off + m) owns rows and columns off .. off + m - 1 of V and
@@ -10,7 +10,7 @@
 #include <cmath>
 #include <limits>
 
-#include "batched/kernels.hpp"
+#include "batched/per_system.hpp"
 
 namespace flamex::batched {
 
@@ -50,7 +50,7 @@ void sort_indices(int m, const T* key, int* index)
 
 // Root i (0-based) of 1/rho + sum_j zsq_j / (dk_j - lambda) = 0, dk strictly
 // increasing, zsq_j > 0, rho > 0: returns lambda = dk[org] + tau with the pole org
-// nearer to it. Middle-way steps inside a bisection bracket (see kernels.hpp).
+// nearer to it. Middle-way steps inside a bisection bracket (see per_system.hpp).
 template <class T>
 void secular_root(int i, int k, const T* dk, const T* zsq, T rho, int& org, T& tau, int& iterations)
 {

@@ -6,7 +6,7 @@
 #include <random>
 
 #include "batched/batched.hpp"
-#include "batched/kernels.hpp"
+#include "batched/per_system.hpp"
 #include "batched/parallel.hpp"
 
 namespace flamex::batched {

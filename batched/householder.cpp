@@ -1,5 +1,5 @@
 // Householder tridiagonalization A = Q U Q^T of one small symmetric matrix (lower
-// triangle), and the application of Q and Q^T: see batched/kernels.hpp.
+// triangle), and the application of Q and Q^T: see batched/per_system.hpp.
 //
 // Step j (0-based) annihilates A(j+2 : n-1, j) with H_j = I - tau v v^T acting on rows
 // and columns j+1..n-1, v = (1, x(1:) / (alpha - beta)), beta = -sign(alpha) ||x||,
@@ -10,7 +10,7 @@
 // them in the undetermined part of the off-diagonal).
 #include <cmath>
 
-#include "batched/kernels.hpp"
+#include "batched/per_system.hpp"
 
 namespace flamex::batched {
 

@@ -12,7 +12,7 @@
 #include <limits>
 #include <memory>
 
-#include "blas/opencl/host.hpp"
+#include "opencl/host.hpp"
 #include "variants/ldlt.hpp"
 
 namespace flamex::batched {

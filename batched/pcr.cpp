@@ -1,5 +1,5 @@
 // Parallel cyclic reduction for symmetric tridiagonal systems of any order, in the
-// paper's permuted form and in the plain strided form: see batched/kernels.hpp.
+// paper's permuted form and in the plain strided form: see batched/per_system.hpp.
 //
 // Why the permutation: with the strided form, after step L the subsystems are the
 // residue classes mod 2^L, scattered through memory; padding n up to a power of two
@@ -11,7 +11,7 @@
 // the same operands, so they agree bit for bit.
 #include <utility>
 
-#include "batched/kernels.hpp"
+#include "batched/per_system.hpp"
 
 namespace flamex::batched {
 

@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "batched/batched.hpp"
-#include "batched/kernels.hpp"
+#include "batched/per_system.hpp"
 #include "batched/parallel.hpp"
 #include "variants/ldlt.hpp"
 

@@ -76,7 +76,7 @@
 #include <vector>
 
 #include "blas/backend_factories.hpp"
-#include "blas/exact_kernels.hpp"
+#include "blas/exact_columns.hpp"
 #include "exact/exact.hpp"
 
 namespace flamex {

@@ -1,6 +1,6 @@
 // Internal: the x86 SIMD vocabulary of the exact kernels, written once for the
-// two files that compile SIMD kernels per instruction set: exact/kernels_x86.cpp
-// (sum and dot, kernel_body.inc) and blas/exact_kernels.cpp (the multi-row
+// two files that compile SIMD kernels per instruction set: exact/sum_dot_x86.cpp
+// (sum and dot, sum_dot_body.inc) and blas/exact_columns.cpp (the multi-row
 // products of the `exact` backend, exact_columns_body.inc).
 //
 //   FLAMEX_EXACT_TARGET_AVX2, FLAMEX_EXACT_TARGET_AVX512, FLAMEX_EXACT_TARGET_END
@@ -12,14 +12,14 @@
 //       instruction set; each file derives its `Simd` traits struct from them and
 //       adds what only its kernels need.
 //
-// Which set runs is decided once, at run time, by the exact layer (kernels.cpp:
+// Which set runs is decided once, at run time, by the exact layer (sum_dot.cpp:
 // the best the CPU has, or FLAMEX_EXACT_ISA); the `exact` backend follows it.
 // Include this header before any target region (it includes <immintrin.h>), so
 // that no inline function of another header is compiled for a set the CPU may
 // lack.
 #pragma once
 
-#include "exact/kernels.hpp"
+#include "exact/sum_dot.hpp"
 
 #if defined(FLAMEX_EXACT_X86)
 

@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "batched/batched.hpp"
-#include "batched/kernels.hpp"
+#include "batched/per_system.hpp"
 #include "batched/parallel.hpp"
 #include "flame/flame.hpp"
 

@@ -32,7 +32,7 @@
 
 #include "blas/blas.hpp"
 #include "exact/exact.hpp"
-#include "tools/lib/generators.hpp"
+#include "reference/generators.hpp"
 #include "variants/lu.hpp"
 
 namespace {

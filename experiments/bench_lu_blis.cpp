@@ -10,7 +10,7 @@
 #include <cstring>
 
 #include "support/libflame_reference.hpp"
-#include "tools/lib/generators.hpp"
+#include "reference/generators.hpp"
 #include "variants/lu.hpp"
 
 namespace {

@@ -31,8 +31,8 @@
 #include <unistd.h>
 
 #include "blas/blas.hpp"
-#include "blas/opencl.hpp"
-#include "tools/lib/generators.hpp"
+#include "opencl/devices.hpp"
+#include "reference/generators.hpp"
 #include "variants/lu.hpp"
 
 namespace {

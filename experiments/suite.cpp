@@ -10,7 +10,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "tools/lib/generators.hpp"
+#include "reference/generators.hpp"
 #include "variants/lu.hpp"
 
 namespace flamex::expt {

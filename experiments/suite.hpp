@@ -33,7 +33,7 @@
 
 #include "blas/blas.hpp"
 #include "flame/flame.hpp"
-#include "tools/lib/generators.hpp"
+#include "reference/generators.hpp"
 
 namespace flamex::expt {
 
@@ -115,7 +115,7 @@ Timing time_reps(const Config& c, const std::function<void()>& setup, const std:
 double capped(double error);
 
 // Seeded data for the timing runs: gen::uniform_matrix, gen::diagonally_dominant,
-// gen::well_conditioned_lower (tools/lib/generators.hpp).
+// gen::well_conditioned_lower (reference/generators.hpp).
 using gen::diagonally_dominant;
 using gen::uniform_matrix;
 using gen::well_conditioned_lower;
@@ -211,7 +211,7 @@ struct Section {
 // comparison before anything else).
 const std::vector<Section>& sections();
 
-// Defined in lu_variants.cpp, kernels.cpp and batched.cpp.
+// Defined in section_lu.cpp, section_blas.cpp and section_batch.cpp.
 size_t lu_accuracy_steps(const Context&);
 void run_lu_accuracy(Context&);
 size_t lu_repro_steps(const Context&);

@@ -12,6 +12,7 @@
 #include <variant>
 
 #include "batched/batched.hpp"
+#include "io/batch_file.hpp"
 #include "support/test_support.hpp"
 
 namespace batched = flamex::batched;

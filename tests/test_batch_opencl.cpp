@@ -26,9 +26,9 @@
 
 
 #include "batched/batched.hpp"
-#include "batched/kernels.hpp"
+#include "batched/per_system.hpp"
 #include "batched/opencl_batched.hpp"
-#include "blas/opencl.hpp"
+#include "opencl/devices.hpp"
 #include "support/batch_reference.hpp"
 #include "support/test_support.hpp"
 

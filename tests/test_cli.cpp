@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "support/test_support.hpp"
-#include "tools/lib/matrix_market.hpp"
+#include "io/matrix_market.hpp"
 
 using flamex::dim_t;
 using flamex::Matrix;

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "exact/exact.hpp"
-#include "exact/kernels.hpp"
+#include "exact/sum_dot.hpp"
 #include "support/exact_reference.hpp"
 
 using namespace flamex::exact;

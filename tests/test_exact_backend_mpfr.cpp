@@ -22,7 +22,7 @@
 // "beta == 0" follows BLAS: y, rho and C are then not read.
 //
 // Data: Ogita-Rump-Oishi ill-conditioned dot products, matrix-vector products and
-// triangular systems (tools/lib/generators.hpp; condition numbers 1e2 .. 1e100),
+// triangular systems (reference/generators.hpp; condition numbers 1e2 .. 1e100),
 // random doubles over the whole exponent range (subnormals, products that
 // underflow or overflow binary64, sums that overflow in between), planted
 // cancellations, ties and sticky bits, 2^1000 + 1, signed zeros, NaN and inf;
@@ -51,7 +51,7 @@
 #include "blas/blas.hpp"
 #include "support/exact_blas_reference.hpp"
 #include "support/exact_reference.hpp"
-#include "tools/lib/generators.hpp"
+#include "reference/generators.hpp"
 
 using flamex::Blas;
 using flamex::Diag;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "exact/exact.hpp"
-#include "exact/kernels.hpp"
+#include "exact/sum_dot.hpp"
 #include "support/exact_reference.hpp"
 
 using namespace flamex::exact;

@@ -20,8 +20,8 @@
 
 #include "blas/blas.hpp"
 #include "support/test_support.hpp"
-#include "tools/lib/generators.hpp"
-#include "tools/lib/mpfr_reference.hpp"
+#include "reference/generators.hpp"
+#include "reference/mpfr_reference.hpp"
 #include "variants/lu.hpp"
 
 #ifndef FLAMEX_EXPERIMENTS

@@ -1,5 +1,5 @@
-// The seeded generators of ill-conditioned problems (tools/lib/generators.hpp) and
-// the MPFR references (tools/lib/mpfr_reference.hpp): every generator reaches its
+// The seeded generators of ill-conditioned problems (reference/generators.hpp) and
+// the MPFR references (reference/mpfr_reference.hpp): every generator reaches its
 // requested condition number within a factor 10, MEASURED with the MPFR condition
 // functions; generation is deterministic in its arguments; the references are
 // exact on exactly representable constructions, correctly rounded where the exact
@@ -22,9 +22,9 @@
 
 #include "blas/blas.hpp"
 #include "support/test_support.hpp"
-#include "tools/lib/generators.hpp"
-#include "tools/lib/matrix_market.hpp"
-#include "tools/lib/mpfr_reference.hpp"
+#include "reference/generators.hpp"
+#include "io/matrix_market.hpp"
+#include "reference/mpfr_reference.hpp"
 #include "variants/lu.hpp"
 
 using flamex::dim_t;

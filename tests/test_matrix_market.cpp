@@ -1,6 +1,6 @@
 // Matrix Market array I/O: bit-exact round trips, the accepted dialect, and an
 // error naming the file and the line for every malformed input.
-#include "tools/lib/matrix_market.hpp"
+#include "io/matrix_market.hpp"
 
 #include <gtest/gtest.h>
 

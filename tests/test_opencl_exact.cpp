@@ -26,11 +26,11 @@
 #include <unistd.h>
 
 #include "blas/blas.hpp"
-#include "blas/opencl.hpp"
+#include "opencl/devices.hpp"
 #include "blas/opencl/exact_backend.hpp"
-#include "blas/opencl/host.hpp"
+#include "opencl/host.hpp"
 #include "support/test_support.hpp"
-#include "tools/lib/generators.hpp"
+#include "reference/generators.hpp"
 #include "variants/lu.hpp"
 
 namespace {

@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include "blas/blas.hpp"
-#include "blas/opencl.hpp"
-#include "blas/opencl/host.hpp"
+#include "opencl/devices.hpp"
+#include "opencl/host.hpp"
 #include "support/test_support.hpp"
 #include "variants/lu.hpp"
 

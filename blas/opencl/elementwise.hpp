@@ -20,7 +20,7 @@
 #include <functional>
 
 #include "blas/blas.hpp"
-#include "blas/opencl/host.hpp"
+#include "opencl/host.hpp"
 
 namespace flamex::opencl {
 

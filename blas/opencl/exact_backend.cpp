@@ -48,7 +48,7 @@
 
 #include "blas/backend_factories.hpp"
 #include "blas/opencl/elementwise.hpp"
-#include "blas/opencl/host.hpp"
+#include "opencl/host.hpp"
 
 namespace flamex {
 namespace {

@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "tools/lib/generators.hpp"
+#include "reference/generators.hpp"
 
 namespace flamex::test {
 
@@ -168,7 +168,7 @@ inline double random_double(std::mt19937_64& gen, int emin, int emax)
 
 // Vectors x, y of length n whose dot product has a condition number near c,
 // reached by cancellation: the project's Ogita-Rump-Oishi generator
-// (tools/lib/generators.hpp), seeded from `gen`.
+// (reference/generators.hpp), seeded from `gen`.
 struct DotProblem {
     std::vector<double> x, y;
 };

@@ -1,6 +1,6 @@
 #include "support/test_support.hpp"
 
-#include "blas/opencl.hpp"
+#include "opencl/devices.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>

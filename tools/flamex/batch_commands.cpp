@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "batched/batched.hpp"
+#include "io/batch_file.hpp"
 #include "batched/opencl_batched.hpp"
 #include "tools/flamex/cli.hpp"
 

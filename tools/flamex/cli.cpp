@@ -4,7 +4,7 @@
 #include <iostream>
 #include <limits>
 
-#include "tools/lib/matrix_market.hpp"
+#include "io/matrix_market.hpp"
 
 namespace flamex::cli {
 

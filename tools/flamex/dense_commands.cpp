@@ -9,10 +9,10 @@
 #include <string>
 
 #include "blas/blas.hpp"
-#include "blas/opencl.hpp"
+#include "opencl/devices.hpp"
 #include "tools/flamex/cli.hpp"
-#include "tools/lib/generators.hpp"
-#include "tools/lib/matrix_market.hpp"
+#include "reference/generators.hpp"
+#include "io/matrix_market.hpp"
 #include "variants/lu.hpp"
 
 namespace flamex::cli {

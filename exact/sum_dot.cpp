@@ -1,6 +1,6 @@
 // The portable kernels, the run-time choice of a kernel set, the zero-sign scans
 // that follow the SIMD kernels and the public exact operations on strided arrays.
-#include "exact/kernels.hpp"
+#include "exact/sum_dot.hpp"
 
 #include <cmath>
 #include <cstdlib>
@@ -87,7 +87,7 @@ void note_zero_signs_sum(Accumulator& acc, index_t n, const double* x, index_t i
 
 } // namespace
 
-// The same for the products x_i y_i (kernels.hpp: blas/exact_kernels.cpp uses it too).
+// The same for the products x_i y_i (sum_dot.hpp: blas/exact_columns.cpp uses it too).
 void detail::note_zero_signs_dot(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y,
                                  index_t incy)
 {

@@ -1,11 +1,11 @@
-// The multi-row exact kernels of the `exact` backend (see exact_kernels.hpp):
+// The multi-row exact kernels of the `exact` backend (see exact_columns.hpp):
 // exact_columns_body.inc compiled for AVX2+FMA and for AVX-512 (its Simd traits
 // add what only these kernels use to the operations of exact/simd.hpp), and a
 // portable path built on exact::accumulate_dot; the set is the one the exact
 // layer chose. Then the short exact sums (round_sum, divide_sum) in 256-bit fixed
 // point. Every header is included before the first target region so that no
 // inline function of a header is compiled for an instruction set the CPU may lack.
-#include "blas/exact_kernels.hpp"
+#include "blas/exact_columns.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -10,7 +10,7 @@
 // checksum does not match, or whose binary the driver refuses, is ignored (counted
 // as rejected) and replaced by a fresh build. Entries are written to a temporary
 // file and renamed, so a concurrent reader never sees half a file.
-#include "blas/opencl/host.hpp"
+#include "opencl/host.hpp"
 
 #include <unistd.h>
 
@@ -21,7 +21,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "blas/opencl/embedded.hpp"
+#include "opencl/embedded.hpp"
 
 namespace flamex::opencl {
 

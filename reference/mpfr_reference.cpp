@@ -1,4 +1,4 @@
-#include "tools/lib/mpfr_reference.hpp"
+#include "reference/mpfr_reference.hpp"
 
 #include <algorithm>
 #include <climits>

@@ -1,5 +1,5 @@
-// The AVX2+FMA and AVX-512 exact kernels: kernel_body.inc compiled twice, each
-// time inside a target region, and selected at run time (kernels.cpp). The Simd
+// The AVX2+FMA and AVX-512 exact kernels: sum_dot_body.inc compiled twice, each
+// time inside a target region, and selected at run time (sum_dot.cpp). The Simd
 // traits add what only these kernels use to the operations of exact/simd.hpp.
 // Every header is included before the first target region so that no inline
 // function of a header is ever compiled for an instruction set the CPU may lack.
@@ -32,7 +32,7 @@ struct Simd : simd::Avx2 {
     static bool any_nonzero(V v) { return _mm256_movemask_pd(_mm256_cmp_pd(v, zero(), _CMP_NEQ_UQ)) != 0; }
 };
 
-#include "exact/kernel_body.inc"
+#include "exact/sum_dot_body.inc"
 
 constexpr int P1 = 2, P = 3, DOT_U = 2, SUM_U = 2;
 
@@ -77,7 +77,7 @@ struct Simd : simd::Avx512 {
     static bool any_nonzero(V v) { return _mm512_cmp_pd_mask(v, zero(), _CMP_NEQ_UQ) != 0; }
 };
 
-#include "exact/kernel_body.inc"
+#include "exact/sum_dot_body.inc"
 
 constexpr int P1 = 2, P = 3, DOT_U = 2, SUM_U = 2;
 

@@ -1,6 +1,6 @@
-// The OpenCL host layer shared by flamex's OpenCL backends (opencl-plain and the
-// exact `opencl`; what the two backends also share above this layer is in
-// blas/opencl/elementwise.hpp). Four pieces:
+// The OpenCL host layer under everything flamex runs on a device: the OpenCL BLAS
+// backends (blas/opencl/: opencl-plain and the exact `opencl`, which also share
+// blas/opencl/elementwise.hpp) and the batched solvers (batched/opencl_batched.cpp). Four pieces:
 //
 //   Context       one per device per process (Context::shared): the cl::Context, an
 //                 in-order queue, and the programs compiled for it;
@@ -49,7 +49,7 @@
 #include <string>
 #include <vector>
 
-#include "blas/opencl.hpp"
+#include "opencl/devices.hpp"
 #include "flame/flame.hpp"
 
 namespace flamex::opencl {

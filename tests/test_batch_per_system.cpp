@@ -1,4 +1,4 @@
-// The per-system kernels of the batched solvers (batched/kernels.hpp), for every order
+// The per-system kernels of the batched solvers (batched/per_system.hpp), for every order
 // 1..64 in single and double precision: Householder tridiagonalization (Q orthogonal,
 // Q U Q^T = A), PCR against a direct tridiagonal solve (Thomas) and the permuted form
 // against the strided one bit for bit, divide and conquer against LAPACK's dstev /
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "batched/batched.hpp"
-#include "batched/kernels.hpp"
+#include "batched/per_system.hpp"
 #include "support/batch_reference.hpp"
 
 extern "C" {

@@ -1,5 +1,5 @@
 // Matrix Market array I/O and LAPACK pivot files; see matrix_market.hpp.
-#include "tools/lib/matrix_market.hpp"
+#include "io/matrix_market.hpp"
 
 #include <algorithm>
 #include <cctype>

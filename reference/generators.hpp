@@ -3,7 +3,7 @@
 // approach for deriving a reproducible unblocked LU factorization", 2019): dot
 // products, matrix-vector products,
 // triangular systems and general matrices for LU, each of a requested condition
-// number, measured by the MPFR functions in tools/lib/mpfr_reference.hpp.
+// number, measured by the MPFR functions in reference/mpfr_reference.hpp.
 //
 // Reproducibility. Every generator is a deterministic function of its arguments
 // (sizes, target condition number, seed and options). Random numbers come from

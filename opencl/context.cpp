@@ -1,5 +1,5 @@
 // The OpenCL host layer: errors, device enumeration and selection, contexts, launches.
-#include "blas/opencl/host.hpp"
+#include "opencl/host.hpp"
 
 #include <algorithm>
 #include <cctype>

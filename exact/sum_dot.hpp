@@ -1,7 +1,7 @@
 // Internal: the per-instruction-set exact kernels behind accumulate_sum/dot.
 // Every kernel adds the exact sum (resp. dot product) of its arguments to acc;
 // specials are recorded; the zero-sign rule is left to the caller (see
-// kernels.cpp), because the kernels never look at signs of zero products.
+// sum_dot.cpp), because the kernels never look at signs of zero products.
 #pragma once
 
 #include "exact/exact.hpp"
@@ -32,7 +32,7 @@ const KernelSet& active_kernels();
 // records in acc whether every product x_i y_i was a zero, and of which signs
 // (a scan that stops at the first non-zero or special product: the first one,
 // almost always). Also run by the `exact` backend's multi-row kernels
-// (blas/exact_kernels.cpp).
+// (blas/exact_columns.cpp).
 void note_zero_signs_dot(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy);
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))

@@ -26,15 +26,15 @@
 #include <tuple>
 
 #include "experiments/suite.hpp"
-#include "tools/lib/generators.hpp"
-#include "tools/lib/mpfr_reference.hpp"
+#include "reference/generators.hpp"
+#include "reference/mpfr_reference.hpp"
 #include "variants/lu.hpp"
 
 namespace flamex::expt {
 
 namespace {
 
-// The test matrices: tools/lib/generators.hpp's LU matrices of the requested
+// The test matrices: reference/generators.hpp's LU matrices of the requested
 // infinity-norm condition number, generated once per (n, cond) with seed 1000 + n.
 // Variants without pivoting get the rows already in partial-pivoting order (from
 // lu_piv_unb_var3 on blis), so that they meet the same matrix, with the same

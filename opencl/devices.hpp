@@ -1,7 +1,7 @@
 // OpenCL devices as flamex sees them: what `flamex devices` lists, and what the
 // `--device` option (BackendOptions::device, env FLAMEX_OPENCL_DEVICE) selects from.
 // This header does not include the OpenCL headers; the host layer behind the OpenCL
-// backends is blas/opencl/host.hpp.
+// backends is opencl/host.hpp.
 #pragma once
 
 #include <cstdint>

@@ -6,12 +6,12 @@
 // element offset into the region's buffer. Lookups go by address, not by pointer
 // identity, so a view built by hand over an acquired object's memory finds the
 // object's region too.
-#include "blas/opencl/host.hpp"
+#include "opencl/host.hpp"
 
 #include <algorithm>
 #include <atomic>
 
-#include "blas/opencl/base_extent.hpp"
+#include "opencl/base_extent.hpp"
 
 namespace flamex::opencl {
 

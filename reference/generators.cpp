@@ -1,5 +1,5 @@
 // Seeded generators of ill-conditioned problems; see generators.hpp.
-#include "tools/lib/generators.hpp"
+#include "reference/generators.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,8 +7,8 @@
 #include <limits>
 #include <utility>
 
-#include "tools/lib/matrix_market.hpp"
-#include "tools/lib/mpfr_reference.hpp"
+#include "io/matrix_market.hpp"
+#include "reference/mpfr_reference.hpp"
 
 // a*b+c must not become an FMA: the data would then depend on the compiler and the
 // target (GCC contracts by default in C++ whenever the target has FMA, e.g. with

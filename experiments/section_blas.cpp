@@ -8,9 +8,9 @@
 //   trsv_accuracy.csv  backend,n,seed,target_cond,measured_cond,refine,refinement_steps,
 //                      forward_error,forward_error_raw,residual_inf
 //
-// Accuracy problems come from tools/lib/generators.hpp (the paper's gemv with one
+// Accuracy problems come from reference/generators.hpp (the paper's gemv with one
 // ill-conditioned row; lower triangular systems with an ill-conditioned last
-// row), their condition numbers and exact results from tools/lib/mpfr_reference.hpp;
+// row), their condition numbers and exact results from reference/mpfr_reference.hpp;
 // one problem per condition number, shared by every backend. Timing data are
 // seeded uniform matrices (suite.cpp).
 #include <algorithm>
@@ -20,8 +20,8 @@
 #include <string>
 
 #include "experiments/suite.hpp"
-#include "tools/lib/generators.hpp"
-#include "tools/lib/mpfr_reference.hpp"
+#include "reference/generators.hpp"
+#include "reference/mpfr_reference.hpp"
 #include "variants/lu.hpp"
 
 namespace flamex::expt {

@@ -1,6 +1,6 @@
 #include "flame/libflame.hpp" // first: FLAME.h must precede the other headers
 
-#include "blas/opencl/base_extent.hpp"
+#include "opencl/base_extent.hpp"
 
 namespace flamex::opencl {
 

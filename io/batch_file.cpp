@@ -1,4 +1,4 @@
-// The batch file format (see batched/batched.hpp): a 32-byte little-endian header,
+// The batch file format (see io/batch_file.hpp): a 32-byte little-endian header,
 // then systems or solutions. Every malformed file is a flamex::Error naming the file
 // and what is wrong; sizes are checked against the header before anything large is
 // allocated.
@@ -6,7 +6,7 @@
 #include <fstream>
 #include <limits>
 
-#include "batched/batched.hpp"
+#include "io/batch_file.hpp"
 
 namespace flamex::batched {
 

@@ -1,0 +1,57 @@
+// The binary batch file of `flamex batch` (batched/batched.hpp's Batch and Result on
+// disk): what the CLI, the experiments and the Python module read and write.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "batched/batched.hpp"
+
+namespace flamex::batched {
+
+// Binary, little-endian, a 32-byte header and then the payload:
+//
+//   offset  size  field
+//        0     8  magic "FLXBATCH"
+//        8     4  uint32 version = 1
+//       12     4  uint32 content: 1 = systems, 2 = solutions
+//       16     4  uint32 scalar size in bytes: 4 = IEEE binary32, 8 = binary64
+//       20     4  uint32 n, 1 .. 64
+//       24     8  uint64 count
+//       32        payload
+//
+// Systems (content 1): count * n * n scalars, the matrices one after another, each
+// column-major with both triangles (Batch::A), then count * n scalars, the right-hand
+// sides one after another (Batch::y).
+// Solutions (content 2): count * n scalars x (Result::x), then count records of 24
+// bytes, one per system: uint8 status (Status), uint8 solved_by (Method), uint16
+// discarded, int32 column, float64 residual, float64 first_residual.
+//
+// The file size must be exactly 32 + payload. Readers throw flamex::Error whose
+// message starts with "FILE: " and says what is wrong: cannot open, shorter than a
+// header, bad magic, unsupported version, wrong content, bad scalar size, n outside
+// [1, 64], truncated or with trailing bytes (expected and actual sizes), a bad
+// status or method code.
+
+using AnyBatch = std::variant<Batch<float>, Batch<double>>;
+
+template <class T>
+void write_batch(const std::string& path, const Batch<T>& batch);
+AnyBatch read_batch(const std::string& path);
+
+template <class T>
+void write_solutions(const std::string& path, const Result<T>& result);
+
+template <class T>
+struct Solutions {
+    int n = 0;
+    std::size_t count = 0;
+    std::vector<T> x;
+    std::vector<SystemReport> report;
+};
+using AnySolutions = std::variant<Solutions<float>, Solutions<double>>;
+AnySolutions read_solutions(const std::string& path);
+
+} // namespace flamex::batched
