@@ -254,6 +254,9 @@ struct Malformed {
     const char* says;     // a word the message must contain
 };
 
+// ctest lists a case by its description, not by the struct's bytes.
+void PrintTo(const Malformed& c, std::ostream* out) { *out << c.what; }
+
 class MatrixMarketMalformed : public testing::TestWithParam<Malformed> {};
 
 TEST_P(MatrixMarketMalformed, ThrowsNamingFileAndLine)
