@@ -88,15 +88,9 @@ std::string summary_value(const std::string& line, const std::string& key)
 double solve_backward_error(Obj A, Obj b, Obj x)
 {
     const dim_t n = A.length();
-    long double worst = 0.0L;
-    for (dim_t i = 0; i < n; ++i) {
-        long double r = b(i, 0);
-        for (dim_t j = 0; j < n; ++j) r -= static_cast<long double>(A(i, j)) * x(j, 0);
-        worst = std::max(worst, std::fabs(r));
-    }
     const double scale = flamex::test::norm_inf(A) * flamex::test::norm_inf(x) * static_cast<double>(n) *
                          std::numeric_limits<double>::epsilon() / 2;
-    return static_cast<double>(worst) / scale;
+    return flamex::test::residual_inf(A, b, x) / scale;
 }
 
 } // namespace
