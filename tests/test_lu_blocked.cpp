@@ -90,6 +90,8 @@ Factorization factor(const std::string& name, const Matrix& A, Dim block, int in
 {
     const LuVariant& variant = flamex::find_lu_variant(name);
     Factorization f{A, Pivots(std::min(A.length(), A.width())), {}};
+    // Stale entries: lu() must set the identity without pivoting (variants/lu.hpp).
+    for (Dim i = 0; i < f.p.size(); ++i) f.p[i] = static_cast<int>(f.p.size() - i);
     LuControl control;
     control.block = block;
     if (inner != 0) control.inner = &flamex::find_lu_variant(unblocked_name(variant.pivoting, inner));
