@@ -296,6 +296,104 @@ TEST(LuBlocked, NopivReportsTheFirstSingularLeadingBlock)
             }
 }
 
+// --- the zero-pivot contract on the exact backends, every variant ---------------------
+
+// The backends whose LU is correctly rounded operation by operation: exact, and
+// opencl (bit-identical to it) where a device is installed.
+std::vector<std::string> exact_backends()
+{
+    std::vector<std::string> names = {"exact"};
+    if (support::have_opencl()) names.push_back("opencl");
+    return names;
+}
+
+Factorization factor_on(const Blas& blas, const LuVariant& v, const Matrix& A)
+{
+    Factorization f{A, Pivots(std::min(A.length(), A.width())), {}};
+    LuControl control;
+    control.block = 4;
+    f.info = flamex::lu(blas, v, f.LU, f.p, control);
+    return f;
+}
+
+// With pivoting: a zero column k is reported as k + 1 and the factorization goes on
+// (U(k, k) = 0, nothing inf or NaN, P A = L U). Without pivoting: a singular leading
+// block of order k is reported as k and the variant stops there: the leading k x k
+// block of the result is, bit for bit, the factorization of A's leading k x k block
+// alone (its L and U, with U(k-1, k-1) = 0), and nothing is inf or NaN. The opencl
+// backend gives exact's bits throughout.
+TEST(LuZeroPivot, ReportedAndStoppedOnTheExactBackends)
+{
+    const std::unique_ptr<Blas> exact = flamex::make_backend("exact");
+    for (const std::string& backend : exact_backends()) {
+        const std::unique_ptr<Blas> blas = flamex::make_backend(backend);
+        for (const LuVariant& v : flamex::lu_variants())
+            for (const Shape s : {Shape{13, 13}, Shape{15, 10}, Shape{10, 15}}) {
+                const Dim kmax = std::min(s.m, s.n);
+                for (const Dim k : {Dim{1}, Dim{4}, Dim{5}, Dim{9}, kmax}) {
+                    SCOPED_TRACE(backend + " " + describe(v.name, s, 4, 5) + " column " + std::to_string(k));
+                    Matrix A = v.pivoting ? support::random_matrix(s.m, s.n, static_cast<std::uint64_t>(k))
+                                          : dominant(s.m, s.n, static_cast<std::uint64_t>(k));
+                    if (v.pivoting) {
+                        for (Dim i = 0; i < s.m; ++i) A(i, k - 1) = 0.0;
+                    } else {
+                        for (Dim i = 0; i < k; ++i) A(i, k - 1) = 0.0;
+                    }
+                    const Factorization f = factor_on(*blas, v, A);
+                    EXPECT_EQ(f.info.zero_pivot, k);
+                    EXPECT_EQ(f.LU(k - 1, k - 1), 0.0);
+                    EXPECT_TRUE(all_finite(f.LU));
+                    if (v.pivoting) {
+                        EXPECT_LE(support::lu_backward_error(A, f.LU, f.p), kBackwardBound);
+                    } else {
+                        Matrix lead(k, k);
+                        for (Dim j = 0; j < k; ++j)
+                            for (Dim i = 0; i < k; ++i) lead(i, j) = A(i, j);
+                        const Factorization alone = factor_on(*exact, v, lead);
+                        EXPECT_EQ(alone.info.zero_pivot, k);
+                        EXPECT_TRUE(support::bitwise_equal(f.LU.view().sub(0, 0, k, k), alone.LU));
+                        EXPECT_LE(support::lu_backward_error(lead, alone.LU, flamex::PivObj()), kBackwardBound);
+                    }
+                    if (backend != "exact") {
+                        const Factorization ref = factor_on(*exact, v, A);
+                        EXPECT_TRUE(support::bitwise_equal(f.LU, ref.LU));
+                        expect_same_pivots(f.p, ref.p);
+                    }
+                }
+            }
+    }
+}
+
+// A pivot vector of the wrong length is rejected before anything is touched, with a
+// message naming the variant and both lengths; without pivoting p is not used.
+TEST(LuZeroPivot, WrongLengthPivotVectorThrows)
+{
+    for (const std::string& backend : {std::string("blis"), std::string("exact")}) {
+        const std::unique_ptr<Blas> blas = flamex::make_backend(backend);
+        for (const LuVariant& v : flamex::lu_variants()) {
+            if (!v.pivoting) continue;
+            SCOPED_TRACE(backend + " " + v.name);
+            const Matrix A = support::random_matrix(6, 4, 8);
+            for (const Dim length : {Dim{0}, Dim{3}, Dim{5}, Dim{6}}) {
+                Matrix B = A;
+                Pivots p(length);
+                for (Dim i = 0; i < length; ++i) p[i] = 1;
+                try {
+                    flamex::lu(*blas, v, B, p);
+                    ADD_FAILURE() << "no error for a pivot vector of " << length;
+                } catch (const Error& e) {
+                    const std::string what = e.what();
+                    EXPECT_NE(what.find(v.name), std::string::npos) << what;
+                    EXPECT_NE(what.find("has " + std::to_string(length) + " entries"), std::string::npos) << what;
+                    EXPECT_NE(what.find("min(m, n) = 4"), std::string::npos) << what;
+                }
+                EXPECT_TRUE(support::bitwise_equal(B, A));
+                for (Dim i = 0; i < length; ++i) EXPECT_EQ(p[i], 1);
+            }
+        }
+    }
+}
+
 TEST(LuBlocked, BadControlThrows)
 {
     for (const auto* names : {&kNopivBlocked, &kPivBlocked})
