@@ -370,10 +370,25 @@ bool Context::has_backend(const std::string& name) const
     return std::find(backends.begin(), backends.end(), name) != backends.end();
 }
 
+namespace {
+
+// FLAMEX_EXPERIMENTS_FAIL=SECTION:BACKEND: that backend throws at its second attempt
+// in that section (after its first one ran), as a backend failing in the middle of a
+// section would; the tests check the notes and the exit status with it.
+bool injected_failure(const std::string& section, const std::string& backend)
+{
+    static const char* const spec = std::getenv("FLAMEX_EXPERIMENTS_FAIL");
+    static int attempts = 0;
+    return spec != nullptr && section + ":" + backend == spec && ++attempts == 2;
+}
+
+} // namespace
+
 void Context::attempt(const std::string& section, const std::string& backend, const std::function<void()>& work)
 {
     if (failed.count({section, backend})) return;
     try {
+        if (injected_failure(section, backend)) throw Error("failure injected by FLAMEX_EXPERIMENTS_FAIL");
         work();
     } catch (const std::exception& e) {
         std::string what = e.what();

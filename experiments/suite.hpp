@@ -197,6 +197,7 @@ struct Context {
     std::string path(const std::string& file) const { return config.out + "/" + file; }
     // Runs `work` for (section, backend) unless that pair failed before; an
     // exception is noted (one line), counted, and ends that backend's section.
+    // FLAMEX_EXPERIMENTS_FAIL=SECTION:BACKEND makes the pair's second attempt throw.
     void attempt(const std::string& section, const std::string& backend, const std::function<void()>& work);
 };
 

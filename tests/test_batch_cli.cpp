@@ -3,6 +3,7 @@
 // with a message that says what, for bad usage or a bad file.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +14,7 @@
 
 #include "batched/batched.hpp"
 #include "io/batch_file.hpp"
+#include "support/batch_reference.hpp"
 #include "support/test_support.hpp"
 
 namespace batched = flamex::batched;
@@ -124,6 +126,35 @@ TEST_F(BatchCli, BreakdownIsExitStatusOne)
     EXPECT_EQ(sol.report[0].status, batched::Status::Ok);
     // The Householder-based methods solve it.
     EXPECT_EQ(run({"batch", "solve", path("b.bin"), "--method", "dc"}).status, 0);
+}
+
+// A NaN or an infinity in the input is a numerical failure for every method, on the
+// CPU and on a device: exit status 1, the first such system named, its solution NaN
+// and its neighbours solved.
+TEST_F(BatchCli, NonFiniteInputIsExitStatusOne)
+{
+    batched::Batch<double> good;
+    batched::write_batch(path("b.bin"), flamex::test::troubled_batch(2, &good));
+    std::vector<std::vector<std::string>> engines = {{}};
+    if (flamex::test::have_opencl()) engines.push_back({"--device-backend", "opencl"});
+    for (const auto& engine : engines)
+        for (const std::string method : {"ldlt", "householder-pcr", "dc", "auto"}) {
+            std::vector<std::string> args = {"batch", "solve", path("b.bin"), "--method", method, "-o", path("x.bin")};
+            args.insert(args.end(), engine.begin(), engine.end());
+            SCOPED_TRACE(method + (engine.empty() ? " cpu" : " opencl"));
+            const Result r = run(args);
+            EXPECT_EQ(r.status, 1) << r.err;
+            // LDL^T breaks down on system 2 before system 7's NaN; the others get to 7.
+            const std::string first = method == "ldlt" ? "system 2," : "system 7,";
+            EXPECT_NE(r.err.find(first), std::string::npos) << r.err;
+            const batched::AnySolutions any = batched::read_solutions(path("x.bin"));
+            const auto& sol = std::get<batched::Solutions<double>>(any);
+            for (std::size_t k : {7, 9}) {
+                EXPECT_EQ(sol.report[k].status, batched::Status::InvalidInput) << k;
+                for (int i = 0; i < good.n; ++i) EXPECT_TRUE(std::isnan(sol.x[k * good.n + i])) << k;
+            }
+            for (std::size_t k : {0, 1, 3, 4, 6, 8, 11}) EXPECT_NE(sol.report[k].status, batched::Status::InvalidInput) << k;
+        }
 }
 
 TEST_F(BatchCli, BadUsageAndBadFilesAreExitStatusTwo)

@@ -9,11 +9,13 @@
 #include <vector>
 
 #include "batched/batched.hpp"
+#include "support/test_support.hpp"
 #include "variants/ldlt.hpp"
 
 using flamex::dim_t;
 using flamex::LdltInfo;
 using flamex::View;
+using flamex::test::max_nan;
 namespace batched = flamex::batched;
 
 namespace {
@@ -36,8 +38,8 @@ double reconstruction_error(const T* A, const std::vector<T>& LD, int n)
                 const long double lip = i == p ? 1.0L : LD[i + p * n], ljp = j == p ? 1.0L : LD[j + p * n];
                 s += lip * static_cast<long double>(LD[p + p * n]) * ljp;
             }
-            worst = std::max(worst, std::fabs(static_cast<long double>(A[i + j * n]) - s));
-            amax = std::max(amax, std::fabs(static_cast<long double>(A[i + j * n])));
+            worst = max_nan(worst, std::fabs(static_cast<long double>(A[i + j * n]) - s));
+            amax = max_nan(amax, std::fabs(static_cast<long double>(A[i + j * n])));
         }
     return static_cast<double>(worst / (amax * n * (std::numeric_limits<T>::epsilon() / 2)));
 }
@@ -72,9 +74,9 @@ void check_every_order()
                         r += aij * x[j];
                         a += std::fabs(aij);
                     }
-                    rmax = std::max(rmax, std::fabs(r));
-                    amax = std::max(amax, a);
-                    xmax = std::max(xmax, std::fabs(static_cast<long double>(x[i])));
+                    rmax = max_nan(rmax, std::fabs(r));
+                    amax = max_nan(amax, a);
+                    xmax = max_nan(xmax, std::fabs(static_cast<long double>(x[i])));
                 }
                 EXPECT_LE(static_cast<double>(rmax / (amax * xmax)), 2.0 * n * std::numeric_limits<T>::epsilon() / 2)
                     << "n=" << n << " var" << variant;

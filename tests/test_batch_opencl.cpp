@@ -281,7 +281,12 @@ TEST(BatchOpenCl, DeterministicAcrossRunsWorkGroupsAndChunks)
         chunked.organization = Organization::Simd;
         chunked.memory_limit = 5 << 20;
         expect_identical(d0, batched::solve_opencl(bd, options(m), chunked, &info), "double, simd, chunked");
-        EXPECT_GE(info.chunks, 1u);
+        // D&C's workspace does not fit 5 MiB for the whole batch; LDL^T's and PCR's does.
+        if (m == Method::DivideConquer || m == Method::Auto) {
+            EXPECT_GT(info.chunks, 1u);
+        } else {
+            EXPECT_EQ(info.chunks, 1u);
+        }
     }
 }
 

@@ -24,6 +24,7 @@ void dstev_(const char* jobz, const int* n, double* d, double* e, double* z, con
 
 namespace batched = flamex::batched;
 using flamex::test::lapack_symmetric_eigenvalues;
+using flamex::test::max_nan;
 
 namespace {
 
@@ -94,7 +95,7 @@ void householder_every_order()
             for (int i = 0; i < n; ++i) EXPECT_NEAR(q[i], i == j ? 1.0 : 0.0, 8 * n * u) << "n=" << n;
         }
         double amax = 0, worst = 0, orth = 0;
-        for (int x = 0; x < n * n; ++x) amax = std::max(amax, std::fabs(static_cast<double>(A[x])));
+        for (int x = 0; x < n * n; ++x) amax = max_nan(amax, std::fabs(static_cast<double>(A[x])));
         for (int i = 0; i < n; ++i)
             for (int j = 0; j < n; ++j) {
                 long double s = 0, o = 0; // (Q U Q^T)(i, j) and (Q^T Q)(i, j)
@@ -106,8 +107,8 @@ void householder_every_order()
                     if (p + 1 < n) up += static_cast<long double>(e[p]) * Q[j + (p + 1) * n];
                     s += Q[i + p * n] * up;
                 }
-                worst = std::max(worst, static_cast<double>(std::fabs(s - static_cast<long double>(A[i + j * n]))));
-                orth = std::max(orth, static_cast<double>(std::fabs(o - (i == j ? 1.0L : 0.0L))));
+                worst = max_nan(worst, static_cast<double>(std::fabs(s - static_cast<long double>(A[i + j * n]))));
+                orth = max_nan(orth, static_cast<double>(std::fabs(o - (i == j ? 1.0L : 0.0L))));
             }
         EXPECT_LE(worst, 8 * n * u * amax) << "n=" << n;
         EXPECT_LE(orth, 8 * n * u) << "n=" << n;
@@ -143,8 +144,8 @@ void pcr_every_order()
             batched::pcr_solve(n, d.data(), e.data(), z.data(), work);
             long double err = 0, zmax = 0;
             for (int i = 0; i < n; ++i) {
-                err = std::max(err, std::fabs(static_cast<long double>(z[i]) - ref[i]));
-                zmax = std::max(zmax, std::fabs(ref[i]));
+                err = max_nan(err, std::fabs(static_cast<long double>(z[i]) - ref[i]));
+                zmax = max_nan(zmax, std::fabs(ref[i]));
             }
             EXPECT_LE(static_cast<double>(err / zmax), 4 * std::log2(2.0 * n) * kappa * u) << "n=" << n << " trial " << trial;
         }
@@ -209,14 +210,14 @@ EigenCheck<T> check_eigen(const std::vector<T>& d, const std::vector<T>& e, batc
     const std::vector<double> ref =
         lapack_tridiagonal_eigenvalues(std::vector<double>(d.begin(), d.end()), std::vector<double>(e.begin(), e.end()));
     double tnorm = 0;
-    for (double l : ref) tnorm = std::max(tnorm, std::fabs(l));
-    tnorm = std::max(tnorm, std::numeric_limits<double>::min());
+    for (double l : ref) tnorm = max_nan(tnorm, std::fabs(l));
+    tnorm = max_nan(tnorm, std::numeric_limits<double>::min());
     EigenCheck<T> c;
     for (int i = 0; i < n; ++i) {
         if (i > 0) {
             EXPECT_LE(lambda[i - 1], lambda[i]) << "ascending";
         }
-        c.eig = std::max(c.eig, std::fabs(static_cast<double>(lambda[i]) - ref[i]) / (tnorm * n * u));
+        c.eig = max_nan(c.eig, std::fabs(static_cast<double>(lambda[i]) - ref[i]) / (tnorm * n * u));
     }
     for (int i = 0; i < n; ++i)
         for (int j = 0; j < n; ++j) {
@@ -225,8 +226,8 @@ EigenCheck<T> check_eigen(const std::vector<T>& d, const std::vector<T>& e, batc
             r = static_cast<long double>(d[i]) * V[i + j * n] - static_cast<long double>(lambda[j]) * V[i + j * n];
             if (i > 0) r += static_cast<long double>(e[i - 1]) * V[i - 1 + j * n];
             if (i + 1 < n) r += static_cast<long double>(e[i]) * V[i + 1 + j * n];
-            c.orth = std::max(c.orth, static_cast<double>(std::fabs(o - (i == j ? 1.0L : 0.0L))) / (n * u));
-            c.resid = std::max(c.resid, static_cast<double>(std::fabs(r)) / (tnorm * n * u));
+            c.orth = max_nan(c.orth, static_cast<double>(std::fabs(o - (i == j ? 1.0L : 0.0L))) / (n * u));
+            c.resid = max_nan(c.resid, static_cast<double>(std::fabs(r)) / (tnorm * n * u));
         }
     return c;
 }
@@ -300,7 +301,7 @@ void full_pipeline_against_dsyev()
         batched::tridiagonalize(n, V.data(), d.data(), e.data(), tau.data());
         batched::tridiagonal_eigen_dc(n, d.data(), e.data(), lambda.data(), W.data(), work);
         double tnorm = 0;
-        for (double l : ref) tnorm = std::max(tnorm, std::fabs(l));
+        for (double l : ref) tnorm = max_nan(tnorm, std::fabs(l));
         for (int i = 0; i < n; ++i)
             EXPECT_LE(std::fabs(static_cast<double>(lambda[i]) - ref[i]), 8 * n * u * tnorm) << "n=" << n << " i=" << i;
     }

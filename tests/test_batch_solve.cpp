@@ -172,6 +172,37 @@ TEST(BatchSolve, BreakdownAndInvalidInputStayInTheirSystem)
     }
 }
 
+// Every method, on any thread count: each system of the troubled batch (breakdowns,
+// a NaN and an infinity among ordinary systems) gets exactly the bits and the report
+// it gets when solved alone, so nothing leaks into its neighbours; non-finite input
+// is reported invalid, with a NaN solution.
+TEST(BatchSolve, EverySystemOfATroubledBatchIsSolvedAsIfAlone)
+{
+    const batched::Batch<double> mixed = flamex::test::troubled_batch(4);
+    const int n = mixed.n;
+    for (Method m : {Method::Ldlt, Method::HouseholderPcr, Method::DivideConquer, Method::Auto}) {
+        std::vector<batched::Result<double>> alone;
+        for (std::size_t k = 0; k < mixed.count; ++k) {
+            batched::Batch<double> one(n, 1);
+            copy_system(mixed, k, one, 0);
+            alone.push_back(batched::solve(one, options(m)));
+        }
+        for (int threads : {1, 3}) {
+            const batched::Result<double> r = batched::solve(mixed, options(m, threads));
+            for (std::size_t k = 0; k < mixed.count; ++k) {
+                SCOPED_TRACE(std::string(batched::method_name(m)) + " threads=" + std::to_string(threads) +
+                             " system " + std::to_string(k));
+                EXPECT_EQ(std::memcmp(r.x.data() + k * n, alone[k].x.data(), n * sizeof(double)), 0);
+                EXPECT_TRUE(same_reports({r.report[k]}, alone[k].report));
+            }
+            for (std::size_t k : {7, 9}) {
+                EXPECT_EQ(r.report[k].status, Status::InvalidInput) << k;
+                for (int i = 0; i < n; ++i) EXPECT_TRUE(std::isnan(r.x[k * n + i])) << k;
+            }
+        }
+    }
+}
+
 namespace {
 
 // A well-conditioned symmetric indefinite system on which PCR breaks down: A = Q T Q^T

@@ -15,8 +15,11 @@
 #include <string>
 #include <vector>
 
+#include "blas/blas.hpp"
 #include "support/test_support.hpp"
 #include "io/matrix_market.hpp"
+#include "reference/generators.hpp"
+#include "variants/lu.hpp"
 
 using flamex::dim_t;
 using flamex::Matrix;
@@ -88,15 +91,9 @@ std::string summary_value(const std::string& line, const std::string& key)
 double solve_backward_error(Obj A, Obj b, Obj x)
 {
     const dim_t n = A.length();
-    long double worst = 0.0L;
-    for (dim_t i = 0; i < n; ++i) {
-        long double r = b(i, 0);
-        for (dim_t j = 0; j < n; ++j) r -= static_cast<long double>(A(i, j)) * x(j, 0);
-        worst = std::max(worst, std::fabs(r));
-    }
     const double scale = flamex::test::norm_inf(A) * flamex::test::norm_inf(x) * static_cast<double>(n) *
                          std::numeric_limits<double>::epsilon() / 2;
-    return static_cast<double>(worst) / scale;
+    return flamex::test::residual_inf(A, b, x) / scale;
 }
 
 } // namespace
@@ -270,12 +267,34 @@ TEST_F(Cli, MissingFile)
 
 TEST_F(Cli, UnreadableFileIsADirectory) { expect_bad_input({"lu", scratch_.dir()}, {scratch_.dir(), "directory"}); }
 
+// Root reads a file whatever its mode, and CI runs the suite as root: there the
+// program runs as nobody (setpriv, util-linux), for whom the mode holds.
 TEST_F(Cli, UnreadableFileWithoutPermission)
 {
-    if (geteuid() == 0) GTEST_SKIP() << "root reads files regardless of their permissions";
     const std::string A = write("locked.mtx", matrix_file_text(1, 1, {2}));
     ASSERT_EQ(chmod(A.c_str(), 0), 0);
-    expect_bad_input({"lu", A}, {A, "cannot open"});
+    if (geteuid() != 0) {
+        expect_bad_input({"lu", A}, {A, "cannot open", "Permission denied"});
+        return;
+    }
+    ASSERT_EQ(chmod(scratch_.dir().c_str(), 0755), 0); // nobody may look inside, not read locked.mtx
+    const Result r = flamex::test::run_program(
+        "setpriv", {"--reuid=65534", "--regid=65534", "--clear-groups", FLAMEX_CLI, "lu", A}, scratch_);
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_EQ(r.out, "");
+    for (const std::string& say : {A, std::string("cannot open"), std::string("Permission denied")})
+        EXPECT_NE(r.err.find(say), std::string::npos) << "'" << say << "' not in: " << r.err;
+}
+
+// Paths no user can read a matrix from, root included.
+TEST_F(Cli, UnreadablePathsNameTheFileAndTheReason)
+{
+    const std::string A = write("A.mtx", matrix_file_text(1, 1, {2}));
+    expect_bad_input({"lu", A + "/inner.mtx"}, {A + "/inner.mtx", "Not a directory"});
+    std::filesystem::create_symlink("loop.mtx", path("loop.mtx")); // a link to itself
+    expect_bad_input({"lu", path("loop.mtx")}, {path("loop.mtx"), "Too many levels of symbolic links"});
+    expect_bad_input({"solve", A, scratch_.dir()}, {scratch_.dir(), "is a directory"});
+    expect_bad_input({"lu", A, "--pivots", path("p.txt"), "-o", scratch_.dir()}, {scratch_.dir(), "cannot open for writing"});
 }
 
 TEST_F(Cli, MalformedFileNamesFileAndLine)
@@ -639,13 +658,80 @@ TEST_F(Cli, BackendsListsBlis)
     EXPECT_EQ(r.out.rfind("blis ", 0) == 0 || r.out.find("\nblis ") != std::string::npos, true) << r.out;
 }
 
-TEST_F(Cli, BackendAndThreadsOptionsAreHonoured)
+// The library's factors (default variant lu_piv_unb_var3, one thread) on a backend.
+Matrix library_lu(const std::string& backend, const Matrix& A)
 {
-    const std::string A = write("A.mtx", matrix_file_text(2, 2, {2, 0, 1, 4}));
-    const std::string b = write("b.mtx", matrix_file_text(2, 1, {4, 8}));
-    const Result r = run({"solve", A, b, "--backend", "blis", "--threads", "2", "-o", path("x.mtx")});
-    ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_EQ(summary_value(r.out, "backend"), "blis");
-    const Result env = run({"solve", A, b, "-o", path("x.mtx")}, "FLAMEX_BACKEND=blis");
-    ASSERT_EQ(env.status, 0) << env.err;
+    Matrix LU = A;
+    Pivots p(std::min(A.length(), A.width()));
+    flamex::lu(*flamex::make_backend(backend), flamex::find_lu_variant("lu_piv_unb_var3"), LU, p);
+    return LU;
+}
+
+// On a matrix whose factors differ between blis and exact, the backend chosen by
+// --backend or FLAMEX_BACKEND (the option first) is the one whose bits are written,
+// and the summary names it.
+TEST_F(Cli, BackendChoiceTakesEffect)
+{
+    const Matrix A = flamex::gen::lu_matrix(30, 1e12, 5);
+    const Matrix blis = library_lu("blis", A), exact = library_lu("exact", A);
+    ASSERT_FALSE(flamex::test::bitwise_equal(blis, exact)) << "the input must tell the backends apart";
+    const std::string a_file = write("A.mtx", A);
+    struct Case {
+        std::vector<std::string> options;
+        std::string env, backend;
+    };
+    for (const Case& c : {Case{{"--backend", "exact"}, "", "exact"}, Case{{}, "FLAMEX_BACKEND=exact", "exact"},
+                          Case{{"--backend", "blis"}, "FLAMEX_BACKEND=exact", "blis"},
+                          Case{{"--backend", "exact", "--threads", "2"}, "FLAMEX_BACKEND=blis", "exact"},
+                          Case{{}, "", "blis"}}) {
+        std::vector<std::string> args = {"lu", a_file, "-o", path("LU.mtx")};
+        args.insert(args.end(), c.options.begin(), c.options.end());
+        SCOPED_TRACE(c.env + " " + args.back());
+        std::filesystem::remove(path("LU.mtx"));
+        const Result r = run(args, c.env);
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(summary_value(r.out, "backend"), c.backend) << r.out;
+        EXPECT_TRUE(flamex::test::bitwise_equal(io::read_matrix_market(path("LU.mtx")), c.backend == "exact" ? exact : blis));
+    }
+}
+
+// --backend exact writes the library's exact bits: the factors and pivots of lu, the
+// solution of solve (with refinement); and reports a singular matrix as blis does.
+TEST_F(Cli, ExactBackendWritesTheLibrarysBits)
+{
+    const auto exact = flamex::make_backend("exact");
+    const flamex::LuVariant& variant = flamex::find_lu_variant("lu_piv_blk_var5");
+    const Matrix A = flamex::gen::lu_matrix(24, 1e10, 9);
+    const Matrix b = flamex::test::random_matrix(24, 1, 10);
+    Matrix LU = A, x(24, 1);
+    Pivots p(24);
+    flamex::LuControl control;
+    control.block = 5;
+    ASSERT_TRUE(flamex::lu(*exact, variant, LU, p, control).ok());
+    ASSERT_TRUE(flamex::solve(*exact, variant, A, b, x, 2, control).info.ok());
+    const std::string a_file = write("A.mtx", A), b_file = write("b.mtx", b);
+
+    const Result lu = run({"lu", a_file, "--backend", "exact", "--variant", variant.name, "--block", "5", "-o",
+                           path("LU.mtx"), "--pivots", path("ipiv.txt")});
+    ASSERT_EQ(lu.status, 0) << lu.err;
+    EXPECT_TRUE(flamex::test::bitwise_equal(io::read_matrix_market(path("LU.mtx")), LU));
+    const Pivots q = io::read_pivots(path("ipiv.txt"), 24);
+    for (dim_t i = 0; i < 24; ++i) EXPECT_EQ(q[i], p[i]) << "pivot " << i;
+
+    const Result solve = run({"solve", a_file, b_file, "--backend", "exact", "--variant", variant.name, "--refine",
+                              "2", "-o", path("x.mtx")});
+    ASSERT_EQ(solve.status, 0) << solve.err;
+    EXPECT_TRUE(flamex::test::bitwise_equal(io::read_matrix_market(path("x.mtx")), x));
+
+    const std::string s_file = write("S.mtx", matrix_file_text(3, 3, {2, 1, 1, 0, 0, 0, 1, 3, 5}));
+    const Result singular = run({"lu", s_file, "--backend", "exact"});
+    EXPECT_EQ(singular.status, 1) << singular.err;
+    EXPECT_NE(singular.err.find("lu: matrix is singular: zero pivot in column 2"), std::string::npos) << singular.err;
+    EXPECT_EQ(summary_value(singular.out, "info"), "2") << singular.out;
+    const Result nopiv = run({"lu", s_file, "--backend", "exact", "--variant", "lu_nopiv_blk_var3", "--block", "2"});
+    EXPECT_EQ(nopiv.status, 1) << nopiv.err;
+    EXPECT_EQ(summary_value(nopiv.out, "info"), "2") << nopiv.out;
+    const Result solve_singular = run({"solve", s_file, write("b3.mtx", matrix_file_text(3, 1, {1, 2, 3})), "--backend", "exact"});
+    EXPECT_EQ(solve_singular.status, 1) << solve_singular.err;
+    EXPECT_NE(solve_singular.err.find("zero pivot in column 2"), std::string::npos) << solve_singular.err;
 }

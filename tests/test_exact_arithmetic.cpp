@@ -13,11 +13,15 @@
 
 #include "exact/exact.hpp"
 #include "exact/sum_dot.hpp"
+#include "support/exact_kernel_paths.hpp"
 #include "support/exact_reference.hpp"
 
 using namespace flamex::exact;
 using flamex::test::Big;
 using flamex::test::bits_of;
+using flamex::test::kernel_dot;
+using flamex::test::kernel_sets;
+using flamex::test::kernel_sum;
 using flamex::test::random_double;
 using flamex::test::reference_round;
 using flamex::test::same_bits;
@@ -37,12 +41,18 @@ const int mpfr_ready = (flamex::test::widen_mpfr_range(), 0);
 const double INF = std::numeric_limits<double>::infinity();
 const double NaN = std::numeric_limits<double>::quiet_NaN();
 
-std::vector<detail::KernelSet> kernel_sets()
+// x at spread-out places among copies of `filler`, `length` entries in all: -0 for
+// a sum, and for a dot y among +1 (the padding's products are -0), which changes
+// neither the exact value nor the zero sign once there is a term; long enough for
+// the SIMD kernels (cutoff 16) and their tails.
+std::vector<double> spread_among(const std::vector<double>& x, std::size_t length, double filler = -0.0)
 {
-    int count = 0;
-    const detail::KernelSet* sets = detail::available_kernels(&count);
-    return {sets, sets + count};
+    std::vector<double> out(length, filler);
+    for (std::size_t i = 0; i < x.size(); ++i) out[i * length / x.size()] = x[i];
+    return out;
 }
+
+const std::size_t kSpreadLengths[] = {16, 17, 31, 67};
 
 // round(sum x) with every path: Accumulator::add, Expansion<2..8>, the public
 // kernel and every kernel set; all must agree bit for bit, the common result is
@@ -57,12 +67,15 @@ double sum_all_paths(const std::vector<double>& x)
     };
     const auto n = static_cast<index_t>(x.size());
     check(exact_sum(n, x.data(), 1), "exact_sum");
-    for (const auto& k : kernel_sets()) {
-        Accumulator acc;
-        k.sum(acc, n, x.data(), 1);
-        // the kernels leave the zero-sign rule to the caller: compare non-zeros only
-        if (r != 0) check(acc.round(), k.isa);
-    }
+    for (const auto& k : kernel_sets()) check(kernel_sum(k, n, x.data(), 1), k.isa);
+    if (!x.empty())
+        for (const std::size_t length : kSpreadLengths) {
+            if (length < x.size()) continue;
+            const std::vector<double> long_x = spread_among(x, length);
+            const auto m = static_cast<index_t>(length);
+            check(exact_sum(m, long_x.data(), 1), "exact_sum, spread");
+            for (const auto& k : kernel_sets()) check(kernel_sum(k, m, long_x.data(), 1), k.isa);
+        }
     {
         Accumulator acc;
         {
@@ -91,11 +104,16 @@ double dot_all_paths(const std::vector<double>& x, const std::vector<double>& y)
     };
     const auto n = static_cast<index_t>(x.size());
     check(exact_dot(n, x.data(), 1, y.data(), 1), "exact_dot");
-    for (const auto& k : kernel_sets()) {
-        Accumulator acc;
-        k.dot(acc, n, x.data(), 1, y.data(), 1);
-        if (r != 0) check(acc.round(), k.isa);
-    }
+    for (const auto& k : kernel_sets()) check(kernel_dot(k, n, x.data(), 1, y.data(), 1), k.isa);
+    if (!x.empty())
+        for (const std::size_t length : kSpreadLengths) {
+            if (length < x.size()) continue;
+            // the padding's products are -0 * 1 = -0
+            const std::vector<double> long_x = spread_among(x, length), long_y = spread_among(y, length, 1.0);
+            const auto m = static_cast<index_t>(length);
+            check(exact_dot(m, long_x.data(), 1, long_y.data(), 1), "exact_dot, spread");
+            for (const auto& k : kernel_sets()) check(kernel_dot(k, m, long_x.data(), 1, long_y.data(), 1), k.isa);
+        }
     {
         Accumulator acc;
         Expansion<3> e(acc);
@@ -298,6 +316,17 @@ TEST(ExactArithmetic, OverflowOnlyWhenTheExactValueRoundsBeyondDblMax)
     EXPECT_BITS(dot_all_paths({DBL_MAX, DBL_MAX}, {2.0, -1.0}), DBL_MAX);
     EXPECT_BITS(dot_all_paths({DBL_MAX}, {DBL_MAX}), INF); // finite value, rounds to inf
     EXPECT_BITS(dot_all_paths({DBL_MAX, -DBL_MAX}, {DBL_MAX, DBL_MAX}), 0.0);
+    // Exact cancellations of products far beyond DBL_MAX are +0 (never an infinity,
+    // a NaN or a leftover), in vectors long enough for every SIMD lane and tail.
+    for (const std::size_t n : {2, 16, 17, 40, 67})
+        for (const bool halves : {false, true}) { // +-DBL_MAX alternating, or all + then all -
+            std::vector<double> x(n, 0.0), y(n, DBL_MAX);
+            for (std::size_t i = 0; i < n / 2 * 2; ++i)
+                x[i] = (halves ? i < n / 2 : i % 2 == 0) ? DBL_MAX : -DBL_MAX;
+            SCOPED_TRACE("n=" + std::to_string(n) + (halves ? " halves" : " alternating"));
+            EXPECT_BITS(dot_all_paths(x, y), 0.0);
+            EXPECT_BITS(sum_all_paths(x), 0.0);
+        }
     // 2^2046 - (2^1023)^2 ... and the largest products
     EXPECT_BITS(dot_all_paths({DBL_MAX, -0x1p1023, 0x1p-1074}, {DBL_MAX, 0x1p1023, 0x1p-1074}),
                 reference_round([] {
@@ -467,29 +496,18 @@ TEST(ExactArithmetic, EveryKernelSetAgreesOnEveryLengthAndStride)
                 const double* px = inc < 0 ? x.data() + (n - 1) * (-inc) : x.data();
                 const double* py = incy < 0 ? y.data() + (n - 1) * (-incy) : y.data();
                 if (n == 0) px = x.data(), py = y.data();
-                Big sref, dref;
+                std::vector<double> xs, ys;
                 for (index_t i = 0; i < n; ++i) {
-                    sref.add(px[i * inc]);
-                    dref.add_product(px[i * inc], py[i * incy]);
+                    xs.push_back(px[i * inc]);
+                    ys.push_back(py[i * incy]);
                 }
-                const double s = reference_round(sref.get()), d = reference_round(dref.get());
+                const double s = flamex::test::reference_sum(xs), d = flamex::test::reference_dot(xs, ys);
                 for (const auto& k : sets) {
-                    Accumulator as, ad;
-                    k.sum(as, n, px, inc);
-                    k.dot(ad, n, px, inc, py, incy);
-                    if (s != 0) {
-                        EXPECT_BITS(as.round(), s) << k.isa << " n=" << n << " inc=" << inc;
-                    }
-                    if (d != 0) {
-                        EXPECT_BITS(ad.round(), d) << k.isa << " n=" << n << " inc=" << inc;
-                    }
+                    EXPECT_BITS(kernel_sum(k, n, px, inc), s) << k.isa << " n=" << n << " inc=" << inc;
+                    EXPECT_BITS(kernel_dot(k, n, px, inc, py, incy), d) << k.isa << " n=" << n << " inc=" << inc;
                 }
-                if (s != 0) {
-                    EXPECT_BITS(exact_sum(n, px, inc), s) << "n=" << n << " inc=" << inc;
-                }
-                if (d != 0) {
-                    EXPECT_BITS(exact_dot(n, px, inc, py, incy), d) << "n=" << n << " inc=" << inc;
-                }
+                EXPECT_BITS(exact_sum(n, px, inc), s) << "n=" << n << " inc=" << inc;
+                EXPECT_BITS(exact_dot(n, px, inc, py, incy), d) << "n=" << n << " inc=" << inc;
             }
         }
     }
@@ -557,8 +575,8 @@ TEST(ExactArithmetic, ScaleAndFusedDots)
         Big ref;
         for (int i = 0; i < n; ++i) ref.add_product(alpha, x[static_cast<std::size_t>(i)], y[static_cast<std::size_t>(i)]);
         ref.add_product(beta, rho);
+        // Nonzero terms: an exact zero is +0; a tiny value rounds to a zero of its sign.
         const double expect = reference_round(ref.get());
-        if (expect == 0) continue; // signs of zeros are tested elsewhere
         EXPECT_BITS(exact_dots(alpha, n, x.data(), 1, y.data(), 1, beta, rho), expect);
         Accumulator acc; // the element-wise form with triple products
         for (int i = 0; i < n; ++i) acc.add_product(alpha, x[static_cast<std::size_t>(i)], y[static_cast<std::size_t>(i)]);

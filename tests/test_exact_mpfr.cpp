@@ -14,10 +14,14 @@
 
 #include "exact/exact.hpp"
 #include "exact/sum_dot.hpp"
+#include "support/exact_kernel_paths.hpp"
 #include "support/exact_reference.hpp"
 
 using namespace flamex::exact;
 using flamex::test::Big;
+using flamex::test::kernel_dot;
+using flamex::test::kernel_sets;
+using flamex::test::kernel_sum;
 using flamex::test::random_double;
 using flamex::test::reference_divide;
 using flamex::test::reference_round;
@@ -26,13 +30,6 @@ using flamex::test::same_bits;
 namespace {
 
 const int mpfr_ready = (flamex::test::widen_mpfr_range(), 0);
-
-std::vector<detail::KernelSet> kernel_sets()
-{
-    int count = 0;
-    const detail::KernelSet* sets = detail::available_kernels(&count);
-    return {sets, sets + count};
-}
 
 ::testing::AssertionResult bits_equal(double actual, double expected)
 {
@@ -49,11 +46,21 @@ std::string show(const std::vector<double>& v)
     return os.str();
 }
 
+// A length for a random test: 3/8 below the SIMD kernels' cutoff (16), half through
+// 16..67 (every tail of their 2-, 4- and 8-lane loops), 1/8 longer, up to 400.
+int random_length(std::mt19937_64& gen)
+{
+    const auto r = gen() % 8;
+    if (r < 3) return std::uniform_int_distribution<int>(1, 15)(gen);
+    if (r < 7) return std::uniform_int_distribution<int>(16, 67)(gen);
+    return std::uniform_int_distribution<int>(68, 400)(gen);
+}
+
 // Terms for a random test of kind 0..5 (a center exponent and a spread pick the
-// binades; some kinds plant cancellations, near-ties and sticky bits).
+// binades; some kinds plant cancellations, near-ties and sticky bits, at any length).
 std::vector<double> random_terms(std::mt19937_64& gen, int kind, int emin, int emax)
 {
-    const int n = std::uniform_int_distribution<int>(1, 12)(gen);
+    const int n = random_length(gen);
     const int center = std::uniform_int_distribution<int>(emin, emax)(gen);
     const int spread = std::uniform_int_distribution<int>(0, kind == 0 ? 2100 : 60)(gen);
     const auto draw = [&] {
@@ -62,22 +69,36 @@ std::vector<double> random_terms(std::mt19937_64& gen, int kind, int emin, int e
     std::vector<double> x;
     for (int i = 0; i < n; ++i) x.push_back(draw());
     switch (kind) {
-    case 2: { // cancel the rounded running sum: the result is a tiny remainder
+    case 2: { // cancel the rounded running sum: the result is a tiny remainder (or exactly zero)
         double s = 0;
         for (double v : x) s += v;
         if (std::isfinite(s)) x.push_back(-s);
         break;
     }
-    case 3: { // a value and half its ulp, +- a sticky term
+    case 3: { // a value and half its ulp, +- a sticky term, among pairs that cancel exactly
         const double v = draw();
         const int e = std::ilogb(v);
+        std::vector<double> pairs;
+        for (int i = 0; i + 1 < n; i += 2) pairs.insert(pairs.end(), {x[static_cast<std::size_t>(i)], -x[static_cast<std::size_t>(i)]});
         x = {v, std::ldexp((gen() & 1) ? 1.0 : -1.0, std::max(e - 53, -1074))};
         if (gen() & 1) x.push_back(std::ldexp((gen() & 1) ? 1.0 : -1.0, std::max(e - 53 - std::uniform_int_distribution<int>(1, 200)(gen), -1074)));
+        x.insert(x.end(), pairs.begin(), pairs.end());
         break;
     }
     case 4: // many equal magnitudes with mixed signs (carries, cancellation)
-        for (int i = 0; i < 20; ++i) x.push_back((gen() & 1) ? x[0] : -x[0]);
+        for (int i = 0; i < 20 + n; ++i) x.push_back((gen() & 1) ? x[0] : -x[0]);
         break;
+    case 5: { // an exact zero: every term and its negation; or zeros alone, all -0 or mixed
+        const auto zeros = gen() % 4;
+        if (zeros == 0) {
+            x.assign(static_cast<std::size_t>(n), -0.0);
+        } else if (zeros == 1) {
+            for (double& v : x) v = (gen() % 3 == 0) ? 0.0 : -0.0;
+        } else {
+            for (int i = 0; i < n; ++i) x.push_back(-x[static_cast<std::size_t>(i)]);
+        }
+        break;
+    }
     default:
         break;
     }
@@ -87,38 +108,43 @@ std::vector<double> random_terms(std::mt19937_64& gen, int kind, int emin, int e
 
 } // namespace
 
+// Zeros are compared too, their sign included (exact/exact.hpp's rule); every
+// kernel set runs on every case, whatever its length.
 TEST(ExactMpfr, RandomSumsAcrossTheRange)
 {
     std::mt19937_64 gen(11);
-    int checked = 0;
-    for (int t = 0; t < 40000; ++t) {
-        const auto x = random_terms(gen, t % 5, -1075, 1023);
-        Big ref;
-        for (double v : x) ASSERT_TRUE(ref.add(v));
-        if (mpfr_zero_p(ref.get())) continue;
-        const double expect = reference_round(ref.get());
+    const auto sets = kernel_sets();
+    int zeros = 0, simd = 0;
+    for (int t = 0; t < 30000; ++t) {
+        const auto x = random_terms(gen, t % 6, -1075, 1023);
+        const auto n = static_cast<index_t>(x.size());
+        const double expect = flamex::test::reference_sum(x);
+        zeros += expect == 0;
+        simd += n >= 16;
         Accumulator acc;
         for (double v : x) acc.add(v);
         ASSERT_TRUE(bits_equal(acc.round(), expect)) << show(x);
-        ASSERT_TRUE(bits_equal(exact_sum(static_cast<index_t>(x.size()), x.data(), 1), expect)) << show(x);
+        ASSERT_TRUE(bits_equal(exact_sum(n, x.data(), 1), expect)) << show(x);
+        for (const auto& k : sets) ASSERT_TRUE(bits_equal(kernel_sum(k, n, x.data(), 1), expect)) << k.isa << show(x);
         Accumulator via_expansion;
         {
             Expansion<2> e(via_expansion);
             for (double v : x) e.add(v);
         }
         ASSERT_TRUE(bits_equal(via_expansion.round(), expect)) << show(x);
-        ++checked;
     }
-    EXPECT_GT(checked, 35000);
+    EXPECT_GT(zeros, 4000);
+    EXPECT_GT(simd, 15000);
 }
 
 TEST(ExactMpfr, RandomDotsAcrossTheRange)
 {
     std::mt19937_64 gen(12);
-    int checked = 0;
-    for (int t = 0; t < 40000; ++t) {
-        const int kind = t % 5;
-        auto x = random_terms(gen, kind == 2 ? 0 : kind, -1075, 1023);
+    const auto sets = kernel_sets();
+    int zeros = 0, simd = 0;
+    for (int t = 0; t < 30000; ++t) {
+        const int kind = t % 6;
+        auto x = random_terms(gen, kind == 2 || kind == 5 ? 0 : kind, -1075, 1023);
         std::vector<double> y(x.size());
         for (double& v : y) v = kind == 0 ? random_double(gen, -1075, 1023) : random_double(gen, -3, 3);
         if (kind == 2) { // plant a cancellation of the rounded dot product
@@ -128,24 +154,36 @@ TEST(ExactMpfr, RandomDotsAcrossTheRange)
                 x.push_back(-s);
                 y.push_back(1.0);
             }
+        } else if (kind == 5) { // an exact zero: every product and its negation, or zero products
+            const std::size_t m = x.size();
+            if (t % 4 == 1) {
+                for (std::size_t i = 0; i < m; ++i) x[i] = (gen() & 1) ? 0.0 : -0.0;
+            } else {
+                for (std::size_t i = 0; i < m; ++i) {
+                    x.push_back((gen() & 1) ? -x[i] : x[i]);
+                    y.push_back(x.back() == x[i] ? -y[i] : y[i]);
+                }
+            }
         }
-        Big ref;
-        for (std::size_t i = 0; i < x.size(); ++i) ASSERT_TRUE(ref.add_product(x[i], y[i]));
-        if (mpfr_zero_p(ref.get())) continue;
-        const double expect = reference_round(ref.get());
+        const auto n = static_cast<index_t>(x.size());
+        const double expect = flamex::test::reference_dot(x, y);
+        zeros += expect == 0;
+        simd += n >= 16;
         Accumulator acc;
         for (std::size_t i = 0; i < x.size(); ++i) acc.add_product(x[i], y[i]);
         ASSERT_TRUE(bits_equal(acc.round(), expect)) << show(x) << show(y);
-        ASSERT_TRUE(bits_equal(exact_dot(static_cast<index_t>(x.size()), x.data(), 1, y.data(), 1), expect));
+        ASSERT_TRUE(bits_equal(exact_dot(n, x.data(), 1, y.data(), 1), expect)) << show(x) << show(y);
+        for (const auto& k : sets)
+            ASSERT_TRUE(bits_equal(kernel_dot(k, n, x.data(), 1, y.data(), 1), expect)) << k.isa << show(x) << show(y);
         Accumulator via_expansion;
         {
             Expansion<4> e(via_expansion);
             for (std::size_t i = 0; i < x.size(); ++i) e.add_product(x[i], y[i]);
         }
         ASSERT_TRUE(bits_equal(via_expansion.round(), expect)) << show(x) << show(y);
-        ++checked;
     }
-    EXPECT_GT(checked, 35000);
+    EXPECT_GT(zeros, 4000);
+    EXPECT_GT(simd, 15000);
 }
 
 TEST(ExactMpfr, TripleProductsAndScaling)
@@ -164,15 +202,12 @@ TEST(ExactMpfr, TripleProductsAndScaling)
             dot.add_product(a, b);
             ASSERT_TRUE(dot_ref.add_product(a, b));
         }
-        if (!mpfr_zero_p(ref.get())) {
-            ASSERT_TRUE(bits_equal(acc.round(), reference_round(ref.get())));
-        }
+        // Nonzero terms: an exact zero is +0, and scaling it gives MPFR's IEEE sign.
+        ASSERT_TRUE(bits_equal(acc.round(), reference_round(ref.get())));
         const double alpha = random_double(gen, -1075, 1023);
         dot.scale(alpha);
         ASSERT_TRUE(dot_ref.mul(alpha));
-        if (!mpfr_zero_p(dot_ref.get())) {
-            ASSERT_TRUE(bits_equal(dot.round(), reference_round(dot_ref.get())));
-        }
+        ASSERT_TRUE(bits_equal(dot.round(), reference_round(dot_ref.get(), mpfr_signbit(dot_ref.get()) != 0)));
     }
 }
 
@@ -196,7 +231,6 @@ TEST(ExactMpfr, Fma3)
         Big ref;
         ASSERT_TRUE(ref.add_product(a, b, c));
         ASSERT_TRUE(ref.add(d));
-        if (mpfr_zero_p(ref.get())) continue;
         ASSERT_TRUE(bits_equal(fma3(a, b, c, d), reference_round(ref.get())))
             << std::hexfloat << a << " " << b << " " << c << " " << d;
     }
@@ -228,13 +262,8 @@ TEST(ExactMpfr, IllConditionedDotsAndSums)
             }
             const double expect = flamex::test::reference_dot(p.x, p.y);
             EXPECT_TRUE(bits_equal(exact_dot(n, p.x.data(), 1, p.y.data(), 1), expect)) << "cond " << cond;
-            for (const auto& k : sets) {
-                Accumulator acc;
-                k.dot(acc, n, p.x.data(), 1, p.y.data(), 1);
-                if (expect != 0) {
-                    EXPECT_TRUE(bits_equal(acc.round(), expect)) << k.isa << " cond " << cond;
-                }
-            }
+            for (const auto& k : sets)
+                EXPECT_TRUE(bits_equal(kernel_dot(k, n, p.x.data(), 1, p.y.data(), 1), expect)) << k.isa << " cond " << cond;
             std::vector<double> terms;
             for (int i = 0; i < n; ++i) {
                 const DoubleDouble d = two_prod(p.x[static_cast<std::size_t>(i)], p.y[static_cast<std::size_t>(i)]);
@@ -244,13 +273,8 @@ TEST(ExactMpfr, IllConditionedDotsAndSums)
             std::shuffle(terms.begin(), terms.end(), gen);
             const double sexpect = flamex::test::reference_sum(terms);
             EXPECT_TRUE(bits_equal(exact_sum(static_cast<index_t>(terms.size()), terms.data(), 1), sexpect));
-            for (const auto& k : sets) {
-                Accumulator acc;
-                k.sum(acc, static_cast<index_t>(terms.size()), terms.data(), 1);
-                if (sexpect != 0) {
-                    EXPECT_TRUE(bits_equal(acc.round(), sexpect)) << k.isa;
-                }
-            }
+            for (const auto& k : sets)
+                EXPECT_TRUE(bits_equal(kernel_sum(k, static_cast<index_t>(terms.size()), terms.data(), 1), sexpect)) << k.isa;
             ++cases;
         }
     }
@@ -278,15 +302,8 @@ TEST(ExactMpfr, EveryTailLength)
             EXPECT_TRUE(bits_equal(exact_dot(n, x.data(), 1, y.data(), 1), d)) << n;
             EXPECT_TRUE(bits_equal(exact_sum(n, x.data(), 1), s)) << n;
             for (const auto& k : sets) {
-                Accumulator ad, as;
-                k.dot(ad, n, x.data(), 1, y.data(), 1);
-                k.sum(as, n, x.data(), 1);
-                if (d != 0) {
-                    EXPECT_TRUE(bits_equal(ad.round(), d)) << k.isa << " n=" << n;
-                }
-                if (s != 0) {
-                    EXPECT_TRUE(bits_equal(as.round(), s)) << k.isa << " n=" << n;
-                }
+                EXPECT_TRUE(bits_equal(kernel_dot(k, n, x.data(), 1, y.data(), 1), d)) << k.isa << " n=" << n;
+                EXPECT_TRUE(bits_equal(kernel_sum(k, n, x.data(), 1), s)) << k.isa << " n=" << n;
             }
         }
     }
@@ -356,8 +373,7 @@ TEST(ExactMpfr, MergedPartialSumsAreExact)
             if (gen() & 1) part.negate(), mpfr_neg(ref.get(), ref.get(), MPFR_RNDN), total.negate();
             total += part;
         }
-        if (!mpfr_zero_p(ref.get())) {
-            ASSERT_TRUE(bits_equal(total.round(), reference_round(ref.get())));
-        }
+        // Every part has a nonzero term: an exact zero total is +0, negated or not.
+        ASSERT_TRUE(bits_equal(total.round(), reference_round(ref.get())));
     }
 }

@@ -37,6 +37,7 @@ using flamex::Trans;
 using flamex::Uplo;
 namespace gen = flamex::gen;
 namespace ref = flamex::mpfr_ref;
+using flamex::test::max_nan;
 
 namespace {
 
@@ -645,7 +646,7 @@ double residual_long_double(Obj A, Obj LU, const Pivots& p)
                 s += (l == i ? 1.0L : static_cast<long double>(LU(i, l))) * LU(l, j);
             row += std::fabs(PA[static_cast<std::size_t>(i + j * m)] - s);
         }
-        worst = std::max(worst, row);
+        worst = max_nan(worst, row);
     }
     return static_cast<double>(worst);
 }

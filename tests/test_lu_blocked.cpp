@@ -90,6 +90,8 @@ Factorization factor(const std::string& name, const Matrix& A, Dim block, int in
 {
     const LuVariant& variant = flamex::find_lu_variant(name);
     Factorization f{A, Pivots(std::min(A.length(), A.width())), {}};
+    // Stale entries: lu() must set the identity without pivoting (variants/lu.hpp).
+    for (Dim i = 0; i < f.p.size(); ++i) f.p[i] = static_cast<int>(f.p.size() - i);
     LuControl control;
     control.block = block;
     if (inner != 0) control.inner = &flamex::find_lu_variant(unblocked_name(variant.pivoting, inner));
@@ -292,6 +294,111 @@ TEST(LuBlocked, NopivReportsTheFirstSingularLeadingBlock)
                     EXPECT_TRUE(all_finite(f.LU));
                 }
             }
+}
+
+// --- the zero-pivot contract on the exact backends, every variant ---------------------
+
+// The backends whose LU is correctly rounded operation by operation: exact, and
+// opencl (bit-identical to it) where a device is installed.
+std::vector<std::string> exact_backends()
+{
+    std::vector<std::string> names = {"exact"};
+    if (support::have_opencl()) names.push_back("opencl");
+    return names;
+}
+
+Factorization factor_on(const Blas& blas, const LuVariant& v, const Matrix& A)
+{
+    Factorization f{A, Pivots(std::min(A.length(), A.width())), {}};
+    LuControl control;
+    control.block = 4;
+    f.info = flamex::lu(blas, v, f.LU, f.p, control);
+    return f;
+}
+
+// With pivoting: a zero column k is reported as k + 1 and the factorization goes on
+// (U(k, k) = 0, nothing inf or NaN, P A = L U). Without pivoting: a singular leading
+// block of order k is reported as k and the variant stops there, dividing by nothing:
+// the leading k x k block of the result holds that block's L and U, bit for bit
+// (U(k-1, k-1) = +0), and nothing is inf or NaN. The opencl backend gives exact's
+// bits throughout.
+TEST(LuZeroPivot, ReportedAndStoppedOnTheExactBackends)
+{
+    const std::unique_ptr<Blas> exact = flamex::make_backend("exact");
+    for (const std::string& backend : exact_backends()) {
+        const std::unique_ptr<Blas> blas = flamex::make_backend(backend);
+        for (const LuVariant& v : flamex::lu_variants())
+            for (const Shape s : {Shape{13, 13}, Shape{15, 10}, Shape{10, 15}}) {
+                const Dim kmax = std::min(s.m, s.n);
+                for (const Dim k : {Dim{1}, Dim{4}, Dim{5}, Dim{9}, kmax}) {
+                    SCOPED_TRACE(backend + " " + describe(v.name, s, 4, 5) + " column " + std::to_string(k));
+                    Matrix A = v.pivoting ? support::random_matrix(s.m, s.n, static_cast<std::uint64_t>(k))
+                                          : dominant(s.m, s.n, static_cast<std::uint64_t>(k));
+                    if (v.pivoting) {
+                        for (Dim i = 0; i < s.m; ++i) A(i, k - 1) = 0.0;
+                    } else {
+                        for (Dim i = 0; i < k; ++i) A(i, k - 1) = 0.0;
+                    }
+                    const Factorization f = factor_on(*blas, v, A);
+                    EXPECT_EQ(f.info.zero_pivot, k);
+                    EXPECT_EQ(f.LU(k - 1, k - 1), 0.0);
+                    EXPECT_TRUE(all_finite(f.LU));
+                    if (v.pivoting) {
+                        EXPECT_LE(support::lu_backward_error(A, f.LU, f.p), kBackwardBound);
+                    } else {
+                        // The reference does not stop: A(k-1, k-1) = 1 makes that pivot exactly
+                        // 1 (column k-1 is zero above it), and no other entry of the factors
+                        // depends on A(k-1, k-1).
+                        Matrix lead(k, k);
+                        for (Dim j = 0; j < k; ++j)
+                            for (Dim i = 0; i < k; ++i) lead(i, j) = A(i, j);
+                        lead(k - 1, k - 1) = 1.0;
+                        Factorization ref = factor_on(*exact, v, lead);
+                        ASSERT_TRUE(ref.info.ok());
+                        EXPECT_EQ(ref.LU(k - 1, k - 1), 1.0);
+                        ref.LU(k - 1, k - 1) = 0.0;
+                        EXPECT_TRUE(support::bitwise_equal(f.LU.view().sub(0, 0, k, k), ref.LU));
+                        lead(k - 1, k - 1) = 0.0;
+                        EXPECT_LE(support::lu_backward_error(lead, ref.LU, flamex::PivObj()), kBackwardBound);
+                    }
+                    if (backend != "exact") {
+                        const Factorization ref = factor_on(*exact, v, A);
+                        EXPECT_TRUE(support::bitwise_equal(f.LU, ref.LU));
+                        expect_same_pivots(f.p, ref.p);
+                    }
+                }
+            }
+    }
+}
+
+// A pivot vector of the wrong length is rejected before anything is touched, with a
+// message naming the variant and both lengths; without pivoting p is not used.
+TEST(LuZeroPivot, WrongLengthPivotVectorThrows)
+{
+    for (const std::string& backend : {std::string("blis"), std::string("exact")}) {
+        const std::unique_ptr<Blas> blas = flamex::make_backend(backend);
+        for (const LuVariant& v : flamex::lu_variants()) {
+            if (!v.pivoting) continue;
+            SCOPED_TRACE(backend + " " + v.name);
+            const Matrix A = support::random_matrix(6, 4, 8);
+            for (const Dim length : {Dim{0}, Dim{3}, Dim{5}, Dim{6}}) {
+                Matrix B = A;
+                Pivots p(length);
+                for (Dim i = 0; i < length; ++i) p[i] = 1;
+                try {
+                    flamex::lu(*blas, v, B, p);
+                    ADD_FAILURE() << "no error for a pivot vector of " << length;
+                } catch (const Error& e) {
+                    const std::string what = e.what();
+                    EXPECT_NE(what.find(v.name), std::string::npos) << what;
+                    EXPECT_NE(what.find("has " + std::to_string(length) + " entries"), std::string::npos) << what;
+                    EXPECT_NE(what.find("min(m, n) = 4"), std::string::npos) << what;
+                }
+                EXPECT_TRUE(support::bitwise_equal(B, A));
+                for (Dim i = 0; i < length; ++i) EXPECT_EQ(p[i], 1);
+            }
+        }
+    }
 }
 
 TEST(LuBlocked, BadControlThrows)

@@ -16,6 +16,7 @@ using flamex::Error;
 using flamex::Matrix;
 using flamex::Obj;
 using flamex::SolveReport;
+using flamex::test::residual_inf;
 
 namespace {
 
@@ -25,24 +26,12 @@ const flamex::LuVariant& variant() { return flamex::find_lu_variant("lu_piv_unb_
 
 std::unique_ptr<flamex::Blas> blis() { return flamex::make_backend("blis"); }
 
-// ||b - A x||_inf, in long double.
-double residual_inf(Obj A, Obj b, Obj x)
-{
-    long double worst = 0.0L;
-    for (dim_t i = 0; i < A.length(); ++i) {
-        long double r = b(i, 0);
-        for (dim_t j = 0; j < A.width(); ++j) r -= static_cast<long double>(A(i, j)) * x(j, 0);
-        worst = std::max(worst, std::fabs(r));
-    }
-    return static_cast<double>(worst);
-}
-
 // ||b - A x||_inf / (||A||_inf ||x||_inf n u)
 double backward_error(Obj A, Obj b, Obj x)
 {
     const double scale =
         flamex::test::norm_inf(A) * flamex::test::norm_inf(x) * static_cast<double>(std::max<dim_t>(A.length(), 1)) * kUnit;
-    return residual_inf(A, b, x) / scale;
+    return flamex::test::residual_inf(A, b, x) / scale;
 }
 
 // A well-conditioned system: diagonally dominant, so its condition number is small.

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "batched/batched.hpp"
+#include "support/test_support.hpp"
 
 extern "C" {
 void dsyev_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w, double* work,
@@ -47,9 +48,9 @@ double normwise_residual(const batched::Batch<T>& b, const std::vector<T>& x, st
             r += static_cast<long double>(A[i + j * n]) * xk[j];
             a += std::fabs(static_cast<long double>(A[i + j * n]));
         }
-        rmax = std::max(rmax, std::fabs(r));
-        amax = std::max(amax, a);
-        xmax = std::max(xmax, std::fabs(static_cast<long double>(xk[i])));
+        rmax = max_nan(rmax, std::fabs(r));
+        amax = max_nan(amax, a);
+        xmax = max_nan(xmax, std::fabs(static_cast<long double>(xk[i])));
     }
     return static_cast<double>(rmax / (amax * xmax));
 }

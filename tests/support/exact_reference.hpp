@@ -130,18 +130,45 @@ inline double reference_divide(mpfr_srcptr v, double d)
     return reference_round(s.get());
 }
 
+// The sign of an exactly zero sum (exact/exact.hpp): -0 iff there is at least one
+// term and every term is a zero with its sign bit set. MPFR cannot tell: its sum
+// starts at +0, and +0 + -0 = +0.
+inline bool zero_sum_is_negative(const std::vector<double>& x)
+{
+    return !x.empty() && std::all_of(x.begin(), x.end(), [](double v) { return v == 0 && std::signbit(v); });
+}
+
+// The same for the products x_i y_i: a finite value times a zero is a zero with the
+// sign of the product (0 * inf is NaN, and a tiny nonzero product is not a zero).
+inline bool zero_dot_is_negative(const std::vector<double>& x, const std::vector<double>& y)
+{
+    for (std::size_t i = 0; i < x.size(); ++i)
+        if (!std::isfinite(x[i]) || !std::isfinite(y[i]) || (x[i] != 0 && y[i] != 0) ||
+            std::signbit(x[i]) == std::signbit(y[i]))
+            return false;
+    return !x.empty();
+}
+
+// reference_round(v), with an exactly zero v given the sign of the terms' zero rule.
+inline double reference_round(mpfr_srcptr v, bool zero_is_negative)
+{
+    if (mpfr_zero_p(v)) return zero_is_negative ? -0.0 : 0.0;
+    return reference_round(v);
+}
+
+// The correctly rounded sum and dot product, signed zeros included.
 inline double reference_sum(const std::vector<double>& x)
 {
     Big s;
     for (double v : x) s.add(v);
-    return reference_round(s.get());
+    return reference_round(s.get(), zero_sum_is_negative(x));
 }
 
 inline double reference_dot(const std::vector<double>& x, const std::vector<double>& y)
 {
     Big s;
     for (std::size_t i = 0; i < x.size(); ++i) s.add_product(x[i], y[i]);
-    return reference_round(s.get());
+    return reference_round(s.get(), zero_dot_is_negative(x, y));
 }
 
 // Bitwise equality that also accepts any NaN for any NaN.

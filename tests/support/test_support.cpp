@@ -44,7 +44,7 @@ double norm_inf(Obj A)
     for (dim_t i = 0; i < A.length(); ++i) {
         double row = 0.0;
         for (dim_t j = 0; j < A.width(); ++j) row += std::fabs(A(i, j));
-        best = std::max(best, row);
+        best = max_nan(best, row);
     }
     return best;
 }
@@ -55,7 +55,7 @@ double norm_1(Obj A)
     for (dim_t j = 0; j < A.width(); ++j) {
         double col = 0.0;
         for (dim_t i = 0; i < A.length(); ++i) col += std::fabs(A(i, j));
-        best = std::max(best, col);
+        best = max_nan(best, col);
     }
     return best;
 }
@@ -65,8 +65,19 @@ double max_relative_difference(Obj A, Obj B)
     double worst = 0.0;
     for (dim_t j = 0; j < A.width(); ++j)
         for (dim_t i = 0; i < A.length(); ++i)
-            worst = std::max(worst, std::fabs(A(i, j) - B(i, j)) / std::max(1.0, std::fabs(B(i, j))));
+            worst = max_nan(worst, std::fabs(A(i, j) - B(i, j)) / std::max(1.0, std::fabs(B(i, j))));
     return worst;
+}
+
+double residual_inf(Obj A, Obj b, Obj x)
+{
+    long double worst = 0.0L;
+    for (dim_t i = 0; i < A.length(); ++i) {
+        long double r = b(i, 0);
+        for (dim_t j = 0; j < A.width(); ++j) r -= static_cast<long double>(A(i, j)) * x(j, 0);
+        worst = max_nan(worst, std::fabs(r));
+    }
+    return static_cast<double>(worst);
 }
 
 bool bitwise_equal(Obj A, Obj B)
@@ -99,7 +110,7 @@ double lu_backward_error(Obj A, Obj LU, PivObj p)
             }
             row += std::fabs(PA[static_cast<size_t>(i + j * m)] - s);
         }
-        worst = std::max(worst, row);
+        worst = max_nan(worst, row);
     }
     const double normA = norm_inf(A);
     if (normA == 0.0) return static_cast<double>(worst);

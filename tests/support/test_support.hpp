@@ -1,6 +1,7 @@
 // Helpers shared by the tests: seeded random matrices, norms, the OpenCL skip.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -15,10 +16,22 @@ Matrix random_matrix(dim_t m, dim_t n, std::uint64_t seed);
 // A random matrix whose diagonal dominates, so that LU without pivoting is stable.
 Matrix diagonally_dominant(dim_t n, std::uint64_t seed);
 
+// The larger of a and b, or NaN when either is NaN. Every error measure here takes
+// its maximum with this, never std::max (std::max(worst, NaN) is worst): a NaN
+// anywhere makes the measure NaN, and EXPECT_LE / EXPECT_LT against a bound fail.
+template <class T>
+T max_nan(T a, T b)
+{
+    return (std::isnan(a) || a >= b) ? a : b;
+}
+
+// Norms and measures below are NaN when an entry is NaN.
 double norm_inf(Obj A);
 double norm_1(Obj A);
 // max_ij |A_ij - B_ij| / max(1, |B_ij|)
 double max_relative_difference(Obj A, Obj B);
+// ||b - A x||_inf, in long double (A m x n, b m x 1, x n x 1).
+double residual_inf(Obj A, Obj b, Obj x);
 bool bitwise_equal(Obj A, Obj B);
 
 // ||P A - L U||_inf / (||A||_inf max(m,n) u): L, U read from the factored LU (m x n),
