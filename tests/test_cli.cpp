@@ -278,8 +278,14 @@ TEST_F(Cli, UnreadableFileWithoutPermission)
         return;
     }
     ASSERT_EQ(chmod(scratch_.dir().c_str(), 0755), 0); // nobody may look inside, not read locked.mtx
-    const Result r = flamex::test::run_program(
-        "setpriv", {"--reuid=65534", "--regid=65534", "--clear-groups", FLAMEX_CLI, "lu", A}, scratch_);
+    const std::vector<std::string> as_nobody{"--reuid=65534", "--regid=65534", "--clear-groups", FLAMEX_CLI};
+    auto args = as_nobody;
+    args.emplace_back("--version");
+    if (flamex::test::run_program("setpriv", args, scratch_).status != 0) // a checkout under a private home
+        GTEST_SKIP() << "nobody cannot run " << FLAMEX_CLI << " here; UnreadablePathsNameTheFileAndTheReason still runs";
+    args = as_nobody;
+    args.insert(args.end(), {"lu", A});
+    const Result r = flamex::test::run_program("setpriv", args, scratch_);
     EXPECT_EQ(r.status, 2) << r.err;
     EXPECT_EQ(r.out, "");
     for (const std::string& say : {A, std::string("cannot open"), std::string("Permission denied")})
