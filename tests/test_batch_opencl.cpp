@@ -579,7 +579,8 @@ TEST(BatchOpenCl, LdltBreakdownStaysInItsSystem)
         // In single precision every method's x is the CPU's, bit for bit, for every
         // system (the bad ones' NaNs included).
         for (Method m : {Method::Ldlt, Method::HouseholderPcr, Method::DivideConquer, Method::Auto}) {
-            const batched::Result<float> dev = m == Method::Ldlt ? rf : batched::solve_opencl(mixedf, options(m), org.options());
+            const batched::Result<float> dev =
+                m == Method::Ldlt ? rf : batched::solve_opencl(mixedf, options(m), org.options());
             const batched::Result<float> cpuf = batched::solve(mixedf, options(m));
             for (std::size_t k = 0; k < mixedf.count; ++k) {
                 EXPECT_TRUE(same_report(dev.report[k], cpuf.report[k])) << batched::method_name(m) << " float, k=" << k;

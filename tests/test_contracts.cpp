@@ -257,7 +257,8 @@ TEST(OpenClContract, LaunchErrorsNameTheKernelAndTheCause)
     const std::string uneven =
         message_of([&] { ocl::launch(*context, k, cl::NDRange(60), cl::NDRange(8), x, cl_long(64)); });
     EXPECT_EQ(uneven.rfind("opencl: launching kernel fill: CL_INVALID_WORK_GROUP_SIZE", 0), 0u) << uneven;
-    const std::string arg = message_of([&] { ocl::launch(*context, k, cl::NDRange(64), cl::NDRange(8), x, cl_int(64)); });
+    const std::string arg =
+        message_of([&] { ocl::launch(*context, k, cl::NDRange(64), cl::NDRange(8), x, cl_int(64)); });
     EXPECT_EQ(arg.rfind("opencl: setting argument 1 of kernel fill: CL_INVALID_ARG_SIZE", 0), 0u) << arg;
     cl::Kernel fresh = program->kernel("fill");
     const std::string unset = message_of([&] { ocl::launch(*context, fresh, cl::NDRange(64), cl::NDRange(8), x); });

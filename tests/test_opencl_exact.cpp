@@ -815,7 +815,8 @@ TEST(OpenClExact, DivisionTiesAndStickyBitsAgreeWithMpfr)
             b(o + 3, 0) = 0.0;
             exref::Big value;
             ASSERT_TRUE(value.add_product(q, d) && value.add_product(h, d) && value.add_product(s, w));
-            want[static_cast<std::size_t>(g)] = mpfr_zero_p(value.get()) ? std::nan("") : exref::reference_divide(value.get(), d);
+            want[static_cast<std::size_t>(g)] =
+                mpfr_zero_p(value.get()) ? std::nan("") : exref::reference_divide(value.get(), d);
         }
         Matrix xcpu = b;
         exact().trsv(Uplo::Lower, Trans::No, Diag::NonUnit, T, xcpu);

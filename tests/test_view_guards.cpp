@@ -15,9 +15,11 @@
 #include <cstdlib>
 #include <functional>
 #include <initializer_list>
+#include <map>
 #include <memory>
 #include <ostream>
 #include <string>
+#include <utility>
 
 #include "blas/blas.hpp"
 #include "support/backend_checks.hpp"
@@ -58,9 +60,8 @@ const Blas& backend_for(const Case& c)
     // Low enough that the 2-thread exact backend splits these small operations.
     static const bool lowered = (::setenv("FLAMEX_EXACT_PARALLEL_MIN", "4", 1), true);
     (void)lowered;
-    static std::unique_ptr<Blas> made[5][3];
-    const int b = std::string(c.backend) == "blis" ? 0 : std::string(c.backend) == "exact" ? 1 : std::string(c.backend) == "opencl" ? 2 : 3;
-    std::unique_ptr<Blas>& slot = made[b][c.threads];
+    static std::map<std::pair<std::string, int>, std::unique_ptr<Blas>> made;
+    std::unique_ptr<Blas>& slot = made[{c.backend, c.threads}];
     if (!slot) slot = flamex::make_backend(c.backend, {c.threads, 0, ""});
     return *slot;
 }

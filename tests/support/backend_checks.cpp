@@ -51,7 +51,8 @@ std::string Guarded::damage() const
     const Obj s = storage_.view();
     for (dim_t j = 0; j < s.width(); ++j)
         for (dim_t i = 0; i < s.length(); ++i) {
-            const bool inside = i >= margin_ && i < margin_ + view_.length() && j >= margin_ && j < margin_ + view_.width();
+            const bool inside =
+                i >= margin_ && i < margin_ + view_.length() && j >= margin_ && j < margin_ + view_.width();
             if (!inside && bits(s(i, j)) != GUARD_BITS) out << " (" << i << ", " << j << ") = " << s(i, j);
         }
     return out.str();
