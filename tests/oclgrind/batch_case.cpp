@@ -51,8 +51,8 @@ int planted_out_of_bounds()
 {
     namespace ocl = flamex::opencl;
     const auto context = ocl::Context::shared("", {true, false});
-    const auto program = context->program(
-        "planted_out_of_bounds", "__kernel void past_the_end(__global double* x, long n) { x[n + get_global_id(0)] = 1.0; }");
+    const auto program = context->program("planted_out_of_bounds", "__kernel void past_the_end(__global double* x, long n)"
+                                                                   " { x[n + get_global_id(0)] = 1.0; }");
     cl::Kernel k = program->kernel("past_the_end");
     const cl::Buffer x = context->allocate(4 * sizeof(double));
     ocl::launch(*context, k, cl::NDRange(1), cl::NDRange(1), x, cl_long(4));

@@ -46,7 +46,8 @@ grind() {
 
 # Oclgrind is interposed: the only device a program sees is its simulator.
 devices=$(oclgrind "$cli" devices 2>&1)
-if [ "$(printf '%s\n' "$devices" | grep -c .)" -ne 1 ] || ! printf '%s\n' "$devices" | grep -q '^0: Oclgrind Simulator'; then
+if [ "$(printf '%s\n' "$devices" | grep -c .)" -ne 1 ] ||
+   ! printf '%s\n' "$devices" | grep -q '^0: Oclgrind Simulator'; then
   echo "FAIL: under oclgrind, flamex devices lists something other than Oclgrind's simulator alone:"
   printf '%s\n' "$devices"
   exit 1
