@@ -56,7 +56,7 @@
 // gemm, right-hand sides of trsm, columns of ger) or, for sum, dot and the panel
 // of a triangular solve, by chunks whose Accumulators are merged. Operations
 // below about 2^17 products stay on the calling thread (FLAMEX_EXACT_PARALLEL_MIN
-// overrides that threshold).
+// overrides that threshold); exact_backend_parallel_runs() counts the splits.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -102,6 +102,9 @@ index_t parallel_min_from_environment()
         throw Error(std::string("exact backend: FLAMEX_EXACT_PARALLEL_MIN must be a positive integer, got '") + env + "'");
     return static_cast<index_t>(v);
 }
+
+// Splits among threads so far, every instance together (exact_backend_parallel_runs).
+std::atomic<std::uint64_t> parallel_runs{0};
 
 // Rows of a triangular block solved after one sub-panel (their small triangle
 // is added product by product).
@@ -716,6 +719,7 @@ private:
             job(0, 1);
             return;
         }
+        parallel_runs.fetch_add(1, std::memory_order_relaxed);
         pool_->run(std::function<void(int, int)>(std::ref(job)));
     }
 
@@ -940,6 +944,8 @@ private:
 };
 
 } // namespace
+
+std::uint64_t exact_backend_parallel_runs() { return parallel_runs.load(std::memory_order_relaxed); }
 
 std::unique_ptr<Blas> make_exact_backend(const BackendOptions& options)
 {

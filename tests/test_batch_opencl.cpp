@@ -1,8 +1,10 @@
 // The batched solvers on an OpenCL device (batched/opencl_batched.hpp,
 // kernels/batched_solvers.cl): every method with every organization (simd,
 // collaborative, hybrid with several cooperating counts) on every order 1..64 in
-// single and double precision, against the CPU implementation (batched::solve) and
-// against backward-error bounds; identical bits for every organization, work-group
+// single and double precision, against the CPU implementation (batched::solve):
+// x bit for bit for every system wherever the README claims it (single precision,
+// LDL^T in double), else within a tolerance with at most a fifth of the systems
+// differing at all; and against backward-error bounds; identical bits for every organization, work-group
 // size, chunking and from run to run; the D&C eigenvalues against the CPU's and
 // LAPACK's; the adaptive strategy flagging the same systems as the CPU; per-system
 // breakdowns and invalid inputs; the workspace in global memory; the error paths.
@@ -22,6 +24,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 
@@ -141,12 +144,29 @@ double relative_difference(int n, const std::vector<T>& x, const std::vector<T>&
     return m > 0 ? d / m : d;
 }
 
-// Every method and organization on one order: the CPU's statuses and solutions (to
-// a tolerance scaled by n, u and the condition number), backward-error bounds, the
-// device's residual equal to the CPU's formula on the device's x, and identical bits
-// for every organization.
+// Whether the device's x is claimed (README, batched/opencl_batched.hpp) to be the
+// CPU's bit for bit: in single precision for every method, in double for LDL^T;
+// Householder + PCR and D&C in double inherit the device's last-bit differences of
+// hypot (and so does auto).
 template <class T>
-void every_method_and_organization(int n)
+bool claimed_bit_identical(Method m)
+{
+    return std::is_same_v<T, float> || m == Method::Ldlt;
+}
+
+// Systems whose x differs from the CPU's in some bit, and systems compared, per
+// method (where bit identity is not claimed: counted and limited).
+struct Differing {
+    std::size_t systems[4] = {0, 0, 0, 0}, total[4] = {0, 0, 0, 0};
+};
+
+// Every method and organization on one order: the CPU's statuses, the CPU's
+// solutions bit for bit where that is claimed (else to a tolerance scaled by n, u
+// and the condition number, the differing systems counted in `differing`),
+// backward-error bounds, the device's residual equal to the CPU's formula on the
+// device's x, and identical bits for every organization.
+template <class T>
+void every_method_and_organization(int n, Differing& differing)
 {
     const double u = unit_roundoff<T>();
     batched::SpdSpec spec = flamex::test::spd_spec(n, 7, 1e3, 4000 + n);
@@ -190,10 +210,20 @@ void every_method_and_organization(int n)
                                      : m == Method::Auto         ? 32 * n * u
                                                                  : 4 * n * u;
                 EXPECT_LE(res, bound) << "k=" << k << " kappa=" << kappa[k];
-                // Against the CPU's x: both are the same operations; a device's last-bit
-                // differences (hypot) are amplified at most like a backward error.
-                const double tol = (m == Method::HouseholderPcr ? 64.0 : 16.0) * n * u * kappa[k];
-                EXPECT_LE(relative_difference(n, r.x, cpu.x, k), tol) << "k=" << k << " kappa=" << kappa[k];
+                // Against the CPU's x: both are the same operations in the same order.
+                const bool same_x = std::memcmp(r.x.data() + k * n, cpu.x.data() + k * n, n * sizeof(T)) == 0;
+                if (claimed_bit_identical<T>(m)) {
+                    EXPECT_TRUE(same_x) << "k=" << k << ": x differs from the CPU's";
+                } else {
+                    // A device's last-bit differences (hypot) are amplified at most like
+                    // a backward error.
+                    const double tol = (m == Method::HouseholderPcr ? 64.0 : 16.0) * n * u * kappa[k];
+                    EXPECT_LE(relative_difference(n, r.x, cpu.x, k), tol) << "k=" << k << " kappa=" << kappa[k];
+                    if (results.size() == 1) {
+                        differing.systems[static_cast<int>(m)] += same_x ? 0 : 1;
+                        differing.total[static_cast<int>(m)] += 1;
+                    }
+                }
             }
             if (first == nullptr) {
                 first = &results.front();
@@ -207,9 +237,18 @@ void every_method_and_organization(int n)
 template <class T>
 void every_method_every_order()
 {
+    Differing differing;
     for (int n = 1; n <= batched::kMaxOrder; ++n) {
-        every_method_and_organization<T>(n);
+        every_method_and_organization<T>(n, differing);
         if (::testing::Test::HasFatalFailure()) return;
+    }
+    // Measured on PoCL: about a tenth of the double systems (47 of 448 per method,
+    // n = 1..64); a device whose hypot is correctly rounded would give none.
+    for (Method m : {Method::HouseholderPcr, Method::DivideConquer, Method::Auto}) {
+        const int i = static_cast<int>(m);
+        EXPECT_LE(differing.systems[i] * 5, differing.total[i])
+            << batched::method_name(m) << ": " << differing.systems[i] << " of " << differing.total[i]
+            << " systems differ from the CPU's in some bit (the README says about 9%)";
     }
 }
 
@@ -538,7 +577,22 @@ TEST(BatchOpenCl, LdltBreakdownStaysInItsSystem)
         const batched::Result<float> gf = batched::solve_opencl(goodf, options(Method::Ldlt), org.options());
         EXPECT_EQ(rf.report[2].column, 1);
         EXPECT_EQ(rf.report[5].column, 3);
-        EXPECT_EQ(std::memcmp(rf.x.data(), gf.x.data(), 2 * n * sizeof(float)), 0);
+        for (std::size_t k = 0; k < good.count; ++k) {
+            if (k == 2 || k == 5 || k == 7 || k == 9) continue;
+            EXPECT_EQ(std::memcmp(rf.x.data() + k * n, gf.x.data() + k * n, n * sizeof(float)), 0) << "float, k=" << k;
+        }
+        // In single precision every method's x is the CPU's, bit for bit, for every
+        // system (the bad ones' NaNs included).
+        for (Method m : {Method::Ldlt, Method::HouseholderPcr, Method::DivideConquer, Method::Auto}) {
+            const batched::Result<float> dev =
+                m == Method::Ldlt ? rf : batched::solve_opencl(mixedf, options(m), org.options());
+            const batched::Result<float> cpuf = batched::solve(mixedf, options(m));
+            for (std::size_t k = 0; k < mixedf.count; ++k) {
+                EXPECT_TRUE(same_report(dev.report[k], cpuf.report[k])) << batched::method_name(m) << " float, k=" << k;
+                EXPECT_EQ(std::memcmp(dev.x.data() + k * n, cpuf.x.data() + k * n, n * sizeof(float)), 0)
+                    << batched::method_name(m) << " float, k=" << k;
+            }
+        }
         for (Method m : {Method::HouseholderPcr, Method::DivideConquer, Method::Auto}) {
             const batched::Result<double> h = batched::solve_opencl(mixed, options(m), org.options());
             const batched::Result<double> hc = batched::solve(mixed, options(m));

@@ -25,6 +25,7 @@
 #include "blas/blas.hpp"
 #include "blas/exact_columns.hpp"
 #include "exact/exact.hpp"
+#include "support/backend_checks.hpp"
 #include "support/test_support.hpp"
 #include "variants/lu.hpp"
 
@@ -357,6 +358,7 @@ TEST(ExactBackend, ShortSumsRoundAndDivideLikeTheAccumulator)
 
 TEST(ExactBackend, SumAndDotAreCorrectlyRoundedAndPermutationInvariant)
 {
+    const flamex::test::ExpectThreadsSplit split;
     std::mt19937_64 gen(11);
     for (dim_t n : {0, 1, 3, 17, 100, 1000, 70000}) {
         const Matrix x = wide_matrix(n, 1, 100 + static_cast<std::uint64_t>(n), 200);
@@ -569,6 +571,7 @@ TEST(ExactBackend, GemvIsExactOnViewsWithOffsetsAndStrides)
 
 TEST(ExactBackend, GemvIsBitIdenticalForEveryThreadCountAndBlock)
 {
+    const flamex::test::ExpectThreadsSplit split;
     // Tall, wide (the columns are split between threads) and square.
     struct Shape {
         dim_t m, n;
@@ -701,6 +704,7 @@ TEST(ExactBackend, GemmIsExactForEveryTransposeAndView)
 
 TEST(ExactBackend, GemmIsBitIdenticalForEveryThreadCountAndBlock)
 {
+    const flamex::test::ExpectThreadsSplit split;
     const Matrix A = wide_matrix(150, 90, 93, 50), B = wide_matrix(90, 70, 94, 50), C = wide_matrix(150, 70, 95);
     const Matrix B1 = wide_matrix(90, 1, 96, 50), C1 = wide_matrix(150, 1, 97);
     for (Trans ta : kTrans) {
@@ -723,6 +727,7 @@ TEST(ExactBackend, GemmIsBitIdenticalForEveryThreadCountAndBlock)
 
 TEST(ExactBackend, TrsvEveryCaseHasTheCorrectlyRoundedResidualProperty)
 {
+    const flamex::test::ExpectThreadsSplit split;
     for (dim_t n : {0, 1, 2, 7, 8, 9, 63, 64, 65, 130, 257, 700})
         for (Uplo u : kUplos)
             for (Trans t : kTrans)
@@ -800,6 +805,7 @@ TEST(ExactBackend, TrsvSpecialValues)
 
 TEST(ExactBackend, TrsmEveryCaseHasTheProperty)
 {
+    const flamex::test::ExpectThreadsSplit split;
     struct Shape {
         dim_t n, nrhs;
     };
@@ -963,6 +969,7 @@ Matrix lu_input(const flamex::LuVariant& v, dim_t m, dim_t n, std::uint64_t seed
 
 TEST(ExactBackend, EveryLuVariantIsBitIdenticalAcrossThreadsAndBlocks)
 {
+    const flamex::test::ExpectThreadsSplit split;
     struct Shape {
         dim_t m, n;
     };

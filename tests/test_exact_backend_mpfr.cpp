@@ -29,7 +29,8 @@
 // lengths 1 .. 67 (not multiples of any vector width), strided, offset and
 // row-major views whose surroundings are poisoned with NaN (a read outside the
 // view would show). Every case runs with 1 and 2 threads (and, for the blocked
-// kernels, a small block size).
+// kernels, a small block size), the threading threshold lowered so that 2 threads
+// really split the work.
 #include <gtest/gtest.h>
 #include <mpfr.h>
 
@@ -38,6 +39,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <map>
@@ -49,6 +51,7 @@
 #include <vector>
 
 #include "blas/blas.hpp"
+#include "support/backend_checks.hpp"
 #include "support/exact_blas_reference.hpp"
 #include "support/exact_reference.hpp"
 #include "reference/generators.hpp"
@@ -80,8 +83,16 @@ struct Config {
 const std::vector<Config> THREADS = {{1, 0}, {2, 0}};
 const std::vector<Config> THREADS_AND_BLOCKS = {{1, 0}, {2, 0}, {1, 5}, {2, 3}};
 
+// Below this much work the backend stays on one thread (2^17 by default): 1 here,
+// so that the 2-thread configurations split every operation, one-element hand
+// cases included; each test that runs them asserts that they did
+// (ExpectThreadsSplit).
+const char* const PARALLEL_MIN = "1";
+
 const Blas& exact_backend(Config c)
 {
+    static const bool lowered = (::setenv("FLAMEX_EXACT_PARALLEL_MIN", PARALLEL_MIN, 1), true);
+    (void)lowered;
     static std::map<std::pair<int, dim_t>, std::unique_ptr<Blas>> cache;
     std::unique_ptr<Blas>& slot = cache[{c.threads, c.block}];
     if (!slot) slot = flamex::make_backend("exact", {c.threads, c.block, ""});
@@ -493,6 +504,7 @@ TEST(ExactMpfrReference, RoundingAgreesWithHardwareOperations)
 
 TEST(ExactMpfrSum, HandCases)
 {
+    const flamex::test::ExpectThreadsSplit split;
     for (Config cfg : THREADS) {
         const Blas& blas = exact_backend(cfg);
         for (const HandCase& c : hand_cases()) {
@@ -533,6 +545,7 @@ TEST(ExactMpfrSum, HandCases)
 
 TEST(ExactMpfrSum, RandomAcrossTheRange)
 {
+    const flamex::test::ExpectThreadsSplit split;
     Rng rng(2);
     int failures = 0;
     for (Config cfg : THREADS) {
@@ -556,6 +569,7 @@ TEST(ExactMpfrSum, RandomAcrossTheRange)
 
 TEST(ExactMpfrSum, IllConditioned)
 {
+    const flamex::test::ExpectThreadsSplit split;
     // Ogita-Rump-Oishi: the sum of the exact products of a GenDot pair, split into
     // x_i y_i = h_i + l_i (TwoProd; the data are far from under/overflow) has
     // the dot product's condition number.
@@ -585,6 +599,7 @@ TEST(ExactMpfrSum, IllConditioned)
 
 TEST(ExactMpfrSum, LongVectorsAllThreadCounts)
 {
+    const flamex::test::ExpectThreadsSplit split;
     Rng rng(3);
     for (std::size_t n : {std::size_t{100003}, std::size_t{1} << 20}) {
         for (int kind : {0, 1, 2}) {
@@ -604,6 +619,7 @@ TEST(ExactMpfrSum, LongVectorsAllThreadCounts)
 
 TEST(ExactMpfrDot, HandCases)
 {
+    const flamex::test::ExpectThreadsSplit split;
     for (Config cfg : THREADS) {
         const Blas& blas = exact_backend(cfg);
         for (const HandCase& c : hand_cases())
@@ -620,6 +636,7 @@ TEST(ExactMpfrDot, HandCases)
 
 TEST(ExactMpfrDot, RandomAcrossTheRange)
 {
+    const flamex::test::ExpectThreadsSplit split;
     Rng rng(4);
     int failures = 0;
     for (Config cfg : THREADS) {
@@ -643,6 +660,7 @@ TEST(ExactMpfrDot, RandomAcrossTheRange)
 
 TEST(ExactMpfrDot, SpecialValuesAnywhere)
 {
+    const flamex::test::ExpectThreadsSplit split;
     // one NaN / inf / 0 * inf planted at every position of random vectors
     Rng rng(5);
     for (Config cfg : THREADS) {
@@ -666,6 +684,7 @@ TEST(ExactMpfrDot, SpecialValuesAnywhere)
 
 TEST(ExactMpfrDot, IllConditioned)
 {
+    const flamex::test::ExpectThreadsSplit split;
     int failures = 0, checked = 0;
     for (Config cfg : THREADS) {
         const Blas& blas = exact_backend(cfg);
@@ -690,6 +709,7 @@ TEST(ExactMpfrDot, IllConditioned)
 
 TEST(ExactMpfrDot, LongVectorsAllThreadCounts)
 {
+    const flamex::test::ExpectThreadsSplit split;
     Rng rng(6);
     for (std::size_t n : {std::size_t{100003}, (std::size_t{1} << 20) + 3}) {
         for (int kind : {0, 1, 3, 4}) {
@@ -724,6 +744,7 @@ double random_scalar(Rng& rng)
 
 TEST(ExactMpfrDots, AlphaBetaRandomAndCancelling)
 {
+    const flamex::test::ExpectThreadsSplit split;
     Rng rng(7);
     int failures = 0;
     for (Config cfg : THREADS) {
@@ -770,6 +791,7 @@ TEST(ExactMpfrDots, AlphaBetaRandomAndCancelling)
 
 TEST(ExactMpfrDots, IllConditionedAsInLu)
 {
+    const flamex::test::ExpectThreadsSplit split;
     // alpha11 := alpha11 - a10^T a01, the LU update: alpha = -1, beta = 1.
     int failures = 0;
     for (Config cfg : THREADS) {
@@ -836,6 +858,7 @@ Matrix transposed(const Matrix& A)
 
 TEST(ExactMpfrGemv, IllConditionedNoTransAndTrans)
 {
+    const flamex::test::ExpectThreadsSplit split;
     int wrong = 0;
     const std::vector<std::pair<dim_t, dim_t>> shapes = {{2, 2}, {3, 2}, {5, 7}, {8, 9}, {17, 16}, {33, 31},
                                                          {4, 67}, {67, 5}, {64, 65}, {40, 300}};
@@ -867,6 +890,7 @@ TEST(ExactMpfrGemv, IllConditionedNoTransAndTrans)
 
 TEST(ExactMpfrGemv, RandomShapesScalarsAndRanges)
 {
+    const flamex::test::ExpectThreadsSplit split;
     Rng rng(8);
     int wrong = 0;
     for (Config cfg : THREADS) {
@@ -908,6 +932,7 @@ TEST(ExactMpfrGemv, RandomShapesScalarsAndRanges)
 
 TEST(ExactMpfrGemv, HandCasesAsRows)
 {
+    const flamex::test::ExpectThreadsSplit split;
     // each hand case is one 1 x n (and n x 1 transposed) product, alone so that its
     // special values stay in their row
     int wrong = 0;
@@ -938,6 +963,7 @@ TEST(ExactMpfrGemv, HandCasesAsRows)
 
 TEST(ExactMpfrGemv, SpecialValuesInTheMatrix)
 {
+    const flamex::test::ExpectThreadsSplit split;
     Rng rng(9);
     int wrong = 0;
     for (Config cfg : THREADS) {
@@ -975,6 +1001,7 @@ TEST(ExactMpfrGemv, SpecialValuesInTheMatrix)
 
 TEST(ExactMpfrGer, RandomCancellingAndSpecial)
 {
+    const flamex::test::ExpectThreadsSplit split;
     Rng rng(10);
     int wrong = 0;
     for (Config cfg : THREADS) {
@@ -1065,6 +1092,7 @@ int check_gemm(const Blas& blas, Trans ta, Trans tb, double alpha, const Matrix&
 
 TEST(ExactMpfrGemm, AllTransposesIllConditioned)
 {
+    const flamex::test::ExpectThreadsSplit split;
     // op(A) = the rows of an AllRows ill-conditioned gemv problem, op(B) = columns
     // that are its x times powers of two (every entry of op(A) op(B) cancels), plus
     // a random column; C cancels against alpha op(A) op(B) in some entries.
@@ -1113,6 +1141,7 @@ TEST(ExactMpfrGemm, AllTransposesIllConditioned)
 
 TEST(ExactMpfrGemm, RandomRangesAndSpecials)
 {
+    const flamex::test::ExpectThreadsSplit split;
     Rng rng(12);
     int wrong = 0;
     for (Config cfg : THREADS_AND_BLOCKS) {
@@ -1219,6 +1248,7 @@ Matrix stored_for(const Matrix& G, Trans trans) { return trans == Trans::No ? G 
 
 TEST(ExactMpfrTrsv, AllEightCasesIllConditioned)
 {
+    const flamex::test::ExpectThreadsSplit split;
     int wrong = 0;
     for (Uplo uplo : {Uplo::Lower, Uplo::Upper})
         for (Trans trans : {Trans::No, Trans::Yes})
@@ -1243,6 +1273,7 @@ TEST(ExactMpfrTrsv, AllEightCasesIllConditioned)
 
 TEST(ExactMpfrTrsv, RandomSizesRangesAndZeros)
 {
+    const flamex::test::ExpectThreadsSplit split;
     Rng rng(13);
     int wrong = 0;
     for (Uplo uplo : {Uplo::Lower, Uplo::Upper})
@@ -1280,6 +1311,7 @@ TEST(ExactMpfrTrsv, RandomSizesRangesAndZeros)
 
 TEST(ExactMpfrTrsv, ReadsOnlyItsTriangle)
 {
+    const flamex::test::ExpectThreadsSplit split;
     // NaN in the other triangle (and on the diagonal when it is unit) must not be read.
     Rng rng(14);
     int wrong = 0;
@@ -1315,6 +1347,7 @@ TEST(ExactMpfrTrsv, ReadsOnlyItsTriangle)
 
 TEST(ExactMpfrTrsv, LargeIllConditionedBothThreadCounts)
 {
+    const flamex::test::ExpectThreadsSplit split;
     int wrong = 0;
     for (Uplo uplo : {Uplo::Lower, Uplo::Upper})
         for (Trans trans : {Trans::No, Trans::Yes}) {
@@ -1362,6 +1395,7 @@ int run_and_check_trsm(const Blas& blas, Side side, Uplo uplo, Trans trans, Diag
 
 TEST(ExactMpfrTrsm, AllSixteenCasesFewShapes)
 {
+    const flamex::test::ExpectThreadsSplit split;
     Rng rng(15);
     int wrong = 0;
     const std::vector<std::pair<dim_t, dim_t>> shapes = {{1, 1}, {1, 5}, {5, 1}, {7, 3}, {17, 9}, {33, 40}};
@@ -1403,6 +1437,7 @@ TEST(ExactMpfrTrsm, AllSixteenCasesFewShapes)
 
 TEST(ExactMpfrThreads, LargeOperationsAgreeWithMpfr)
 {
+    const flamex::test::ExpectThreadsSplit split;
     Rng rng(16);
     int wrong = 0;
     // gemv N and T: 260 x 300, every row ill-conditioned

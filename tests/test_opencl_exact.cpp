@@ -29,6 +29,7 @@
 #include "opencl/devices.hpp"
 #include "blas/opencl/exact_backend.hpp"
 #include "opencl/host.hpp"
+#include "support/exact_reference.hpp"
 #include "support/test_support.hpp"
 #include "reference/generators.hpp"
 #include "variants/lu.hpp"
@@ -751,6 +752,96 @@ TEST(OpenClExact, TrsvSpecialValues)
                                      return 0.0;
                                  });
     }
+}
+
+// pacc_divide (kernels/exact.cl), the device's correctly rounded division, gets
+// what exact::divide_round gets in ExactMpfr.DivideRound: planted ties (residual =
+// (q + ulp(q)/2) d exactly, q normal or subnormal, d near 1 or anywhere) exact or
+// broken by a sticky bit far below (+-2^-2148, beyond the 109 bits the division
+// reads) or near (+-2^-70 relative, inside them: only the remainder of the long
+// division can break that tie), and random residuals and divisors across the
+// range. Each case is a 4 x 4 diagonal block of one lower triangular system:
+// x0 = -q, x1 = -ulp(q)/2, x2 = -w, then row 3 (d, d, s, d) gives
+// x3 = RN((q d + ulp(q)/2 d + s w) / d) from trsv's last division. x3 is checked
+// against MPFR, and all of x bit for bit against the CPU exact backend.
+TEST(OpenClExact, DivisionTiesAndStickyBitsAgreeWithMpfr)
+{
+    REQUIRE_DEVICE();
+    namespace exref = flamex::test;
+    exref::widen_mpfr_range();
+    std::mt19937_64 gen(61);
+    constexpr dim_t groups = 250, n = 4 * groups;
+    int ties = 0, far = 0, near = 0, checked = 0;
+    for (int call = 0; call < 16; ++call) {
+        Matrix T(n, n), b(n, 1);
+        for (dim_t c = 0; c < n; ++c)
+            for (dim_t r = 0; r < n; ++r) T(r, c) = 0.0;
+        std::vector<double> want(static_cast<std::size_t>(groups));
+        for (dim_t g = 0; g < groups; ++g) {
+            const int kind = static_cast<int>((call * groups + g) % 4);
+            double q, h, d, s = 0.0, w = kTiny;
+            if (kind == 0) { // random value and divisor anywhere (x3 = q + h finite: an infinite
+                             // x_j would turn the zeros of the later rows into NaN)
+                q = exref::random_double(gen, -1075, 1021);
+                h = exref::random_double(gen, -1075, 1021);
+                d = exref::random_double(gen, -1075, 1023);
+            } else { // a planted tie q + ulp(q)/2, maybe perturbed
+                q = kind == 1 ? exref::random_double(gen, -1075, -1000) : exref::random_double(gen, -900, 900);
+                d = kind == 3 ? exref::random_double(gen, -1075, 1023) : exref::random_double(gen, -80, 80);
+                const int eq = std::fpclassify(q) == FP_SUBNORMAL ? -1074 : std::max(std::ilogb(q) - 52, -1074);
+                h = std::copysign(std::ldexp(1.0, eq - 1), q);
+                const int perturb = std::uniform_int_distribution<int>(0, 3)(gen);
+                const double sign = gen() & 1 ? 1.0 : -1.0;
+                const int e_near = std::ilogb(q) + std::ilogb(d) - 70;
+                if (perturb == 0) {
+                    ++ties;
+                } else if (perturb < 3 || e_near < -1074 || e_near > 1023) {
+                    s = sign * kTiny;
+                    ++far;
+                } else {
+                    s = sign;
+                    w = std::ldexp(1.0, e_near);
+                    ++near;
+                }
+            }
+            if (d == 0.0) d = 1.0;
+            const dim_t o = 4 * g;
+            T(o, o) = T(o + 1, o + 1) = T(o + 2, o + 2) = 1.0;
+            T(o + 3, o) = T(o + 3, o + 1) = T(o + 3, o + 3) = d;
+            T(o + 3, o + 2) = s;
+            b(o, 0) = -q;
+            b(o + 1, 0) = -h;
+            b(o + 2, 0) = -w;
+            b(o + 3, 0) = 0.0;
+            exref::Big value;
+            ASSERT_TRUE(value.add_product(q, d) && value.add_product(h, d) && value.add_product(s, w));
+            want[static_cast<std::size_t>(g)] =
+                mpfr_zero_p(value.get()) ? std::nan("") : exref::reference_divide(value.get(), d);
+        }
+        Matrix xcpu = b;
+        exact().trsv(Uplo::Lower, Trans::No, Diag::NonUnit, T, xcpu);
+        for (const Config& c : {configs()[0], configs()[3]}) {
+            Matrix x = b;
+            opencl(c).trsv(Uplo::Lower, Trans::No, Diag::NonUnit, T, x);
+            int wrong = 0;
+            for (dim_t i = 0; i < n && wrong < 5; ++i)
+                if (!same_bits(x(i, 0), xcpu(i, 0)))
+                    ADD_FAILURE() << c.name << ", call " << call << ": x[" << i << "] = " << hex(x(i, 0))
+                                  << ", exact backend " << hex(xcpu(i, 0)) << " (" << ++wrong << ")";
+            for (dim_t g = 0; g < groups && wrong < 5; ++g) {
+                const double w = want[static_cast<std::size_t>(g)];
+                if (std::isnan(w)) continue; // an exact zero residual: its sign is another test's
+                ++checked;
+                if (!same_bits(x(4 * g + 3, 0), w))
+                    ADD_FAILURE() << c.name << ", call " << call << ", block " << g << ": x3 = " << hex(x(4 * g + 3, 0))
+                                  << ", MPFR " << hex(w) << " (" << ++wrong << ")";
+            }
+        }
+    }
+    EXPECT_GT(ties, 650);
+    EXPECT_GT(far, 1300);
+    EXPECT_GT(near, 500);
+    EXPECT_GT(checked, 7600);
 }
 
 TEST(OpenClExact, TrsmEveryCase)

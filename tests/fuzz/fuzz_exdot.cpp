@@ -29,6 +29,7 @@
 #include <memory>
 #include <vector>
 
+#include "blas/backend_factories.hpp"
 #include "blas/blas.hpp"
 #include "exact/exact.hpp"
 #include "support/exact_blas_reference.hpp"
@@ -100,10 +101,17 @@ Strided lay_out(const std::vector<double>& v, int inc)
     std::abort();
 }
 
+// The 2-thread backend splits every dot (threshold 1 product instead of 2^17, which
+// no input of at most MAX_PAIRS pairs would reach); each 2-thread call checks it did.
 const flamex::Blas& backend(int threads)
 {
     static std::unique_ptr<flamex::Blas> one = flamex::make_backend("exact", {1, 0, ""});
-    static std::unique_ptr<flamex::Blas> two = flamex::make_backend("exact", {2, 0, ""});
+    static std::unique_ptr<flamex::Blas> two = [] {
+        ::setenv("FLAMEX_EXACT_PARALLEL_MIN", "1", 1);
+        auto b = flamex::make_backend("exact", {2, 0, ""});
+        ::unsetenv("FLAMEX_EXACT_PARALLEL_MIN");
+        return b;
+    }();
     return threads == 1 ? *one : *two;
 }
 
@@ -176,7 +184,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         flamex::Obj xv, yv;
         const flamex::Matrix xm = as_view_storage(x, incx, xv), ym = as_view_storage(y, incy, yv);
         const int threads = 1 + (data[1] & 1);
-        const double got_backend = backend(threads).dot(xv, yv);
+        const flamex::Blas& blas = backend(threads);
+        const std::uint64_t splits = flamex::exact_backend_parallel_runs();
+        const double got_backend = blas.dot(xv, yv);
+        if (threads == 2 && flamex::exact_backend_parallel_runs() == splits) {
+            std::fprintf(stderr, "fuzz_exdot: the 2-thread backend dot did not split (n = %zu)\n", x.size());
+            std::abort();
+        }
         if (!exref::same_double(got_backend, want_dot))
             mismatch(threads == 1 ? "backend dot (1 thread)" : "backend dot (2 threads)", got_backend, want_dot, x, y,
                      incx, incy);

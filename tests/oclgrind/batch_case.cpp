@@ -5,6 +5,9 @@
 // usage: oclgrind_batch_case single|double N COUNT METHOD simd|collaborative|hybrid local|global
 // Prints one line (statuses); exit 0, or 1 when the device's reports differ from the
 // CPU's (every method here reports what batched::solve reports, in every organization).
+//        oclgrind_batch_case planted-out-of-bounds
+// A kernel that writes one element past its buffer: check.sh's proof that Oclgrind
+// is interposed and that its findings reach the log the script reads.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -12,6 +15,7 @@
 
 #include "batched/batched.hpp"
 #include "batched/opencl_batched.hpp"
+#include "opencl/host.hpp"
 
 namespace batched = flamex::batched;
 
@@ -43,8 +47,23 @@ int run(int n, std::size_t count, batched::Method method, batched::Organization 
     return differing == 0 ? 0 : 1;
 }
 
+int planted_out_of_bounds()
+{
+    namespace ocl = flamex::opencl;
+    const auto context = ocl::Context::shared("", {true, false});
+    const auto program = context->program("planted_out_of_bounds", "__kernel void past_the_end(__global double* x, long n)"
+                                                                   " { x[n + get_global_id(0)] = 1.0; }");
+    cl::Kernel k = program->kernel("past_the_end");
+    const cl::Buffer x = context->allocate(4 * sizeof(double));
+    ocl::launch(*context, k, cl::NDRange(1), cl::NDRange(1), x, cl_long(4));
+    context->finish();
+    std::printf("launched\n");
+    return 0;
+}
+
 int main(int argc, char** argv)
 {
+    if (argc == 2 && !std::strcmp(argv[1], "planted-out-of-bounds")) return planted_out_of_bounds();
     const auto method = argc == 7 ? batched::parse_method(argv[4]) : std::nullopt;
     const auto organization = argc == 7 ? batched::parse_organization(argv[5]) : std::nullopt;
     if (!method || !organization || (std::strcmp(argv[1], "single") && std::strcmp(argv[1], "double"))) {

@@ -8,6 +8,9 @@
 # oclgrind_batch_case (every method and organization, local and global workspace).
 #
 # usage: check.sh FLAMEX_CLI BATCH_CASE WORK_DIR
+# First it proves that Oclgrind is really there: under it the only OpenCL device is
+# its simulator (and every run selects that device by name), and a planted
+# out-of-bounds write shows in its log.
 # Exit status 0 when every run is clean, 1 otherwise (with the findings), 77 when
 # oclgrind is not installed (ctest: skipped).
 set -uo pipefail
@@ -18,6 +21,9 @@ if ! command -v oclgrind >/dev/null; then
 fi
 rm -rf "$work" && mkdir -p "$work"
 export FLAMEX_OPENCL_CACHE=off
+# Every run must be on Oclgrind's device: selected by name, so that a run Oclgrind
+# does not interpose (another ICD answering) fails its device selection.
+export FLAMEX_OPENCL_DEVICE="Oclgrind Simulator"
 # -cl-opt-disable: Oclgrind's interpreter lacks some intrinsics LLVM's optimizer
 # introduces (llvm.bitreverse in the exact kernels).
 grind=(oclgrind --data-races --uninitialized --check-api --build-options -cl-opt-disable)
@@ -37,6 +43,23 @@ grind() {
     echo
   fi
 }
+
+# Oclgrind is interposed: the only device a program sees is its simulator.
+devices=$(oclgrind "$cli" devices 2>&1)
+if [ "$(printf '%s\n' "$devices" | grep -c .)" -ne 1 ] ||
+   ! printf '%s\n' "$devices" | grep -q '^0: Oclgrind Simulator'; then
+  echo "FAIL: under oclgrind, flamex devices lists something other than Oclgrind's simulator alone:"
+  printf '%s\n' "$devices"
+  exit 1
+fi
+# Its verdict reaches the log this script reads: a planted write past a buffer must
+# be reported there (else a silent Oclgrind would pass every run below).
+"${grind[@]}" --log "$work/planted.log" "$batch_case" planted-out-of-bounds >"$work/planted.out" 2>&1
+if ! grep -qs "Invalid write" "$work/planted.log"; then
+  echo "FAIL: Oclgrind did not report the planted out-of-bounds write; its log:"
+  cat "$work/planted.log" "$work/planted.out" 2>/dev/null
+  exit 1
+fi
 
 # The BLAS kernels, on problems small enough for an interpreter.
 "$cli" gen dot --n 40 --cond 1e20 --no-measure -o "$work/dot" >/dev/null

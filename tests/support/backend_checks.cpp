@@ -1,0 +1,71 @@
+#include "support/backend_checks.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <sstream>
+#include <utility>
+
+#include "blas/backend_factories.hpp"
+
+namespace flamex::test {
+
+namespace {
+
+double guard_value()
+{
+    double d;
+    std::memcpy(&d, &GUARD_BITS, sizeof d);
+    return d;
+}
+
+std::uint64_t bits(double d)
+{
+    std::uint64_t b;
+    std::memcpy(&b, &d, sizeof b);
+    return b;
+}
+
+} // namespace
+
+Guarded::Guarded(dim_t m, dim_t n, dim_t margin)
+    : storage_(m + 2 * margin, n + 2 * margin), margin_(margin)
+{
+    const Obj s = storage_.view();
+    for (dim_t j = 0; j < s.width(); ++j)
+        for (dim_t i = 0; i < s.length(); ++i) s(i, j) = guard_value();
+    view_ = s.sub(margin, margin, m, n);
+    for (dim_t j = 0; j < n; ++j)
+        for (dim_t i = 0; i < m; ++i) view_(i, j) = 0.0;
+}
+
+Guarded::Guarded(Obj A, dim_t margin) : Guarded(A.length(), A.width(), margin)
+{
+    for (dim_t j = 0; j < A.width(); ++j)
+        for (dim_t i = 0; i < A.length(); ++i) view_(i, j) = A(i, j);
+}
+
+std::string Guarded::damage() const
+{
+    std::ostringstream out;
+    const Obj s = storage_.view();
+    for (dim_t j = 0; j < s.width(); ++j)
+        for (dim_t i = 0; i < s.length(); ++i) {
+            const bool inside =
+                i >= margin_ && i < margin_ + view_.length() && j >= margin_ && j < margin_ + view_.width();
+            if (!inside && bits(s(i, j)) != GUARD_BITS) out << " (" << i << ", " << j << ") = " << s(i, j);
+        }
+    return out.str();
+}
+
+ExpectThreadsSplit::ExpectThreadsSplit(std::string what)
+    : what_(std::move(what)), before_(exact_backend_parallel_runs())
+{
+}
+
+ExpectThreadsSplit::~ExpectThreadsSplit()
+{
+    EXPECT_GT(exact_backend_parallel_runs(), before_) << what_ << ": the exact backend never split work among threads";
+}
+
+} // namespace flamex::test

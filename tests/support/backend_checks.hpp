@@ -1,0 +1,53 @@
+// Checks of what a backend must not do and tests must not assume: write outside
+// the views it is given, or claim a 1-vs-2-thread comparison that never split.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "flame/flame.hpp"
+
+namespace flamex::test {
+
+// A signalling NaN with a payload no arithmetic produces: every element of a
+// guarded allocation outside its view holds it, so a write there (of any value,
+// NaN included) changes the bits, and a read of it turns a result into NaN.
+inline constexpr std::uint64_t GUARD_BITS = 0x7ff00000deadbeefULL;
+
+// An m x n view inside a larger column-major allocation: `margin` rows above and
+// below it (so the leading dimension is m + 2 margin, larger than the view) and
+// `margin` columns on each side, all GUARD_BITS. As a row vector (m = 1) the view's
+// stride is the leading dimension, so its gaps are guarded too.
+class Guarded {
+public:
+    Guarded(dim_t m, dim_t n, dim_t margin = 2);
+    // The same, its view holding a copy of A.
+    explicit Guarded(Obj A, dim_t margin = 2);
+    Obj view() const { return view_; }
+    Obj storage() const { return storage_.view(); }
+    // Every guard element whose bits changed, as "(i, j) = value" in the
+    // allocation's coordinates ("" when none did).
+    std::string damage() const;
+
+private:
+    Matrix storage_;
+    Obj view_;
+    dim_t margin_;
+};
+
+// Over its scope the `exact` backend must split work among threads at least once
+// (exact_backend_parallel_runs() advances); a failure naming `what` is added at
+// the end of the scope otherwise. For tests that claim 1- and 2-thread identity.
+class ExpectThreadsSplit {
+public:
+    explicit ExpectThreadsSplit(std::string what = "this test");
+    ~ExpectThreadsSplit();
+    ExpectThreadsSplit(const ExpectThreadsSplit&) = delete;
+    ExpectThreadsSplit& operator=(const ExpectThreadsSplit&) = delete;
+
+private:
+    std::string what_;
+    std::uint64_t before_;
+};
+
+} // namespace flamex::test
