@@ -9,8 +9,11 @@ import numpy as np
 import flamex
 
 
+_scratch = tempfile.TemporaryDirectory(prefix="flamex-errors-")  # removed at exit
+
+
 def _file(text):
-    fd, path = tempfile.mkstemp(suffix=".mtx", dir=os.environ.get("FLAMEX_TEST_TMP") or None)
+    fd, path = tempfile.mkstemp(suffix=".mtx", dir=_scratch.name)
     with os.fdopen(fd, "w") as f:
         f.write(text)
     return path
