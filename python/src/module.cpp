@@ -10,6 +10,8 @@
 #include "bindings.hpp"
 
 #include <string>
+#include <tuple>
+#include <type_traits>
 
 namespace flamex::python {
 
