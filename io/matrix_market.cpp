@@ -149,10 +149,12 @@ private:
     long number_ = 0;
 };
 
-enum class Field { Real, Integer };
+enum class Format { Array, Coordinate };
+enum class Field { Real, Integer, Pattern };
 enum class Symmetry { General, Symmetric, SkewSymmetric };
 
 struct Header {
+    Format format = Format::Array;
     Field field = Field::Real;
     Symmetry symmetry = Symmetry::General;
 };
@@ -167,24 +169,31 @@ Header read_banner(LineReader& reader)
     if (tokens.empty() || !iequals(tokens[0], "%%MatrixMarket"))
         reader.fail("missing Matrix Market banner: expected '" + std::string(kBanner) + "', found " + quote(line));
     if (tokens.size() != 5)
-        reader.fail("malformed banner " + quote(line) + ": expected '%%MatrixMarket matrix array <field> <symmetry>'");
+        reader.fail("malformed banner " + quote(line) + ": expected '%%MatrixMarket matrix <format> <field> <symmetry>'");
 
     if (!iequals(tokens[1], "matrix"))
         reader.fail("object " + quote(tokens[1]) + " is not supported (only 'matrix')");
-    if (iequals(tokens[2], "coordinate"))
-        reader.fail("the 'coordinate' (sparse) format is not supported; only the dense 'array' format is");
-    if (!iequals(tokens[2], "array")) reader.fail("unknown format " + quote(tokens[2]) + " (expected 'array')");
-
     Header h;
+    if (iequals(tokens[2], "array"))
+        h.format = Format::Array;
+    else if (iequals(tokens[2], "coordinate"))
+        h.format = Format::Coordinate;
+    else
+        reader.fail("unknown format " + quote(tokens[2]) + " (expected 'array' or 'coordinate')");
+
     const std::string field = lower(tokens[3]);
     if (field == "real" || field == "double")
         h.field = Field::Real;
     else if (field == "integer")
         h.field = Field::Integer;
-    else if (field == "complex" || field == "pattern")
-        reader.fail("field '" + field + "' is not supported (only 'real' and 'integer')");
+    else if (field == "pattern" && h.format == Format::Coordinate)
+        h.field = Field::Pattern;
+    else if (field == "pattern")
+        reader.fail("field 'pattern' is only valid with the 'coordinate' format");
+    else if (field == "complex")
+        reader.fail("field 'complex' is not supported: flamex reads real matrices only (real, integer or pattern)");
     else
-        reader.fail("unknown field " + quote(tokens[3]) + " (expected 'real' or 'integer')");
+        reader.fail("unknown field " + quote(tokens[3]) + " (expected 'real', 'integer' or 'pattern')");
 
     const std::string symmetry = lower(tokens[4]);
     if (symmetry == "general")
@@ -197,6 +206,8 @@ Header read_banner(LineReader& reader)
         reader.fail("symmetry 'hermitian' is not supported for a real matrix");
     else
         reader.fail("unknown symmetry " + quote(tokens[4]) + " (expected 'general', 'symmetric' or 'skew-symmetric')");
+    if (h.field == Field::Pattern && h.symmetry == Symmetry::SkewSymmetric)
+        reader.fail("a 'pattern' matrix cannot be 'skew-symmetric' (it has no values to negate)");
     return h;
 }
 
@@ -312,6 +323,56 @@ std::string format_real(double value)
 
 // --- matrices -------------------------------------------------------------------
 
+namespace {
+
+constexpr dim_t kMaxDenseFromCoordinate = dim_t{1} << 28;
+
+// The entries of a coordinate file ("i j value", or "i j" for pattern; 1-based),
+// one per line, into a dense m x n matrix of zeros. Entries listed twice are summed
+// (what scipy and the Matrix Market reference reader do); symmetric files list one
+// triangle and the other is mirrored (negated for skew-symmetric, whose diagonal is
+// zero by definition and must not be listed).
+Matrix read_entries(LineReader& reader, const Header& header, dim_t m, dim_t n, dim_t entries)
+{
+    Matrix A(m, n);
+    std::string line;
+    std::vector<std::string_view> tokens;
+    const size_t per_line = header.field == Field::Pattern ? 2 : 3;
+    const char* entry_words = header.field == Field::Pattern ? "'row column'" : "'row column value'";
+    const bool skew = header.symmetry == Symmetry::SkewSymmetric;
+    dim_t read = 0;
+    while (reader.next_content(line, tokens)) {
+        if (read == entries)
+            reader.fail("too many entries: the size line says " + std::to_string(entries));
+        if (tokens.size() != per_line)
+            reader.fail("bad entry " + quote(line) + ": expected " + entry_words + " (" + std::to_string(per_line) + " tokens)");
+        const auto i = parse_integer(tokens[0], 1, m), j = parse_integer(tokens[1], 1, n);
+        if (!i || !j)
+            reader.fail("entry " + quote(line) + ": indices must be integers in 1.." + std::to_string(m) + " and 1.." +
+                        std::to_string(n));
+        double v = 1.0;
+        if (header.field != Field::Pattern) {
+            const ScannedReal r = scan_real(tokens[2]);
+            if (r.status == RealStatus::OutOfRange) reader.fail("value " + quote(tokens[2]) + " is out of the range of a double");
+            if (header.field == Field::Integer && (!integer_syntax(tokens[2]) || r.status != RealStatus::Ok))
+                reader.fail("expected an integer, found " + quote(tokens[2]));
+            if (r.status != RealStatus::Ok) reader.fail("expected a real number, found " + quote(tokens[2]));
+            v = r.value;
+        }
+        const dim_t r0 = *i - 1, c0 = *j - 1;
+        if (skew && r0 == c0) reader.fail("entry " + quote(line) + " is on the diagonal of a skew-symmetric matrix");
+        A(r0, c0) += v;
+        if (header.symmetry != Symmetry::General && r0 != c0) A(c0, r0) += skew ? -v : v;
+        ++read;
+    }
+    if (read < entries)
+        reader.fail("too few entries: the size line says " + std::to_string(entries) + ", but the file ends after " +
+                    std::to_string(read));
+    return A;
+}
+
+} // namespace
+
 Matrix read_matrix_market(std::istream& in, const std::string& name)
 {
     LineReader reader(in, name);
@@ -319,24 +380,29 @@ Matrix read_matrix_market(std::istream& in, const std::string& name)
 
     std::string line;
     std::vector<std::string_view> tokens;
-    if (!reader.next_content(line, tokens)) reader.fail("missing the size line 'rows columns'");
-    if (tokens.size() != 2)
-        reader.fail("bad size line " + quote(line) + ": expected 'rows columns' (two integers) for the array format");
-    dim_t size[2];
-    for (int k = 0; k < 2; ++k) {
-        const auto v = parse_integer(tokens[static_cast<size_t>(k)], std::numeric_limits<long long>::min(),
-                                     std::numeric_limits<long long>::max());
-        if (!v) reader.fail("bad size line " + quote(line) + ": " + quote(tokens[static_cast<size_t>(k)]) + " is not an integer");
+    const bool coordinate = header.format == Format::Coordinate;
+    const char* size_words = coordinate ? "'rows columns entries' (three integers) for the coordinate format"
+                                        : "'rows columns' (two integers) for the array format";
+    if (!reader.next_content(line, tokens)) reader.fail(std::string("missing the size line ") + size_words);
+    if (tokens.size() != (coordinate ? 3u : 2u)) reader.fail("bad size line " + quote(line) + ": expected " + size_words);
+    dim_t size[3] = {0, 0, 0};
+    for (size_t k = 0; k < tokens.size(); ++k) {
+        const auto v = parse_integer(tokens[k], std::numeric_limits<long long>::min(), std::numeric_limits<long long>::max());
+        if (!v) reader.fail("bad size line " + quote(line) + ": " + quote(tokens[k]) + " is not an integer");
         if (*v < 0) reader.fail("bad size line " + quote(line) + ": negative size " + std::to_string(*v));
         size[k] = static_cast<dim_t>(*v);
     }
     const dim_t m = size[0], n = size[1];
-    constexpr dim_t kMaxElements = dim_t{1} << 50;
-    if (n != 0 && m > kMaxElements / n)
-        reader.fail("size " + std::to_string(m) + "x" + std::to_string(n) + " is too large");
+    // The array format lists every value, so the file bounds the memory; a coordinate
+    // file of a few lines can name a dense matrix no machine holds.
+    const dim_t max_elements = coordinate ? kMaxDenseFromCoordinate : dim_t{1} << 50;
+    if (n != 0 && m > max_elements / n)
+        reader.fail("size " + std::to_string(m) + "x" + std::to_string(n) + " is too large" +
+                    (coordinate ? " to read as a dense matrix (at most 2^28 elements)" : ""));
     if (header.symmetry != Symmetry::General && m != n)
         reader.fail("a symmetric or skew-symmetric matrix must be square, the size line says " + std::to_string(m) + "x" +
                     std::to_string(n));
+    if (coordinate) return read_entries(reader, header, m, n, size[2]);
 
     dim_t expected = m * n;
     if (header.symmetry == Symmetry::Symmetric) expected = n * (n + 1) / 2;

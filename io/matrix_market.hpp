@@ -17,11 +17,18 @@
 // the symmetries `general`, `symmetric` and `skew-symmetric` (the lower triangle,
 // column by column, as the format stores it), comment lines starting with `%` and
 // blank lines after the banner, CRLF line ends, and the special values nan / inf /
-// infinity with any sign and in any case. Everything else is rejected with a
-// flamex::Error whose message starts with "FILE:LINE: " (or "FILE: " when no line
-// applies, such as a file that cannot be opened): the sparse `coordinate` format,
-// `complex`, `pattern` and `hermitian` matrices, a missing or malformed banner or
-// size line, negative sizes, non-numeric tokens, too few or too many values.
+// infinity with any sign and in any case. It also reads the sparse `coordinate`
+// format into a dense matrix (zeros where no entry is listed): a size line
+// `rows columns entries`, then one `row column value` line per entry (1-based;
+// `row column` for the `pattern` field, whose entries are ones); entries listed
+// twice are summed, a symmetric file's entries are mirrored (negated for
+// skew-symmetric, which must not list its diagonal), and at most 2^28 elements are
+// read that way (a coordinate file can name a matrix far larger than itself).
+// Everything else is rejected with a flamex::Error whose message starts with
+// "FILE:LINE: " (or "FILE: " when no line applies, such as a file that cannot be
+// opened): `complex` and `hermitian` matrices, `pattern` in the array format, a
+// missing or malformed banner or size line, negative sizes, indices out of range,
+// non-numeric tokens, too few or too many values or entries.
 //
 // The path "-" stands for standard input (reading) or standard output (writing).
 #pragma once
@@ -54,7 +61,7 @@ std::string format_real(double value);
 
 // --- matrices -------------------------------------------------------------------
 
-// Reads a Matrix Market array file. `name` is what error messages call the stream.
+// Reads a Matrix Market file (array or coordinate) into a dense matrix. `name` is what error messages call the stream.
 Matrix read_matrix_market(const std::string& path);
 Matrix read_matrix_market(std::istream& in, const std::string& name);
 

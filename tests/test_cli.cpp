@@ -322,10 +322,18 @@ TEST_F(Cli, TooFewValues)
     expect_bad_input({"solve", A, b}, {b + ":4:", "too few values"});
 }
 
-TEST_F(Cli, CoordinateFormatIsUnsupported)
+// The CLI reads what the library reads: coordinate files as dense matrices, complex
+// ones rejected naming the file and line.
+TEST_F(Cli, CoordinateFilesAreReadAndComplexIsRejected)
 {
-    const std::string A = write("sparse.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 3\n");
-    expect_bad_input({"lu", A}, {A + ":1:", "coordinate", "not supported"});
+    const std::string A = write("sparse.mtx", "%%MatrixMarket matrix coordinate real symmetric\n2 2 3\n1 1 4\n2 1 1\n2 2 3\n");
+    const Result r = run({"lu", A, "-o", path("LU.mtx")});
+    EXPECT_EQ(r.status, 0) << r.err;
+    const Matrix LU = io::read_matrix_market(path("LU.mtx"));
+    EXPECT_EQ(LU(0, 1), 1.0);  // U(0, 1) = A(0, 1), the mirrored entry
+    EXPECT_EQ(LU(1, 0), 0.25); // L(1, 0) = A(1, 0) / A(0, 0)
+    const std::string C = write("complex.mtx", "%%MatrixMarket matrix coordinate complex general\n2 2 1\n1 1 3 0\n");
+    expect_bad_input({"lu", C}, {C + ":1:", "complex", "not supported"});
 }
 
 TEST_F(Cli, UnwritableOutput)

@@ -233,6 +233,30 @@ TEST(MatrixMarketRead, IntegerFieldIsReadAsReal)
     EXPECT_NE(e.find("integer"), std::string::npos) << e;
 }
 
+TEST(MatrixMarketRead, CoordinateFilesAreReadDense)
+{
+    // general: listed entries, zeros elsewhere, duplicates summed
+    const Matrix G = read_text("%%MatrixMarket matrix coordinate real general\n% c\n2 3 3\n1 3 2.5\n2 1 -1\n2 1 -1\n");
+    EXPECT_EQ(G(0, 2), 2.5);
+    EXPECT_EQ(G(1, 0), -2.0);
+    EXPECT_EQ(G(0, 0), 0.0);
+    // symmetric integer: the lower triangle mirrored
+    const Matrix S = read_text("%%MatrixMarket matrix coordinate integer symmetric\n2 2 2\n1 1 4\n2 1 7\n");
+    EXPECT_EQ(S(0, 1), 7.0);
+    EXPECT_EQ(S(1, 0), 7.0);
+    EXPECT_EQ(S(0, 0), 4.0);
+    // skew-symmetric: mirrored and negated
+    const Matrix K = read_text("%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n2 1 3\n");
+    EXPECT_EQ(K(1, 0), 3.0);
+    EXPECT_EQ(K(0, 1), -3.0);
+    // pattern: ones where entries are listed
+    const Matrix P = read_text("%%MatrixMarket matrix coordinate pattern symmetric\n3 3 2\n2 1\n3 3\n");
+    EXPECT_EQ(P(1, 0), 1.0);
+    EXPECT_EQ(P(0, 1), 1.0);
+    EXPECT_EQ(P(2, 2), 1.0);
+    EXPECT_EQ(P(0, 0), 0.0);
+}
+
 TEST(MatrixMarketRead, SymmetricAndSkewSymmetricStoreTheLowerTriangle)
 {
     const Matrix S = read_text("%%MatrixMarket matrix array real symmetric\n3 3\n1\n2\n3\n4\n5\n6\n");
@@ -276,8 +300,22 @@ INSTANTIATE_TEST_SUITE_P(
         Malformed{"wrong banner", "%%MatrixMarkt matrix array real general\n1 1\n1\n", "bad.mtx:1:", "banner"},
         Malformed{"short banner", "%%MatrixMarket matrix array real\n1 1\n1\n", "bad.mtx:1:", "banner"},
         Malformed{"vector object", "%%MatrixMarket vector array real general\n1 1\n1\n", "bad.mtx:1:", "vector"},
-        Malformed{"coordinate", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 5\n", "bad.mtx:1:",
-                  "not supported"},
+        Malformed{"coordinate complex", "%%MatrixMarket matrix coordinate complex general\n2 2 1\n1 1 5 0\n",
+                  "bad.mtx:1:", "complex"},
+        Malformed{"coordinate two sizes", "%%MatrixMarket matrix coordinate real general\n2 2\n", "bad.mtx:2:",
+                  "three integers"},
+        Malformed{"coordinate index", "%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 5\n", "bad.mtx:3:",
+                  "1..2"},
+        Malformed{"coordinate no value", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1\n", "bad.mtx:3:",
+                  "row column value"},
+        Malformed{"coordinate too few", "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 5\n", "bad.mtx:3:",
+                  "too few entries"},
+        Malformed{"coordinate too many", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 5\n2 2 1\n",
+                  "bad.mtx:4:", "too many entries"},
+        Malformed{"coordinate skew diagonal", "%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n1 1 5\n",
+                  "bad.mtx:3:", "diagonal"},
+        Malformed{"coordinate huge", "%%MatrixMarket matrix coordinate real general\n1000000 1000000 1\n1 1 1\n",
+                  "bad.mtx:2:", "too large"},
         Malformed{"unknown format", "%%MatrixMarket matrix dense real general\n1 1\n1\n", "bad.mtx:1:", "format"},
         Malformed{"complex", "%%MatrixMarket matrix array complex general\n1 1\n1 0\n", "bad.mtx:1:", "complex"},
         Malformed{"pattern", "%%MatrixMarket matrix array pattern general\n1 1\n", "bad.mtx:1:", "pattern"},

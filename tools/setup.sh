@@ -9,6 +9,8 @@ packages=(
   googletest libgtest-dev libbenchmark-dev
   ocl-icd-opencl-dev opencl-clhpp-headers pocl-opencl-icd clinfo
   python3-matplotlib
+  pybind11-dev python3-dev python3-numpy python3-scipy python3-pytest
+  python3-nbclient python3-nbformat python3-ipykernel python3-venv python3-pip
   clang libclang-rt-14-dev
   oclgrind
 )

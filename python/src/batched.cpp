@@ -1,0 +1,251 @@
+// flamex.batched: the batched symmetric solvers (batched/batched.hpp) on (k, n, n)
+// matrices and (k, n) right-hand sides, float32 or float64 (the dtype picks the
+// precision; nothing is converted). A[k, i, j] is system k's A(i, j); only the
+// lower triangle is read. The library's Batch owns its arrays, so the systems are
+// copied in once; results come back without a copy (the arrays own the library's
+// vectors).
+#include "bindings.hpp"
+
+#include <memory>
+
+#include "batched/batched.hpp"
+#include "batched/opencl_batched.hpp"
+
+namespace flamex::python {
+
+namespace {
+
+template <class T>
+py::capsule owning(T* heap)
+{
+    return py::capsule(heap, [](void* p) { delete static_cast<T*>(p); });
+}
+
+// (k, n, n) over count matrices stored one after another, each column-major.
+template <class T>
+py::array matrices_array(const T* data, std::size_t count, int n, const py::capsule& owner)
+{
+    const auto s = static_cast<py::ssize_t>(sizeof(T));
+    return py::array(py::dtype::of<T>(), {static_cast<py::ssize_t>(count), py::ssize_t{n}, py::ssize_t{n}},
+                     {s * n * n, s, s * n}, data, owner);
+}
+
+template <class T>
+py::array vectors_array(const T* data, std::size_t count, int n, const py::capsule& owner)
+{
+    const auto s = static_cast<py::ssize_t>(sizeof(T));
+    return py::array(py::dtype::of<T>(), {static_cast<py::ssize_t>(count), py::ssize_t{n}}, {s * n, s}, data, owner);
+}
+
+template <class T>
+batched::Batch<T> batch_of(const py::array& A, const py::array& y)
+{
+    if (A.ndim() != 3 || A.shape(1) != A.shape(2))
+        throw LayoutError("batched: A must have shape (k, n, n), got " + py::str(A.attr("shape")).cast<std::string>());
+    if (y.ndim() != 2 || y.shape(0) != A.shape(0) || y.shape(1) != A.shape(1))
+        throw LayoutError("batched: y must have shape (k, n) = (" + std::to_string(A.shape(0)) + ", " +
+                          std::to_string(A.shape(1)) + "), got " + py::str(y.attr("shape")).cast<std::string>());
+    if (!y.dtype().is(A.dtype())) throw LayoutError("batched: A and y must have the same dtype");
+    const auto a = A.unchecked<T, 3>();
+    const auto b = y.unchecked<T, 2>();
+    batched::Batch<T> batch(static_cast<int>(A.shape(1)), static_cast<std::size_t>(A.shape(0)));
+    const int n = batch.n;
+    for (std::size_t k = 0; k < batch.count; ++k) {
+        T* Ak = batch.matrix(k);
+        T* yk = batch.rhs(k);
+        const auto kk = static_cast<py::ssize_t>(k);
+        for (int j = 0; j < n; ++j)
+            for (int i = 0; i < n; ++i) Ak[i + j * n] = a(kk, i, j);
+        for (int i = 0; i < n; ++i) yk[i] = b(kk, i);
+    }
+    return batch;
+}
+
+template <class T>
+py::dict result_dict(batched::Result<T>&& r)
+{
+    auto* owned = new batched::Result<T>(std::move(r));
+    const py::capsule owner = owning(owned);
+    const std::size_t count = owned->count;
+    py::array_t<std::uint8_t> status(static_cast<py::ssize_t>(count)), solved_by(static_cast<py::ssize_t>(count));
+    py::array_t<std::int32_t> column(static_cast<py::ssize_t>(count));
+    py::array_t<std::uint16_t> discarded(static_cast<py::ssize_t>(count));
+    py::array_t<double> residual(static_cast<py::ssize_t>(count)), first(static_cast<py::ssize_t>(count));
+    for (std::size_t k = 0; k < count; ++k) {
+        const auto& rep = owned->report[k];
+        const auto kk = static_cast<py::ssize_t>(k);
+        status.mutable_at(kk) = static_cast<std::uint8_t>(rep.status);
+        solved_by.mutable_at(kk) = static_cast<std::uint8_t>(rep.solved_by);
+        column.mutable_at(kk) = rep.column;
+        discarded.mutable_at(kk) = rep.discarded;
+        residual.mutable_at(kk) = rep.residual;
+        first.mutable_at(kk) = rep.first_residual;
+    }
+    return py::dict(py::arg("x") = vectors_array(owned->x.data(), count, owned->n, owner), py::arg("status") = status,
+                    py::arg("solved_by") = solved_by, py::arg("column") = column, py::arg("discarded") = discarded,
+                    py::arg("residual") = residual, py::arg("first_residual") = first,
+                    py::arg("seconds") = owned->seconds, py::arg("tolerance") = owned->tolerance,
+                    py::arg("threshold") = owned->threshold);
+}
+
+struct SolveArgs {
+    batched::Options options;
+    std::string device;
+    batched::OpenClBatchOptions cl;
+};
+
+template <class T>
+py::dict solve_typed(const py::array& A, const py::array& y, const SolveArgs& args)
+{
+    const batched::Batch<T> batch = batch_of<T>(A, y);
+    batched::Result<T> r;
+    {
+        py::gil_scoped_release nogil;
+        if (args.device == "cpu")
+            r = batched::solve(batch, args.options);
+        else
+            r = batched::solve_opencl(batch, args.options, args.cl);
+    }
+    return result_dict(std::move(r));
+}
+
+template <class T>
+py::tuple batch_arrays(batched::Batch<T>&& b)
+{
+    auto* owned = new batched::Batch<T>(std::move(b));
+    const py::capsule owner = owning(owned);
+    return py::make_tuple(matrices_array(owned->A.data(), owned->count, owned->n, owner),
+                          vectors_array(owned->y.data(), owned->count, owned->n, owner));
+}
+
+bool is_single(const std::string& precision)
+{
+    const auto p = batched::parse_precision(precision);
+    if (!p) throw LayoutError("batched: precision must be 'single' or 'double', got '" + precision + "'");
+    return *p == batched::Precision::Single;
+}
+
+} // namespace
+
+void bind_batched(py::module_& m)
+{
+    py::module_ b = m.def_submodule("batched", "Batched solvers for many small symmetric systems (batched/batched.hpp).");
+    py::list statuses, methods;
+    for (int s = 0; s < batched::kStatusCount; ++s) statuses.append(batched::status_name(static_cast<batched::Status>(s)));
+    for (int k = 0; k < 4; ++k) methods.append(batched::method_name(static_cast<batched::Method>(k)));
+    b.attr("STATUS_NAMES") = py::tuple(statuses);
+    b.attr("METHOD_NAMES") = py::tuple(methods);
+
+    b.def("solve", [](const py::array& A, const py::array& y, const std::string& method, std::optional<double> tolerance,
+                      std::optional<double> threshold, int threads, int ldlt_variant, const std::string& device,
+                      const std::string& organization, int cooperating, int work_group, const std::string& opencl_device,
+                      const std::string& build_options) {
+        SolveArgs args;
+        const auto parsed = batched::parse_method(method);
+        if (!parsed) throw LayoutError("batched.solve: unknown method '" + method + "' (ldlt, householder-pcr, dc, auto)");
+        args.options.method = *parsed;
+        args.options.tolerance = tolerance.value_or(-1.0);
+        args.options.threshold = threshold.value_or(-1.0);
+        args.options.threads = threads;
+        args.options.ldlt_variant = ldlt_variant;
+        if (device != "cpu" && device != "opencl")
+            throw LayoutError("batched.solve: device must be 'cpu' or 'opencl', got '" + device + "'");
+        args.device = device;
+        const auto org = batched::parse_organization(organization);
+        if (!org) throw LayoutError("batched.solve: organization must be simd, collaborative or hybrid");
+        args.cl.organization = *org;
+        args.cl.cooperating = cooperating;
+        args.cl.work_group = work_group;
+        args.cl.device = opencl_device;
+        args.cl.build_options = build_options;
+        if (A.dtype().is(py::dtype::of<float>())) return solve_typed<float>(A, y, args);
+        if (A.dtype().is(py::dtype::of<double>())) return solve_typed<double>(A, y, args);
+        throw LayoutError("batched.solve: dtype must be float32 or float64, got " + py::str(A.dtype()).cast<std::string>());
+    }, py::arg("A"), py::arg("y"), py::arg("method") = "auto", py::arg("tolerance") = py::none(),
+       py::arg("threshold") = py::none(), py::arg("threads") = 1, py::arg("ldlt_variant") = 3, py::arg("device") = "cpu",
+       py::arg("organization") = "hybrid", py::arg("cooperating") = 0, py::arg("work_group") = 0,
+       py::arg("opencl_device") = "", py::arg("build_options") = "",
+       R"(Solves A[k] x[k] = y[k] for every k (A: (k, n, n), y: (k, n), float32 or float64;
+lower triangles read). Returns a dict: x (k, n), status (codes into STATUS_NAMES),
+solved_by (into METHOD_NAMES), column, discarded, residual, first_residual, seconds,
+tolerance, threshold. Numerical trouble is per system, never an exception.)");
+
+    b.def("generate_spd", [](int n, std::size_t count, double cond_min, double cond_max, std::uint64_t seed,
+                             const std::string& precision, int threads) {
+        batched::SpdSpec spec;
+        spec.n = n;
+        spec.count = count;
+        spec.cond_min = cond_min;
+        spec.cond_max = cond_max;
+        spec.seed = seed;
+        spec.threads = threads;
+        std::vector<double> kappa;
+        py::tuple ay;
+        if (is_single(precision)) {
+            batched::Batch<float> batch;
+            {
+                py::gil_scoped_release nogil;
+                batch = batched::generate_spd<float>(spec, &kappa);
+            }
+            ay = batch_arrays(std::move(batch));
+        } else {
+            batched::Batch<double> batch;
+            {
+                py::gil_scoped_release nogil;
+                batch = batched::generate_spd<double>(spec, &kappa);
+            }
+            ay = batch_arrays(std::move(batch));
+        }
+        return py::make_tuple(ay[0], ay[1], py::array_t<double>(static_cast<py::ssize_t>(kappa.size()), kappa.data()));
+    }, py::arg("n"), py::arg("count"), py::arg("cond_min") = 1.0, py::arg("cond_max") = 1e6, py::arg("seed") = 0,
+       py::arg("precision") = "double", py::arg("threads") = 1,
+       "(A, y, kappa): Q diag(lambda) Q^T with kappa_k log-uniform in [cond_min, cond_max].");
+
+    b.def("generate_regression", [](int n, std::size_t count, int paths, std::uint64_t seed, const std::string& precision,
+                                    int threads) {
+        batched::RegressionSpec spec;
+        spec.n = n;
+        spec.count = count;
+        spec.paths = paths;
+        spec.seed = seed;
+        spec.threads = threads;
+        if (is_single(precision)) {
+            batched::Batch<float> batch;
+            {
+                py::gil_scoped_release nogil;
+                batch = batched::generate_regression<float>(spec);
+            }
+            return batch_arrays(std::move(batch));
+        }
+        batched::Batch<double> batch;
+        {
+            py::gil_scoped_release nogil;
+            batch = batched::generate_regression<double>(spec);
+        }
+        return batch_arrays(std::move(batch));
+    }, py::arg("n") = 30, py::arg("count") = 1000, py::arg("paths") = 300, py::arg("seed") = 0,
+       py::arg("precision") = "double", py::arg("threads") = 1,
+       "(A, y): the paper's Black & Scholes regression Gram matrices, accumulated in the precision.");
+
+    b.def("condition_numbers", [](const py::array& A, int threads) {
+        // Only A is needed; y is a placeholder of the right shape.
+        const py::object zeros = py::module_::import("numpy").attr("zeros");
+        const py::array y = zeros(py::make_tuple(A.ndim() == 3 ? A.shape(0) : 0, A.ndim() == 3 ? A.shape(1) : 0),
+                                  py::arg("dtype") = A.dtype());
+        std::vector<double> kappa;
+        if (A.dtype().is(py::dtype::of<float>())) {
+            const auto batch = batch_of<float>(A, y);
+            py::gil_scoped_release nogil;
+            kappa = batched::condition_numbers(batch, threads);
+        } else if (A.dtype().is(py::dtype::of<double>())) {
+            const auto batch = batch_of<double>(A, y);
+            py::gil_scoped_release nogil;
+            kappa = batched::condition_numbers(batch, threads);
+        } else {
+            throw LayoutError("batched.condition_numbers: dtype must be float32 or float64");
+        }
+        return py::array_t<double>(static_cast<py::ssize_t>(kappa.size()), kappa.data());
+    }, py::arg("A"), py::arg("threads") = 1, "2-norm condition numbers of every system (from the lower triangles).");
+}
+
+} // namespace flamex::python

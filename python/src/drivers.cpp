@@ -1,0 +1,146 @@
+// flamex.lu, flamex.solve, flamex.trsv_solve and flamex.variants: the drivers of
+// variants/lu.hpp. Pivots are returned in LAPACK's convention (1-based absolute
+// rows, Pivots::to_lapack), the convention of files and of getrf.
+#include "bindings.hpp"
+
+#include "variants/lu.hpp"
+
+namespace flamex::python {
+
+namespace {
+
+LuControl control_of(dim_t block, const std::optional<std::string>& inner)
+{
+    LuControl control;
+    control.block = block;
+    if (inner) control.inner = &find_lu_variant(*inner);
+    return control;
+}
+
+py::array int_array(const std::vector<int>& v)
+{
+    py::array_t<int> a(static_cast<py::ssize_t>(v.size()));
+    std::copy(v.begin(), v.end(), a.mutable_data());
+    return a;
+}
+
+// b as an n x 1 view: a vector, or an (n, 1) matrix.
+void require_column(Obj b, const char* what)
+{
+    if (b.width() != 1 && !(b.length() == 1 && b.width() >= 1))
+        throw LayoutError(std::string(what) + ": expected a vector (n,) or (n, 1), got " + std::to_string(b.length()) + "x" +
+                          std::to_string(b.width()));
+}
+
+Obj as_column(Obj b) { return b.width() == 1 ? b : Obj(b.buffer(), b.col_stride(), b.row_stride(), 0, 0, b.width(), 1); }
+
+// The solution takes b's shape ((n,) or (n, 1) or (1, n)); a view b gives (n, 1).
+py::object shape_of(py::handle b, const PyObj& rhs)
+{
+    if (py::isinstance<PyObj>(b)) return py::make_tuple(rhs.view.vector_length(), 1);
+    return rhs.keep.attr("shape");
+}
+
+} // namespace
+
+void bind_drivers(py::module_& m)
+{
+    // What a variant written in Python returns, as the C++ variants do.
+    py::class_<LuInfo>(m, "LuInfo", "0, or the 1-based column of the first zero pivot (LAPACK's info)")
+        .def(py::init<>())
+        .def_readwrite("zero_pivot", &LuInfo::zero_pivot)
+        .def("ok", &LuInfo::ok)
+        .def("__repr__", [](const LuInfo& i) { return "flamex.LuInfo(zero_pivot=" + std::to_string(i.zero_pivot) + ")"; });
+    m.def("record_zero_pivot", [](const PyBackend& blas, py::handle alpha11, dim_t j, LuInfo& info) {
+        return record_zero_pivot(*blas.blas, as_obj(alpha11, "alpha11", false), j, info);
+    }, py::arg("blas"), py::arg("alpha11"), py::arg("j"), py::arg("info"),
+       "True when alpha11 is zero, recording column j (0-based) as info's first zero pivot.");
+
+    m.def("variants", [] {
+        py::list out;
+        for (const LuVariant& v : lu_variants())
+            out.append(py::dict(py::arg("name") = v.name, py::arg("pivoting") = v.pivoting, py::arg("blocked") = v.blocked,
+                                py::arg("number") = v.number, py::arg("summary") = v.summary));
+        return out;
+    }, "The LU variants (what `flamex lu --list` prints), as dicts.");
+
+    m.def("lu", [](py::handle A, const std::string& variant, py::handle backend, dim_t block,
+                   std::optional<std::string> inner, int threads, bool overwrite_a) {
+        const LuVariant& v = find_lu_variant(variant);
+        const LuControl control = control_of(block, inner);
+        const PyBackend blas = backend_of(backend, threads);
+        PyObj a;
+        py::object factors;
+        if (overwrite_a) {
+            a = to_pyobj(A, "A", true);
+            factors = py::isinstance<PyObj>(A) ? py::object(window_array(a)) : py::reinterpret_borrow<py::object>(A);
+        } else {
+            // The factors are a new array: the one copy lu() makes by design.
+            factors = py::module_::import("numpy").attr("array")(A, py::arg("dtype") = "float64", py::arg("order") = "F");
+            a = to_pyobj(factors, "A", true);
+        }
+        if (py::cast<py::array>(factors).ndim() != 2) throw LayoutError("lu: A must be a 2-D array");
+        Pivots p(a.view.min_dim());
+        LuInfo info;
+        {
+            py::gil_scoped_release nogil;
+            info = lu(*blas.blas, v, a.view, p, control);
+        }
+        return py::make_tuple(factors, int_array(p.to_lapack()), info.zero_pivot);
+    }, py::arg("A"), py::arg("variant") = "lu_piv_unb_var3", py::arg("backend") = py::none(), py::arg("block") = 128,
+       py::arg("inner") = py::none(), py::arg("threads") = 1, py::arg("overwrite_a") = false,
+       R"(LU factorization by a flamex variant: returns (LU, ipiv, info).
+
+LU holds L (unit lower, below the diagonal) and U; ipiv is LAPACK's (1-based rows,
+row i swapped with ipiv[i] - 1; the identity for variants without pivoting); info is
+0 or the 1-based column of the first zero pivot (getrf's info). With overwrite_a, A
+(a Fortran-ordered float64 array or view) is factored in place and returned as LU.)");
+
+    m.def("solve", [](py::handle A, py::handle b, const std::string& variant, py::handle backend, int refine, dim_t block,
+                      std::optional<std::string> inner, int threads, bool report) -> py::object {
+        const LuVariant& v = find_lu_variant(variant);
+        const LuControl control = control_of(block, inner);
+        const PyBackend blas = backend_of(backend, threads);
+        const PyObj a = input_obj(A, "A");
+        const PyObj rhs = input_obj(b, "b");
+        require_column(rhs.view, "b");
+        py::array x = fortran_zeros(rhs.view.vector_length(), 1);
+        const Obj vx = as_obj(x, "x", true);
+        SolveReport r;
+        {
+            py::gil_scoped_release nogil;
+            r = solve(*blas.blas, v, a.view, as_column(rhs.view), vx, refine, control);
+        }
+        if (!r.info.ok())
+            throw SingularMatrix("solve: the matrix is singular: zero pivot in column " + std::to_string(r.info.zero_pivot) +
+                                     " (" + v.name + ")",
+                                 r.info.zero_pivot);
+        py::object shaped = x.attr("reshape")(shape_of(b, rhs), py::arg("order") = "F");
+        if (!report) return shaped;
+        return py::make_tuple(shaped, py::dict(py::arg("refinement_steps") = r.refinement_steps,
+                                               py::arg("residual_norm") = r.residual_norm));
+    }, py::arg("A"), py::arg("b"), py::arg("variant") = "lu_piv_unb_var3", py::arg("backend") = py::none(),
+       py::arg("refine") = 0, py::arg("block") = 128, py::arg("inner") = py::none(), py::arg("threads") = 1,
+       py::arg("report") = false,
+       R"(x = A^{-1} b by LU and two triangular solves, then up to `refine` steps of iterative
+refinement. Raises flamex.SingularMatrixError (with .column) on a zero pivot. With
+report=True returns (x, {"refinement_steps", "residual_norm"}).)");
+
+    m.def("trsv_solve", [](py::handle T, py::handle b, Uplo uplo, Trans trans, Diag diag, py::handle backend, int refine) {
+        const PyBackend blas = backend_of(backend);
+        const PyObj t = input_obj(T, "T");
+        const PyObj rhs = input_obj(b, "b");
+        require_column(rhs.view, "b");
+        py::array x = fortran_zeros(rhs.view.vector_length(), 1);
+        const Obj vx = as_obj(x, "x", true);
+        {
+            py::gil_scoped_release nogil;
+            trsv_refined(*blas.blas, uplo, trans, diag, t.view, as_column(rhs.view), vx, refine);
+        }
+        return x.attr("reshape")(shape_of(b, rhs), py::arg("order") = "F");
+    }, py::arg("T"), py::arg("b"), py::arg("uplo") = Uplo::Lower, py::arg("trans") = Trans::No, py::arg("diag") = Diag::NonUnit,
+       py::arg("backend") = py::none(), py::arg("refine") = 0,
+       "x = op(T)^{-1} b by the backend's trsv and up to `refine` steps of refinement (flamex trsv).");
+}
+
+} // namespace flamex::python
