@@ -4,7 +4,7 @@
 // views.hpp); the GIL is released while the backend computes.
 #include "bindings.hpp"
 
-#include "blas/opencl.hpp"
+#include "opencl/devices.hpp"
 
 namespace flamex::python {
 

@@ -1,12 +1,12 @@
-// flamex.gen (seeded ill-conditioned problems, tools/lib/generators.hpp), flamex.mpfr
-// (MPFR references, tools/lib/mpfr_reference.hpp) and the Matrix Market and pivot
-// file I/O (tools/lib/matrix_market.hpp). Matrices come back as Fortran-ordered
+// flamex.gen (seeded ill-conditioned problems, reference/generators.hpp), flamex.mpfr
+// (MPFR references, reference/mpfr_reference.hpp) and the Matrix Market and pivot
+// file I/O (io/matrix_market.hpp). Matrices come back as Fortran-ordered
 // float64 arrays that own the library's buffer (no copy); vectors as 1-D arrays.
 #include "bindings.hpp"
 
-#include "tools/lib/generators.hpp"
-#include "tools/lib/matrix_market.hpp"
-#include "tools/lib/mpfr_reference.hpp"
+#include "reference/generators.hpp"
+#include "io/matrix_market.hpp"
+#include "reference/mpfr_reference.hpp"
 
 namespace flamex::python {
 
@@ -185,7 +185,7 @@ void bind_io(py::module_& m)
 
 void bind_tools(py::module_& m)
 {
-    py::module_ gen = m.def_submodule("gen", "Seeded generators of ill-conditioned problems (tools/lib/generators.hpp).");
+    py::module_ gen = m.def_submodule("gen", "Seeded generators of ill-conditioned problems (reference/generators.hpp).");
     bind_gen(gen);
     py::module_ mp = m.def_submodule("mpfr", "MPFR references: exact dots, condition numbers, errors.");
     bind_mpfr(mp);
