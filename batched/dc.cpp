@@ -6,11 +6,16 @@
 // a subproblem [off, off + m) owns rows and columns off .. off + m - 1 of V and
 // entries off .. off + m - 1 of lambda, so the recursion needs no copies. d and e are
 // copied into the workspace, where tearing modifies them.
+//
+// The arithmetic -- split test, tearing, deflation, secular roots, Gu-Eisenstat z,
+// eigenvectors, truncation -- is the shared code of kernels/batched_system.h (the
+// OpenCL kernels run the same routines); the recursion, the sorts and the product
+// Q W are ordered here for the CPU.
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #include "batched/per_system.hpp"
+#include "kernels/batched_system.h"
 
 namespace flamex::batched {
 
@@ -19,18 +24,12 @@ void DcWork<T>::reserve(int n)
 {
     const auto m = static_cast<std::size_t>(n) + 1, mm = m * m;
     if (d.size() >= m) return;
-    for (auto* a : {&d, &e, &z, &dd, &ds, &zs, &dk, &zk, &tau, &zhat, &lam}) a->assign(m, T(0));
+    for (auto* a : {&d, &e, &z, &dd, &ds, &zs, &dk, &zk, &tau, &zhat, &lam, &rotc, &rots}) a->assign(m, T(0));
     for (auto* a : {&delta, &Qs, &Qn}) a->assign(mm, T(0));
-    for (auto* a : {&perm, &kept, &defl, &org, &order}) a->assign(m, 0);
+    for (auto* a : {&perm, &kept, &defl, &org, &order, &rota, &rotb}) a->assign(m, 0);
 }
 
 namespace {
-
-template <class T>
-constexpr T unit_roundoff()
-{
-    return std::numeric_limits<T>::epsilon() / 2;
-}
 
 // Indices 0..m-1 ordered by key ascending (stable insertion sort; m <= 64).
 template <class T>
@@ -45,89 +44,6 @@ void sort_indices(int m, const T* key, int* index)
             --j;
         }
         index[j + 1] = id;
-    }
-}
-
-// Root i (0-based) of 1/rho + sum_j zsq_j / (dk_j - lambda) = 0, dk strictly
-// increasing, zsq_j > 0, rho > 0: returns lambda = dk[org] + tau with the pole org
-// nearer to it. Middle-way steps inside a bisection bracket (see per_system.hpp).
-template <class T>
-void secular_root(int i, int k, const T* dk, const T* zsq, T rho, int& org, T& tau, int& iterations)
-{
-    const T u = unit_roundoff<T>();
-    const T rhoinv = T(1) / rho;
-    T lo, hi;
-    if (i < k - 1) {
-        const T mid = (dk[i + 1] - dk[i]) / 2;
-        T f = rhoinv;
-        for (int j = 0; j < k; ++j) f += zsq[j] / ((dk[j] - dk[i]) - mid);
-        if (f >= 0) {
-            org = i;
-            lo = 0;
-            hi = mid;
-        } else {
-            org = i + 1;
-            lo = -mid;
-            hi = 0;
-        }
-    } else {
-        org = k - 1;
-        T zz = 0;
-        for (int j = 0; j < k; ++j) zz += zsq[j];
-        lo = 0;
-        hi = rho * zz;
-    }
-    const T base = dk[org];
-    tau = (lo + hi) / 2;
-    for (int it = 0; it < 200; ++it) {
-        ++iterations;
-        T psi = 0, dpsi = 0, phi = 0, dphi = 0;
-        for (int j = 0; j <= i; ++j) {
-            const T r = T(1) / ((dk[j] - base) - tau);
-            const T t = zsq[j] * r;
-            psi += t;
-            dpsi += t * r;
-        }
-        for (int j = i + 1; j < k; ++j) {
-            const T r = T(1) / ((dk[j] - base) - tau);
-            const T t = zsq[j] * r;
-            phi += t;
-            dphi += t * r;
-        }
-        const T w = rhoinv + psi + phi;
-        if (w == T(0)) return;
-        if (w < 0) lo = tau;
-        else hi = tau;
-        const T erretm = 9 * (phi - psi) + 2 * rhoinv + 3 * std::fabs(tau) * (dpsi + dphi);
-        if (std::fabs(w) <= u * erretm) return;
-
-        // The middle way: psi ~ p + q / (delta_i - x), phi ~ r + s / (delta_{i+1} - x),
-        // both matching value and slope at tau; solve the model for the step eta.
-        const T Di = (dk[i] - base) - tau;
-        const T q = dpsi * Di * Di, p = psi - dpsi * Di;
-        T eta;
-        bool step = true;
-        if (i < k - 1) {
-            const T Di1 = (dk[i + 1] - base) - tau;
-            const T s = dphi * Di1 * Di1, r = phi - dphi * Di1;
-            const T c = rhoinv + p + r;
-            const T a = c * (Di + Di1) + q + s, b = Di * Di1 * w;
-            if (c == T(0)) {
-                eta = b / a;
-            } else {
-                const T disc = std::sqrt(std::fabs(a * a - 4 * b * c));
-                eta = a <= 0 ? (a - disc) / (2 * c) : 2 * b / (a + disc);
-            }
-        } else {
-            const T c = rhoinv + p;
-            if (c > 0) eta = Di + q / c;
-            else step = false, eta = 0;
-        }
-        if (!(w * eta < 0)) step = false; // a step must go against the sign of w
-        T next = tau + eta;
-        if (!step || !(next > lo && next < hi)) next = (lo + hi) / 2;
-        if (next == tau || !(hi - lo > 2 * u * std::max(std::fabs(lo), std::fabs(hi)))) return;
-        tau = next;
     }
 }
 
@@ -152,13 +68,7 @@ struct Dc {
         }
         // An off-diagonal negligible against its neighbours splits the problem in two
         // independent ones (the one nearest the middle).
-        int split = -1;
-        for (int s = 1; s < m; ++s) {
-            const int j = off + s - 1;
-            if (std::fabs(e[j]) <= unit_roundoff<T>() * std::sqrt(std::fabs(d[j])) * std::sqrt(std::fabs(d[j + 1])) &&
-                (split < 0 || std::abs(2 * s - m) < std::abs(2 * split - m)))
-                split = s;
-        }
+        const int split = shared::dc_split(off, m, d, e);
         if (split > 0) {
             e[off + split - 1] = 0;
             ++stats.splits;
@@ -167,9 +77,7 @@ struct Dc {
             return;
         }
         const int s = m / 2;
-        const T rho = e[off + s - 1], a = std::fabs(rho);
-        d[off + s - 1] -= a;
-        d[off + s] -= a;
+        const T rho = shared::dc_tear(off, s, d, e);
         solve(off, s);
         solve(off + s, m - s);
         merge(off, m, s, rho);
@@ -177,10 +85,10 @@ struct Dc {
 
     void merge(int off, int m, int s, T rho_raw)
     {
-        const T u = unit_roundoff<T>();
         T *z = w.z.data(), *dd = w.dd.data(), *ds = w.ds.data(), *zs = w.zs.data();
         T *Qs = w.Qs.data(), *Qn = w.Qn.data(), *lam = w.lam.data();
-        int *perm = w.perm.data(), *kept = w.kept.data(), *defl = w.defl.data(), *order = w.order.data();
+        const int *kept = w.kept.data(), *defl = w.defl.data();
+        int *perm = w.perm.data(), *order = w.order.data();
 
         // z = diag(Q1, Q2)^T (e_{s-1} + sign e_s) / sqrt(2), rho = 2 |e|.
         const T sgn = rho_raw < 0 ? T(-1) : T(1);
@@ -192,48 +100,26 @@ struct Dc {
         }
         // Sort D + rho z z^T by D; Qs = the block's columns in that order.
         sort_indices(m, dd, perm);
-        T dmax = 0;
         for (int i = 0; i < m; ++i) {
             ds[i] = dd[perm[i]];
             zs[i] = z[perm[i]];
-            dmax = std::max(dmax, std::fabs(ds[i]));
             for (int r = 0; r < m; ++r) Qs[r + i * m] = v(off + r, off + perm[i]);
         }
 
-        // Deflation.
-        const T tol = 8 * u * std::max(dmax, rho);
-        int nk = 0, nd = 0, pj = -1;
-        for (int j = 0; j < m; ++j) {
-            if (rho * std::fabs(zs[j]) <= tol) {
-                defl[nd++] = j;
-                continue;
+        // Deflation, then its rotations of the columns of Qs, in order.
+        int counts[4];
+        shared::dc_deflate(m, rho, ds, zs, w.kept.data(), w.defl.data(), w.rota.data(), w.rotb.data(), w.rotc.data(),
+                           w.rots.data(), counts);
+        const int nk = counts[0], nd = counts[1], nrot = counts[2], ex = counts[3];
+        for (int q = 0; q < nrot; ++q) {
+            T *qa = Qs + w.rota[q] * m, *qb = Qs + w.rotb[q] * m;
+            const T c = w.rotc[q], sn = w.rots[q];
+            for (int r = 0; r < m; ++r) {
+                const T x = qa[r], y = qb[r];
+                qa[r] = c * x + sn * y;
+                qb[r] = c * y - sn * x;
             }
-            if (pj < 0) {
-                pj = j;
-                continue;
-            }
-            const T S = zs[pj], C = zs[j];
-            const T t = std::hypot(C, S);
-            const T c = C / t, sn = -S / t;
-            if (std::fabs((ds[j] - ds[pj]) * c * sn) <= tol) {
-                // Rotate (pj, j) so that z_pj = 0: pj deflates.
-                zs[j] = t;
-                zs[pj] = 0;
-                for (int r = 0; r < m; ++r) {
-                    const T x = Qs[r + pj * m], y = Qs[r + j * m];
-                    Qs[r + pj * m] = c * x + sn * y;
-                    Qs[r + j * m] = c * y - sn * x;
-                }
-                const T dp = ds[pj] * c * c + ds[j] * sn * sn;
-                ds[j] = ds[pj] * sn * sn + ds[j] * c * c;
-                ds[pj] = dp;
-                defl[nd++] = pj;
-            } else {
-                kept[nk++] = pj;
-            }
-            pj = j;
         }
-        if (pj >= 0) kept[nk++] = pj;
         stats.deflated += nd;
 
         // The secular equation for the k = nk remaining eigenvalues, scaled by a power
@@ -242,36 +128,18 @@ struct Dc {
         const int k = nk;
         T *dk = w.dk.data(), *zk = w.zk.data(), *tau = w.tau.data(), *delta = w.delta.data(), *zhat = w.zhat.data();
         int* org = w.org.data();
-        const int ex = std::ilogb(std::max(dmax, rho));
         const T rho_s = std::ldexp(rho, -ex);
         for (int i = 0; i < k; ++i) {
             dk[i] = std::ldexp(ds[kept[i]], -ex);
             zk[i] = zs[kept[i]];
             zhat[i] = zk[i] * zk[i]; // zsq, for the solver
         }
-        for (int i = 0; i < k; ++i) secular_root(i, k, dk, zhat, rho_s, org[i], tau[i], stats.secular_iterations);
-        // delta(i, j) = dk_j - lambda_i, accurately: (dk_j - dk_org) - tau.
         for (int i = 0; i < k; ++i)
-            for (int j = 0; j < k; ++j) delta[j + i * k] = (dk[j] - dk[org[i]]) - tau[i];
+            shared::secular_root(i, k, dk, zhat, rho_s, &org[i], &tau[i], &stats.secular_iterations);
         // Gu-Eisenstat: the z for which the computed eigenvalues are exact.
-        for (int j = 0; j < k; ++j) {
-            T prod = -delta[j + (k - 1) * k] / rho_s;
-            for (int i = 0; i < j; ++i) prod *= delta[j + i * k] / (dk[j] - dk[i]);
-            for (int i = j; i < k - 1; ++i) prod *= -delta[j + i * k] / (dk[i + 1] - dk[j]);
-            zhat[j] = std::copysign(std::sqrt(std::max(prod, T(0))), zk[j]);
-        }
-        // Eigenvectors W of D + rho zhat zhat^T (column i in delta(i, :)).
-        for (int i = 0; i < k; ++i) {
-            T* ui = delta + i * k;
-            T nrm = 0;
-            for (int j = 0; j < k; ++j) {
-                ui[j] = zhat[j] / ui[j];
-                nrm += ui[j] * ui[j];
-            }
-            nrm = T(1) / std::sqrt(nrm);
-            for (int j = 0; j < k; ++j) ui[j] *= nrm;
-            lam[i] = std::ldexp(dk[org[i]] + tau[i], ex);
-        }
+        for (int j = 0; j < k; ++j) zhat[j] = shared::dc_zhat(j, k, dk, org, tau, zk[j], rho_s);
+        // Eigenvectors W of D + rho zhat zhat^T (column i in delta(:, i)).
+        for (int i = 0; i < k; ++i) lam[i] = shared::dc_eigenvector(i, k, dk, org, tau, zhat, ex, delta + i * k);
         // Then of the block: Qn(:, 0:k) = Qs(:, kept) W, the O(m k^2) step that
         // dominates; four columns of Qn at a time, so each column of Qs is read once per
         // four. (Every entry is the same sum in the same order whatever the blocking.)
@@ -350,20 +218,11 @@ DcStats tridiagonal_eigen_dc(int n, const T* d, const T* e, T* lambda, T* V, DcW
 template <class T>
 int eigen_solve_truncated(int n, const T* lambda, const T* V, double threshold, T* v, T* tmp)
 {
-    T lmax = 0;
-    for (int i = 0; i < n; ++i) lmax = std::max(lmax, std::fabs(lambda[i]));
-    const double cut = threshold * static_cast<double>(lmax);
+    const double cut = threshold * static_cast<double>(shared::trunc_lmax(n, lambda));
     int discarded = 0;
     for (int i = 0; i < n; ++i) { // tmp := diag(1/lambda, truncated) V^T v
-        const T* vi = V + static_cast<std::size_t>(i) * n;
-        T s = 0;
-        for (int r = 0; r < n; ++r) s += vi[r] * v[r];
-        if (lambda[i] == T(0) || static_cast<double>(std::fabs(lambda[i])) < cut) {
-            tmp[i] = 0;
-            ++discarded;
-        } else {
-            tmp[i] = s / lambda[i];
-        }
+        tmp[i] = shared::trunc_coefficient(n, V + static_cast<std::size_t>(i) * n, v, lambda[i], cut);
+        discarded += shared::trunc_dropped(lambda[i], cut);
     }
     for (int r = 0; r < n; ++r) v[r] = 0;
     for (int i = 0; i < n; ++i) { // v := V tmp

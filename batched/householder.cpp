@@ -8,9 +8,16 @@
 //     p := tau A22 v,   w := p - (tau/2) (p^T v) v,   A22 := A22 - v w^T - w v^T.
 // The not yet computed part of d serves as the workspace for p and w (the paper keeps
 // them in the undetermined part of the off-diagonal).
-#include <cmath>
+// The reflector, the correction of w and the application of Q are the shared routines
+// of kernels/batched_system.h (the OpenCL kernels run the same code); the matrix-vector
+// product and the rank-2 update are ordered here for the CPU (columns, contiguous), each
+// element getting the operations, in the order, the kernel's rows get.
+#include <cstddef>
+#include <vector>
 
+#include "batched/batched.hpp"
 #include "batched/per_system.hpp"
+#include "kernels/batched_system.h"
 
 namespace flamex::batched {
 
@@ -19,39 +26,20 @@ void tridiagonalize(int n, T* A, T* d, T* e, T* tau)
 {
     for (int j = 0; j + 1 < n; ++j) {
         const int m = n - j - 1;          // rows j+1 .. n-1
-        T* x = A + (j + 1) + j * n;       // A(j+1 : n-1, j)
+        T* x = A + (j + 1) + j * n;       // A(j+1 : n-1, j), v on return
         T* A22 = A + (j + 1) + (j + 1) * n;
-        const T alpha = x[0];
-        T scale = 0;
-        for (int i = 1; i < m; ++i) {
-            const T a = std::fabs(x[i]);
-            if (!(a <= scale)) scale = a; // a NaN propagates
-        }
-        if (scale == T(0)) { // nothing to annihilate: H_j = I
+        d[j] = A[j + j * n];
+        T t;
+        if (!shared::house_reflector(m, x, &t, &e[j])) { // nothing to annihilate: H_j = I
             tau[j] = 0;
-            e[j] = alpha;
-            d[j] = A[j + j * n];
             continue;
         }
-        T sum = 0;
-        for (int i = 1; i < m; ++i) {
-            const T s = x[i] / scale;
-            sum += s * s;
-        }
-        const T xnorm = scale * std::sqrt(sum);
-        const T beta = -std::copysign(std::hypot(alpha, xnorm), alpha);
-        const T t = (beta - alpha) / beta;
-        const T inv = T(1) / (alpha - beta);
-        for (int i = 1; i < m; ++i) x[i] *= inv;
-        x[0] = T(1); // v(0)
         tau[j] = t;
-        e[j] = beta;
-        d[j] = A[j + j * n];
 
         T* w = d + j + 1; // m entries of workspace
         for (int i = 0; i < m; ++i) w[i] = 0;
-        for (int k = 0; k < m; ++k) {     // w := A22 v, from the lower triangle
-            const T* col = A22 + k * n;
+        for (int k = 0; k < m; ++k) {     // w := A22 v, from the lower triangle: row i's
+            const T* col = A22 + k * n;   // sum over columns < i, plus its column's sum
             T acc = col[k] * x[k];
             for (int i = k + 1; i < m; ++i) {
                 w[i] += col[i] * x[k];
@@ -59,13 +47,8 @@ void tridiagonalize(int n, T* A, T* d, T* e, T* tau)
             }
             w[k] += acc;
         }
-        T pv = 0;
-        for (int i = 0; i < m; ++i) {     // p := tau A22 v
-            w[i] *= t;
-            pv += w[i] * x[i];
-        }
-        const T half = -(t / 2) * pv;     // w := p - (tau/2) (p^T v) v
-        for (int i = 0; i < m; ++i) w[i] += half * x[i];
+        for (int i = 0; i < m; ++i) w[i] *= t; // p := tau A22 v
+        shared::house_correct(m, t, x, w);      // w := p - (tau/2) (p^T v) v
         for (int k = 0; k < m; ++k) {     // A22 := A22 - v w^T - w v^T, lower
             T* col = A22 + k * n;
             const T vk = x[k], wk = w[k];
@@ -76,34 +59,38 @@ void tridiagonalize(int n, T* A, T* d, T* e, T* tau)
     if (n >= 2) tau[n - 2] = 0;
 }
 
+namespace {
+
+// Q^T y or Q y with the shared routine, one lane; its scratch on the stack up to the
+// batch's largest order.
+template <class T>
+void apply(bool transposed, int n, const T* V, const T* tau, T* y)
+{
+    T stack[kMaxOrder + 1];
+    std::vector<T> heap;
+    T* prod = stack;
+    if (n + 1 > kMaxOrder + 1) {
+        heap.assign(static_cast<std::size_t>(n) + 1, T(0));
+        prod = heap.data();
+    }
+    if (transposed)
+        shared::apply_qt(n, 1, 0, 1, V, tau, y, prod, prod + n);
+    else
+        shared::apply_q(n, 1, 0, 1, V, tau, y, prod, prod + n);
+}
+
+} // namespace
+
 template <class T>
 void apply_qt(int n, const T* V, const T* tau, T* y)
 {
-    for (int j = 0; j + 2 < n; ++j) {     // Q^T y = H_{n-3} ... H_0 y
-        if (tau[j] == T(0)) continue;
-        const T* v = V + (j + 1) + j * n; // v(0) = 1 implicit
-        T* z = y + j + 1;
-        T s = z[0];
-        for (int i = 1; i < n - j - 1; ++i) s += v[i] * z[i];
-        s *= tau[j];
-        z[0] -= s;
-        for (int i = 1; i < n - j - 1; ++i) z[i] -= s * v[i];
-    }
+    apply(true, n, V, tau, y); // Q^T y = H_{n-3} ... H_0 y
 }
 
 template <class T>
 void apply_q(int n, const T* V, const T* tau, T* y)
 {
-    for (int j = n - 3; j >= 0; --j) {    // Q y = H_0 ... H_{n-3} y
-        if (tau[j] == T(0)) continue;
-        const T* v = V + (j + 1) + j * n;
-        T* z = y + j + 1;
-        T s = z[0];
-        for (int i = 1; i < n - j - 1; ++i) s += v[i] * z[i];
-        s *= tau[j];
-        z[0] -= s;
-        for (int i = 1; i < n - j - 1; ++i) z[i] -= s * v[i];
-    }
+    apply(false, n, V, tau, y); // Q y = H_0 ... H_{n-3} y
 }
 
 template void tridiagonalize<float>(int, float*, float*, float*, float*);

@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "opencl/host.hpp"
+#include "kernels/batched_layout.h"
 #include "variants/ldlt.hpp"
 
 namespace flamex::batched {
@@ -46,8 +47,11 @@ constexpr std::size_t kSimdWorkGroup = 64; // simd kernels
 constexpr std::size_t kMaxGroups = std::size_t(1) << 20;
 constexpr std::uint64_t kLocalSlack = 256; // alignment of the two local arguments
 
-// Kernel status codes (batched::Status).
-constexpr cl_int kOk = 0, kBreakdown = 1, kRepaired = 3, kInvalid = 4;
+// The kernels' status codes (kernels/batched_layout.h) are batched::Status.
+static_assert(ST_OK == static_cast<int>(Status::Ok) && ST_BREAKDOWN == static_cast<int>(Status::Breakdown) &&
+                  ST_FLAGGED == static_cast<int>(Status::Flagged) && ST_REPAIRED == static_cast<int>(Status::Repaired) &&
+                  ST_INVALID == static_cast<int>(Status::InvalidInput),
+              "kernels/batched_layout.h's ST_* must be batched::Status");
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
@@ -66,7 +70,7 @@ const char* kernel_name(KernelId id)
     return "?";
 }
 
-// Workspace of one system, as kernels/batched_solvers.cl lays it out.
+// Workspace of one system, as kernels/batched_layout.h lays it out.
 struct Footprint {
     std::uint64_t real_bytes = 0, int_bytes = 0;
 };
@@ -75,10 +79,10 @@ Footprint footprint(KernelId id, int n, std::size_t scalar)
 {
     const std::uint64_t N = static_cast<std::uint64_t>(n);
     switch (id) {
-    case KernelId::Ldlt: return {(N * (N + 1) / 2 + 2 * N) * scalar, 2 * 4};
-    case KernelId::Householder: return {(N * N + 12 * N + 8) * scalar, (6 * N + 8) * 4};
-    case KernelId::Dc: return {(2 * N * N + 20 * N + 8) * scalar, (12 * N + 18) * 4};
-    case KernelId::Residual: return {4 * N * 8, N * 4};
+    case KernelId::Ldlt: return {LDLT_REALS(N) * scalar, LDLT_INTS(N) * sizeof(cl_int)};
+    case KernelId::Householder: return {HP_REALS(N) * scalar, HP_INTS(N) * sizeof(cl_int)};
+    case KernelId::Dc: return {DC_REALS(N) * scalar, DC_INTS(N) * sizeof(cl_int)};
+    case KernelId::Residual: return {RES_DOUBLES(N) * sizeof(cl_double), RES_INTS(N) * sizeof(cl_int)};
     }
     return {};
 }
@@ -341,7 +345,7 @@ Outputs<T> run_device(const Batch<T>& batch, Job job, Method method, bool residu
 
     Outputs<T> out;
     out.x.assign(count * n, T(0));
-    out.status.assign(count, kOk);
+    out.status.assign(count, ST_OK);
     if (ldlt) out.column.assign(count, 0);
     if (use_dc && !eig) out.discarded.assign(count, 0);
     if (check) {
@@ -500,10 +504,10 @@ Result<T> solve_opencl(const Batch<T>& batch, const Options& options, const Open
     for (std::size_t k = 0; k < batch.count; ++k) {
         SystemReport& r = result.report[k];
         r.status = static_cast<Status>(out.status[k]);
-        r.solved_by = auto_ ? (out.status[k] == kRepaired ? Method::DivideConquer : Method::HouseholderPcr)
+        r.solved_by = auto_ ? (out.status[k] == ST_REPAIRED ? Method::DivideConquer : Method::HouseholderPcr)
                             : options.method;
-        if (options.method == Method::Ldlt && out.status[k] == kBreakdown) r.column = out.column[k];
-        const bool by_dc = r.solved_by == Method::DivideConquer && out.status[k] != kInvalid;
+        if (options.method == Method::Ldlt && out.status[k] == ST_BREAKDOWN) r.column = out.column[k];
+        const bool by_dc = r.solved_by == Method::DivideConquer && out.status[k] != ST_INVALID;
         if (by_dc) r.discarded = static_cast<std::uint16_t>(out.discarded[k]);
         if (check) {
             r.residual = out.residual[k];
@@ -525,7 +529,7 @@ std::vector<T> eigenvalues_opencl(const Batch<T>& batch, const OpenClBatchOption
                                 info != nullptr ? *info : local_info);
     const int n = batch.n;
     for (std::size_t k = 0; k < batch.count; ++k)
-        if (out.status[k] == kInvalid)
+        if (out.status[k] == ST_INVALID)
             std::fill(out.x.begin() + k * n, out.x.begin() + (k + 1) * n, std::numeric_limits<T>::quiet_NaN());
     return std::move(out.x);
 }

@@ -1,7 +1,8 @@
 // The per-system building blocks of the batched solvers (batched/batched.hpp): one
 // small symmetric system at a time, templated on float and double, no allocation in
-// the hot path (scratch lives in the *Work structs, one per thread). These are the
-// CPU reference the OpenCL kernels reproduce, so each states its storage exactly.
+// the hot path (scratch lives in the *Work structs, one per thread). Their arithmetic
+// is written once, in kernels/batched_system.h, which the OpenCL kernels compile too;
+// each states its storage exactly.
 //
 // Matrices are column-major with leading dimension n (the batch layout); vectors are
 // contiguous.
@@ -56,14 +57,15 @@ void apply_q(int n, const T* V, const T* tau, T* y);
 // at most one, so the neighbours of position p are always p - 1 and p + 1 within its
 // segment, whatever n is; a segment of length 1 is solved. An index array carries
 // each position's original equation, to put the solution back in order. Memory: the
-// 3n values of PCR, n indices, and double buffers (the CPU needs them where the GPU
-// has a barrier).
+// 3n values of PCR and, per position, its original equation, segment start and
+// length, all double-buffered (the CPU needs them where the GPU has a barrier). The
+// code is kernels/batched_system.h's pcr_solve, shared with the OpenCL kernels.
 // pcr_solve_strided is the same algorithm on the original order (neighbours i +- s,
 // absent outside 0..n-1): the same arithmetic, bit for bit, which the tests check.
 template <class T>
 struct PcrWork {
-    std::vector<T> d, c, v, d2, c2, v2;
-    std::vector<int> idx, idx2, seg, seg2;
+    std::vector<T> B;   // PCR_REALS(n) (kernels/batched_layout.h)
+    std::vector<int> IB; // PCR_INTS(n)
     void reserve(int n);
 };
 
@@ -104,8 +106,8 @@ void pcr_solve_strided(int n, const T* d, const T* e, T* v, PcrWork<T>& work);
 //    orthogonal even for close eigenvalues; then V := diag(Q1, Q2) [rotations] W.
 template <class T>
 struct DcWork {
-    std::vector<T> d, e, z, dd, ds, zs, dk, zk, tau, delta, zhat, Qs, Qn, lam;
-    std::vector<int> perm, kept, defl, org, order;
+    std::vector<T> d, e, z, dd, ds, zs, dk, zk, tau, delta, zhat, Qs, Qn, lam, rotc, rots;
+    std::vector<int> perm, kept, defl, org, order, rota, rotb;
     void reserve(int n);
 };
 

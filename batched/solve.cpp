@@ -8,6 +8,7 @@
 #include "batched/batched.hpp"
 #include "batched/per_system.hpp"
 #include "batched/parallel.hpp"
+#include "kernels/batched_system.h"
 #include "variants/ldlt.hpp"
 
 namespace flamex::batched {
@@ -17,12 +18,8 @@ double relative_residual(int n, const T* A, const T* x, const T* y)
 {
     double rmax = 0, amax = 0, xmax = 0, ymax = 0;
     for (int i = 0; i < n; ++i) {
-        double r = -static_cast<double>(y[i]), a = 0;
-        for (int j = 0; j < n; ++j) {
-            const double aij = static_cast<double>(i >= j ? A[i + j * n] : A[j + i * n]); // lower triangle
-            r += aij * static_cast<double>(x[j]);
-            a += std::fabs(aij);
-        }
+        double r, a;
+        shared::residual_row(n, i, A, x, y, &r, &a); // row i, from the lower triangle
         rmax = std::max(rmax, std::fabs(r));
         amax = std::max(amax, a);
         xmax = std::max(xmax, std::fabs(static_cast<double>(x[i])));

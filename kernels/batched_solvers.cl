@@ -25,6 +25,13 @@
 // the same trip count for every system of a group; data-dependent decisions (a
 // breakdown, an invalid input, a reflector with tau = 0) only switch work off.
 //
+// SHARED CODE: the per-system arithmetic -- Householder reflectors and Q / Q^T, PCR,
+// the D&C split, tear, deflation, secular roots, Gu-Eisenstat z and eigenvectors, the
+// truncation, the residual's rows, the LDL^T pivot test -- is kernels/batched_system.h,
+// which the CPU (batched/*.cpp) compiles too; the status codes and the workspace
+// layout are kernels/batched_layout.h, which the host reads. Both are #included below
+// (the host expands the lines when it builds the program).
+//
 // REPRODUCIBILITY: every value is computed by the same sequence of operations as the
 // CPU reference (batched/*.cpp, variants/ldlt_unb_var3.cpp, variants/ldlt_solve.cpp):
 // work spread over lanes is element-wise (each element's own operations in the CPU's
@@ -34,14 +41,7 @@
 // hybrid give identical bits, and with correctly rounded division, square root and
 // hypot they are the CPU's bits as well. FP_CONTRACT is off (no fused multiply-add).
 //
-// STATUS codes are batched::Status: 0 ok, 1 breakdown, 2 flagged, 3 repaired,
-// 4 invalid input.
-//
-// PER-SYSTEM WORKSPACE (elements of `real`, and ints; the host allocates the same):
-//   ldlt_solve       n(n+1)/2 + 2n              2
-//   householder_pcr  n^2 + 12n + 8              6n + 8
-//   dc_solve         2n^2 + 20n + 8             12n + 18
-//   residual         4n doubles                 n
+// STATUS codes (ST_*) and the PER-SYSTEM WORKSPACE of each kernel: kernels/batched_layout.h.
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL FP_CONTRACT OFF
 
@@ -61,12 +61,6 @@ typedef float real;
 #define UNIT_ROUNDOFF 0x1.0p-24f
 #define REAL_NAN as_float(0x7fc00000U)
 #endif
-
-#define ST_OK 0
-#define ST_BREAKDOWN 1
-#define ST_FLAGGED 2
-#define ST_REPAIRED 3
-#define ST_INVALID 4
 
 // BARRIER orders the lanes' accesses to the workspace; GLOBAL_BARRIER also their
 // accesses to the batch's global buffers (a lane rewriting what other lanes read).
@@ -88,6 +82,9 @@ typedef float real;
 #define GLOBAL_BARRIER() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
 #define REGION_BASE 0L
 #endif
+
+#include "batched_layout.h"
+#include "batched_system.h"
 
 // The distribution of systems over work-items: t lanes per system, S systems per
 // work-group; this work-item's lanes serve item `item` (systems first .. count-1 of
@@ -135,143 +132,6 @@ bool load_system(int n, int t, int lane, bool packed, __global const real* A, __
     return bad;
 }
 
-// A pivot LDL^T cannot divide by: zero, infinite or NaN (variants/ldlt.hpp).
-bool bad_pivot(real d) { return !(d != 0 && d - d == 0); }
-
-// --- Q^T y and Q y with the reflectors of tridiagonalize ---------------------------
-// V(r, j) = Vr[r + j n] for r >= j + 2 (v(j+1) = 1 implicit), tau[j]; y in v. As
-// batched/householder.cpp: s = z0 + sum_i v_i z_i (serially, by lane 0, from products
-// the lanes leave in prod), s *= tau, z -= s v. Row r belongs to lane r % t in every
-// phase, so a lane's update of z_r and its product for the next reflector need no
-// barrier between them. sc: one scalar.
-void apply_qt(int n, int t, int lane, bool live, SCRATCH const real* Vr, SCRATCH const real* tau, SCRATCH real* v,
-              SCRATCH real* prod, SCRATCH real* sc)
-{
-    if (live && n >= 3 && tau[0] != 0)
-        for (int r = lane; r < n; r += t)
-            if (r >= 2) prod[r] = Vr[r] * v[r];
-    BARRIER();
-    for (int j = 0; j + 2 < n; ++j) {
-        if (live && lane == 0 && tau[j] != 0) {
-            real s = v[j + 1];
-            for (int r = j + 2; r < n; ++r) s += prod[r];
-            s *= tau[j];
-            sc[0] = s;
-            v[j + 1] -= s;
-        }
-        BARRIER();
-        if (live) {
-            const real s = sc[0];
-            const bool up = tau[j] != 0, next = j + 3 < n && tau[j + 1] != 0;
-            for (int r = lane; r < n; r += t) {
-                if (up && r >= j + 2) v[r] -= s * Vr[r + j * n];
-                if (next && r >= j + 3) prod[r] = Vr[r + (j + 1) * n] * v[r];
-            }
-        }
-        BARRIER();
-    }
-}
-
-void apply_q(int n, int t, int lane, bool live, SCRATCH const real* Vr, SCRATCH const real* tau, SCRATCH real* v,
-             SCRATCH real* prod, SCRATCH real* sc)
-{
-    const int j0 = n - 3;
-    if (live && j0 >= 0 && tau[j0] != 0)
-        for (int r = lane; r < n; r += t)
-            if (r >= j0 + 2) prod[r] = Vr[r + j0 * n] * v[r];
-    BARRIER();
-    for (int j = j0; j >= 0; --j) {
-        if (live && lane == 0 && tau[j] != 0) {
-            real s = v[j + 1];
-            for (int r = j + 2; r < n; ++r) s += prod[r];
-            s *= tau[j];
-            sc[0] = s;
-            v[j + 1] -= s;
-        }
-        BARRIER();
-        if (live) {
-            const real s = sc[0];
-            const bool up = tau[j] != 0, next = j >= 1 && tau[j - 1] != 0;
-            for (int r = lane; r < n; r += t) {
-                if (up && r >= j + 2) v[r] -= s * Vr[r + j * n];
-                if (next && r >= j + 1) prod[r] = Vr[r + (j - 1) * n] * v[r];
-            }
-        }
-        BARRIER();
-    }
-}
-
-// --- parallel cyclic reduction, any n (batched/pcr.cpp) -------------------------------
-// One step: every position p of a segment [start, start + m) is reduced with its
-// neighbours p - 1, p + 1 of the same segment and stored at its place in the next
-// arrangement -- the segment's evens first, then its odds (the paper's Figure 8) --
-// together with its new segment. Each position is one lane's work; ceil(log2 n) steps.
-void pcr_reduce(SCRATCH const real* d, SCRATCH const real* c, SCRATCH const real* v, int p, bool up, bool dn,
-                bool dn2, real* dn_out, real* cn_out, real* vn_out)
-{
-    real dp = d[p], vp = v[p], cp = 0;
-    if (up) {
-        const real k1 = c[p - 1] / d[p - 1];
-        dp -= k1 * c[p - 1];
-        vp -= k1 * v[p - 1];
-    }
-    if (dn) {
-        const real k2 = c[p] / d[p + 1];
-        dp -= k2 * c[p];
-        vp -= k2 * v[p + 1];
-        if (dn2) cp = -k2 * c[p + 1];
-    }
-    *dn_out = dp;
-    *cn_out = cp;
-    *vn_out = vp;
-}
-
-// v := U^{-1} v for U = tridiag(e, d, e). B: 6n reals, IB: 6n ints of workspace.
-void pcr_solve(int n, int t, int lane, bool live, SCRATCH const real* d, SCRATCH const real* e, SCRATCH real* v,
-               SCRATCH real* B, SCRATCH int* IB)
-{
-    if (live)
-        for (int i = lane; i < n; i += t) {
-            B[i] = d[i];
-            B[n + i] = i + 1 < n ? e[i] : (real)0;
-            B[2 * n + i] = v[i];
-            IB[i] = i;         // original equation
-            IB[2 * n + i] = 0; // segment start
-            IB[4 * n + i] = n; // segment length
-        }
-    BARRIER();
-    int steps = 0;
-    while ((1 << steps) < n) ++steps;
-    for (int st = 0; st < steps; ++st) {
-        const int cur = st & 1, nxt = cur ^ 1;
-        SCRATCH const real* D = B + 3 * n * cur;
-        SCRATCH const real* C = D + n;
-        SCRATCH const real* W = D + 2 * n;
-        SCRATCH real* D2 = B + 3 * n * nxt;
-        SCRATCH real* C2 = D2 + n;
-        SCRATCH real* W2 = D2 + 2 * n;
-        if (live)
-            for (int p = lane; p < n; p += t) {
-                const int start = IB[2 * n + cur * n + p], m = IB[4 * n + cur * n + p];
-                const int j = p - start, evens = (m + 1) / 2;
-                const int q = start + ((j & 1) == 0 ? j / 2 : evens + j / 2);
-                real dq, cq, vq;
-                pcr_reduce(D, C, W, p, j > 0, j + 1 < m, j + 2 < m, &dq, &cq, &vq);
-                D2[q] = dq;
-                C2[q] = cq;
-                W2[q] = vq;
-                IB[nxt * n + q] = IB[cur * n + p];
-                IB[2 * n + nxt * n + q] = (j & 1) == 0 ? start : start + evens;
-                IB[4 * n + nxt * n + q] = (j & 1) == 0 ? evens : m - evens;
-            }
-        BARRIER();
-    }
-    const int fin = steps & 1;
-    if (live)
-        for (int p = lane; p < n; p += t) v[IB[fin * n + p]] = B[3 * n * fin + 2 * n + p] / B[3 * n * fin + p];
-    BARRIER();
-}
-
 // --- LDL^T ------------------------------------------------------------------------------
 // Right-looking (variants/ldlt_unb_var3.cpp) on the packed lower triangle, column
 // after column (the paper's Figure 3): for column j the lanes first form
@@ -286,11 +146,10 @@ __kernel void ldlt_solve(int n, long count, long first, int tpar, int spar, __gl
                          SCRATCH int* is)
 {
     DISTRIBUTE(tpar, spar);
-    const long R = (long)n * (n + 1) / 2 + 2 * n, I = 2;
-    SCRATCH real* L = rs + region * R;
-    SCRATCH real* l = L + n * (n + 1) / 2;
-    SCRATCH real* x = l + n;
-    SCRATCH int* flag = is + region * I;
+    SCRATCH real* L = rs + region * LDLT_REALS(n) + LDLT_L(n);
+    SCRATCH real* l = L + LDLT_LVEC(n);
+    SCRATCH real* x = L + LDLT_X(n);
+    SCRATCH int* flag = is + region * LDLT_INTS(n);
     if (leader) flag[0] = 0;
     BARRIER();
     const long k = item;
@@ -359,18 +218,17 @@ __kernel void householder_pcr(int n, long count, long first, int tpar, int spar,
 {
     DISTRIBUTE(tpar, spar);
     const int nn = n * n;
-    const long R = (long)nn + 12 * n + 8, I = 6 * n + 8;
-    SCRATCH real* Am = rs + region * R;
-    SCRATCH real* d = Am + nn;
-    SCRATCH real* e = d + n;
-    SCRATCH real* tau = e + n;
-    SCRATCH real* w = tau + n;
-    SCRATCH real* v = w + n;
-    SCRATCH real* prod = v + n;
-    SCRATCH real* pb = prod + n; // 6n
-    SCRATCH real* sc = pb + 6 * n;
-    SCRATCH int* iv = is + region * I;
-    SCRATCH int* ib = iv + 8; // 6n
+    SCRATCH real* Am = rs + region * HP_REALS(n) + HP_A(n);
+    SCRATCH real* d = Am + HP_VEC(n, 0);
+    SCRATCH real* e = Am + HP_VEC(n, 1);
+    SCRATCH real* tau = Am + HP_VEC(n, 2);
+    SCRATCH real* w = Am + HP_VEC(n, 3);
+    SCRATCH real* v = Am + HP_VEC(n, 4);
+    SCRATCH real* prod = Am + HP_VEC(n, 5);
+    SCRATCH real* pb = Am + HP_PCR(n);
+    SCRATCH real* sc = Am + HP_SC(n);
+    SCRATCH int* iv = is + region * HP_INTS(n);
+    SCRATCH int* ib = iv + HP_IPCR(n);
     if (leader) iv[0] = 0;
     BARRIER();
     const long k = item;
@@ -388,34 +246,12 @@ __kernel void householder_pcr(int n, long count, long first, int tpar, int spar,
         SCRATCH real* xv = Am + (j + 1) + j * n;
         SCRATCH real* A22 = Am + (j + 1) + (j + 1) * n;
         if (live && lane == 0) {
-            const real alpha = xv[0];
-            real scale = 0;
-            for (int i = 1; i < m; ++i) {
-                const real a = fabs(xv[i]);
-                if (!(a <= scale)) scale = a;
-            }
+            real tt, beta;
             d[j] = Am[j + j * n];
-            if (scale == 0) {
-                tau[j] = 0;
-                e[j] = alpha;
-                iv[1] = 1;
-            } else {
-                real sum = 0;
-                for (int i = 1; i < m; ++i) {
-                    const real s = xv[i] / scale;
-                    sum += s * s;
-                }
-                const real xnorm = scale * sqrt(sum);
-                const real beta = -copysign(hypot(alpha, xnorm), alpha);
-                const real tt = (beta - alpha) / beta;
-                const real inv = (real)1 / (alpha - beta);
-                for (int i = 1; i < m; ++i) xv[i] *= inv;
-                sc[0] = tt;
-                tau[j] = tt;
-                e[j] = beta;
-                xv[0] = 1;
-                iv[1] = 0;
-            }
+            iv[1] = !house_reflector(m, xv, &tt, &beta);
+            tau[j] = tt;
+            e[j] = beta;
+            sc[0] = tt;
         }
         BARRIER();
         const bool go = live && iv[1] == 0;
@@ -429,12 +265,7 @@ __kernel void householder_pcr(int n, long count, long first, int tpar, int spar,
                 w[r] = (s1 + acc) * tt;
             }
         BARRIER();
-        if (go && lane == 0) { // w := p - (tau/2) (p^T v) v
-            real pv = 0;
-            for (int i = 0; i < m; ++i) pv += w[i] * xv[i];
-            const real hv = -(tt / 2) * pv;
-            for (int i = 0; i < m; ++i) w[i] += hv * xv[i];
-        }
+        if (go && lane == 0) house_correct(m, tt, xv, w); // w := p - (tau/2) (p^T v) v
         BARRIER();
         if (go)
             for (int r = lane; r < m; r += t) { // A22 := A22 - v w^T - w v^T, row r of the lower triangle
@@ -490,103 +321,6 @@ int stable_rank(int m, SCRATCH const real* key, int j)
     return r;
 }
 
-// Root i of 1/rho + sum_j zsq_j / (dk_j - lambda) = 0 as an offset *tau from the pole
-// *org: batched/dc.cpp's secular_root, operation for operation.
-void secular_root(int i, int k, SCRATCH const real* dk, SCRATCH const real* zsq, real rho, int* org_out,
-                  real* tau_out)
-{
-    const real u = UNIT_ROUNDOFF;
-    const real rhoinv = (real)1 / rho;
-    real lo, hi;
-    int org;
-    if (i < k - 1) {
-        const real mid = (dk[i + 1] - dk[i]) / 2;
-        real f = rhoinv;
-        for (int j = 0; j < k; ++j) f += zsq[j] / ((dk[j] - dk[i]) - mid);
-        if (f >= 0) {
-            org = i;
-            lo = 0;
-            hi = mid;
-        } else {
-            org = i + 1;
-            lo = -mid;
-            hi = 0;
-        }
-    } else {
-        org = k - 1;
-        real zz = 0;
-        for (int j = 0; j < k; ++j) zz += zsq[j];
-        lo = 0;
-        hi = rho * zz;
-    }
-    *org_out = org;
-    const real base = dk[org];
-    real tau = (lo + hi) / 2;
-    for (int it = 0; it < 200; ++it) {
-        real psi = 0, dpsi = 0, phi = 0, dphi = 0;
-        for (int j = 0; j <= i; ++j) {
-            const real r = (real)1 / ((dk[j] - base) - tau);
-            const real tj = zsq[j] * r;
-            psi += tj;
-            dpsi += tj * r;
-        }
-        for (int j = i + 1; j < k; ++j) {
-            const real r = (real)1 / ((dk[j] - base) - tau);
-            const real tj = zsq[j] * r;
-            phi += tj;
-            dphi += tj * r;
-        }
-        const real w = rhoinv + psi + phi;
-        if (w == 0) break;
-        if (w < 0)
-            lo = tau;
-        else
-            hi = tau;
-        const real erretm = 9 * (phi - psi) + 2 * rhoinv + 3 * fabs(tau) * (dpsi + dphi);
-        if (fabs(w) <= u * erretm) break;
-        const real Di = (dk[i] - base) - tau;
-        const real q = dpsi * Di * Di, p = psi - dpsi * Di;
-        real eta;
-        bool stepping = true;
-        if (i < k - 1) {
-            const real Di1 = (dk[i + 1] - base) - tau;
-            const real s = dphi * Di1 * Di1, r = phi - dphi * Di1;
-            const real c = rhoinv + p + r;
-            const real a = c * (Di + Di1) + q + s, b = Di * Di1 * w;
-            if (c == 0) {
-                eta = b / a;
-            } else {
-                const real disc = sqrt(fabs(a * a - 4 * b * c));
-                eta = a <= 0 ? (a - disc) / (2 * c) : 2 * b / (a + disc);
-            }
-        } else {
-            const real c = rhoinv + p;
-            if (c > 0) {
-                eta = Di + q / c;
-            } else {
-                stepping = false;
-                eta = 0;
-            }
-        }
-        if (!(w * eta < 0)) stepping = false;
-        real next = tau + eta;
-        if (!stepping || !(next > lo && next < hi)) next = (lo + hi) / 2;
-        if (next == tau || !(hi - lo > 2 * u * fmax(fabs(lo), fabs(hi)))) break;
-        tau = next;
-    }
-    *tau_out = tau;
-}
-
-// Integer scalars of a dc system.
-#define DC_SKIP 0
-#define DC_NMERGE 1
-#define DC_NK 2
-#define DC_ND 3
-#define DC_NROT 4
-#define DC_EX 5
-#define DC_SORTED 6
-#define DC_DISC 7
-
 // The whole eigen-solve of one system: tridiagonal data (TW, TD, TE, TT from
 // householder_pcr with mode bit 1), D&C to U = V diag(lambda) V^T, then
 // mode 0: x = Q V diag(1/lambda, truncated) V^T Q^T y and the number discarded;
@@ -605,44 +339,43 @@ void secular_root(int i, int k, SCRATCH const real* dk, SCRATCH const real* zsq,
 // The workspace of a system: its arrays are named by offsets from two base pointers
 // (only RB and IB stay live across the barriers, which keeps PoCL's work-group
 // compiler 25% faster on this kernel than thirty-odd pointer variables).
-// reals: V (n x n), Wb (n x n), 20 vectors of n, 8 scalars (sc); ints: 16 scalars (DC_*),
-// 10 vectors of n, the stack offsets (n + 1) and sizes (n + 1).
+// The layout: kernels/batched_layout.h (DC_RVEC, DC_IVEC, DC_STOFF, DC_STM).
 #define V RB
-#define Wb (RB + nn)
-#define dv (RB + 2 * nn + 0 * n)
-#define ev (RB + 2 * nn + 1 * n)
-#define lambda (RB + 2 * nn + 2 * n)
-#define z (RB + 2 * nn + 3 * n)
-#define dd (RB + 2 * nn + 4 * n)
-#define ds (RB + 2 * nn + 5 * n)
-#define zs (RB + 2 * nn + 6 * n)
-#define dk (RB + 2 * nn + 7 * n)
-#define zk (RB + 2 * nn + 8 * n)
-#define zsq (RB + 2 * nn + 9 * n)
-#define tau (RB + 2 * nn + 10 * n)
-#define zhat (RB + 2 * nn + 11 * n)
-#define lam (RB + 2 * nn + 12 * n)
-#define qcol (RB + 2 * nn + 13 * n)
-#define vec (RB + 2 * nn + 14 * n)
-#define tmp (RB + 2 * nn + 15 * n)
-#define rotc (RB + 2 * nn + 16 * n)
-#define rots (RB + 2 * nn + 17 * n)
-#define mrho (RB + 2 * nn + 18 * n)
-#define tq (RB + 2 * nn + 19 * n)
-#define sc (RB + 2 * nn + 20 * n)
+#define Wb (RB + n * n)
+#define dv (RB + DC_RVEC(n, 0))
+#define ev (RB + DC_RVEC(n, 1))
+#define lambda (RB + DC_RVEC(n, 2))
+#define z (RB + DC_RVEC(n, 3))
+#define dd (RB + DC_RVEC(n, 4))
+#define ds (RB + DC_RVEC(n, 5))
+#define zs (RB + DC_RVEC(n, 6))
+#define dk (RB + DC_RVEC(n, 7))
+#define zk (RB + DC_RVEC(n, 8))
+#define zsq (RB + DC_RVEC(n, 9))
+#define tau (RB + DC_RVEC(n, 10))
+#define zhat (RB + DC_RVEC(n, 11))
+#define lam (RB + DC_RVEC(n, 12))
+#define qcol (RB + DC_RVEC(n, 13))
+#define vec (RB + DC_RVEC(n, 14))
+#define tmp (RB + DC_RVEC(n, 15))
+#define rotc (RB + DC_RVEC(n, 16))
+#define rots (RB + DC_RVEC(n, 17))
+#define mrho (RB + DC_RVEC(n, 18))
+#define tq (RB + DC_RVEC(n, 19))
+#define sc (RB + DC_RVEC(n, 20))
 #define isc IB
-#define perm (IB + 16 + 0 * n)
-#define kept (IB + 16 + 1 * n)
-#define defl (IB + 16 + 2 * n)
-#define org (IB + 16 + 3 * n)
-#define order (IB + 16 + 4 * n)
-#define rota (IB + 16 + 5 * n)
-#define rotb (IB + 16 + 6 * n)
-#define moff (IB + 16 + 7 * n)
-#define mm (IB + 16 + 8 * n)
-#define ms (IB + 16 + 9 * n)
-#define stoff (IB + 16 + 10 * n)
-#define stm (IB + 17 + 11 * n)
+#define perm (IB + DC_IVEC(n, 0))
+#define kept (IB + DC_IVEC(n, 1))
+#define defl (IB + DC_IVEC(n, 2))
+#define org (IB + DC_IVEC(n, 3))
+#define order (IB + DC_IVEC(n, 4))
+#define rota (IB + DC_IVEC(n, 5))
+#define rotb (IB + DC_IVEC(n, 6))
+#define moff (IB + DC_IVEC(n, 7))
+#define mm (IB + DC_IVEC(n, 8))
+#define ms (IB + DC_IVEC(n, 9))
+#define stoff (IB + DC_STOFF(n))
+#define stm (IB + DC_STM(n))
 __kernel void dc_solve(int n, long count, long first, int tpar, int mode, double threshold, __global const int* list,
                        int use_list, __global const real* Y, __global real* X, __global int* status,
                        __global int* discarded, __global real* LAM, __global const real* TW, __global const real* TD,
@@ -650,10 +383,8 @@ __kernel void dc_solve(int n, long count, long first, int tpar, int mode, double
 {
     DISTRIBUTE(tpar, 1);
     const int nn = n * n;
-    const long R = 2L * nn + 20 * n + 8, I = 12 * n + 18;
-    SCRATCH real* const RB = rs + region * R;
-    SCRATCH int* const IB = is + region * I;
-    const real u = UNIT_ROUNDOFF;
+    SCRATCH real* const RB = rs + region * DC_REALS(n);
+    SCRATCH int* const IB = is + region * DC_INTS(n);
     const bool me0 = slot < S && item < count; // this work-item's lanes hold the system
 #if FLAMEX_SIMD
     if (!me0) return;
@@ -701,13 +432,7 @@ __kernel void dc_solve(int n, long count, long first, int tpar, int mode, double
                     V[off + off * n] = 1;
                     continue;
                 }
-                int split = -1;
-                for (int s = 1; s < m; ++s) {
-                    const int j = off + s - 1;
-                    if (fabs(ev[j]) <= u * sqrt(fabs(dv[j])) * sqrt(fabs(dv[j + 1])) &&
-                        (split < 0 || abs(2 * s - m) < abs(2 * split - m)))
-                        split = s;
-                }
+                const int split = dc_split(off, m, dv, ev);
                 if (split > 0) {
                     ev[off + split - 1] = 0;
                     stoff[sp] = off + split;
@@ -718,9 +443,7 @@ __kernel void dc_solve(int n, long count, long first, int tpar, int mode, double
                     continue;
                 }
                 const int s = m / 2;
-                const real rho = ev[off + s - 1], a = fabs(rho);
-                dv[off + s - 1] -= a;
-                dv[off + s] -= a;
+                const real rho = dc_tear(off, s, dv, ev);
                 moff[nmerge] = off;
                 mm[nmerge] = m;
                 ms[nmerge] = s;
@@ -760,47 +483,12 @@ __kernel void dc_solve(int n, long count, long first, int tpar, int mode, double
             BARRIER();
             // Deflation (lane 0); Qs(:, i) is V's column off + perm[i], rotated in place.
             if (me && lane == 0) {
-                real dmax = 0;
-                for (int i = 0; i < m; ++i) {
-                    const real a = fabs(ds[i]);
-                    if (dmax < a) dmax = a;
-                }
-                const real tol = 8 * u * fmax(dmax, rho);
-                int nk = 0, nd = 0, nrot = 0, pj = -1;
-                for (int j = 0; j < m; ++j) {
-                    if (rho * fabs(zs[j]) <= tol) {
-                        defl[nd++] = j;
-                        continue;
-                    }
-                    if (pj < 0) {
-                        pj = j;
-                        continue;
-                    }
-                    const real Sv = zs[pj], Cv = zs[j];
-                    const real tv = hypot(Cv, Sv);
-                    const real c = Cv / tv, sn = -Sv / tv;
-                    if (fabs((ds[j] - ds[pj]) * c * sn) <= tol) {
-                        zs[j] = tv;
-                        zs[pj] = 0;
-                        rota[nrot] = pj;
-                        rotb[nrot] = j;
-                        rotc[nrot] = c;
-                        rots[nrot] = sn;
-                        ++nrot;
-                        const real dp = ds[pj] * c * c + ds[j] * sn * sn;
-                        ds[j] = ds[pj] * sn * sn + ds[j] * c * c;
-                        ds[pj] = dp;
-                        defl[nd++] = pj;
-                    } else {
-                        kept[nk++] = pj;
-                    }
-                    pj = j;
-                }
-                if (pj >= 0) kept[nk++] = pj;
-                isc[DC_NK] = nk;
-                isc[DC_ND] = nd;
-                isc[DC_NROT] = nrot;
-                isc[DC_EX] = ilogb(fmax(dmax, rho));
+                int counts[4];
+                dc_deflate(m, rho, ds, zs, kept, defl, rota, rotb, rotc, rots, counts);
+                isc[DC_NK] = counts[0];
+                isc[DC_ND] = counts[1];
+                isc[DC_NROT] = counts[2];
+                isc[DC_EX] = counts[3];
             }
             BARRIER();
             const int nk = isc[DC_NK], nd = isc[DC_ND], nrot = isc[DC_NROT], ex = isc[DC_EX];
@@ -823,9 +511,9 @@ __kernel void dc_solve(int n, long count, long first, int tpar, int mode, double
             BARRIER();
             if (me)
                 for (int i = lane; i < nk; i += t) {
-                    int o;
+                    int o, iterations = 0;
                     real ti;
-                    secular_root(i, nk, dk, zsq, rho_s, &o, &ti);
+                    secular_root(i, nk, dk, zsq, rho_s, &o, &ti, &iterations);
                     org[i] = o;
                     tau[i] = ti;
                 }
@@ -833,27 +521,11 @@ __kernel void dc_solve(int n, long count, long first, int tpar, int mode, double
             // Gu-Eisenstat: the z for which the computed eigenvalues are exact.
             // delta(j, i) = dk_j - lambda_i = (dk_j - dk_org(i)) - tau_i.
             if (me)
-                for (int j = lane; j < nk; j += t) {
-                    real prod = -((dk[j] - dk[org[nk - 1]]) - tau[nk - 1]) / rho_s;
-                    for (int i = 0; i < j; ++i) prod *= ((dk[j] - dk[org[i]]) - tau[i]) / (dk[j] - dk[i]);
-                    for (int i = j; i < nk - 1; ++i)
-                        prod *= -((dk[j] - dk[org[i]]) - tau[i]) / (dk[i + 1] - dk[j]);
-                    zhat[j] = copysign(sqrt(fmax(prod, (real)0)), zk[j]);
-                }
+                for (int j = lane; j < nk; j += t) zhat[j] = dc_zhat(j, nk, dk, org, tau, zk[j], rho_s);
             BARRIER();
             // The eigenvectors of D + rho zhat zhat^T: column i of W in Wb(:, i).
             if (me)
-                for (int i = lane; i < nk; i += t) {
-                    SCRATCH real* ui = Wb + i * n;
-                    real nrm = 0;
-                    for (int j = 0; j < nk; ++j) {
-                        ui[j] = zhat[j] / ((dk[j] - dk[org[i]]) - tau[i]);
-                        nrm += ui[j] * ui[j];
-                    }
-                    nrm = (real)1 / sqrt(nrm);
-                    for (int j = 0; j < nk; ++j) ui[j] *= nrm;
-                    lam[i] = ldexp(dk[org[i]] + tau[i], ex);
-                }
+                for (int i = lane; i < nk; i += t) lam[i] = dc_eigenvector(i, nk, dk, org, tau, zhat, ex, Wb + i * n);
             BARRIER();
             // Q W, column by column, into Wb (each column once all lanes have read it);
             // the deflated columns of Qs after them.
@@ -917,22 +589,13 @@ __kernel void dc_solve(int n, long count, long first, int tpar, int mode, double
         {
             const bool ms0 = me && mode == 0;
             // The truncated solve: vec := V diag(1/lambda, or 0) V^T vec.
-            if (ms0 && lane == 0) {
-                real lmax = 0;
-                for (int i = 0; i < n; ++i) {
-                    const real a = fabs(lambda[i]);
-                    if (lmax < a) lmax = a;
-                }
-                sc[1] = lmax;
-            }
+            if (ms0 && lane == 0) sc[1] = trunc_lmax(n, lambda);
             BARRIER();
             const double cut = threshold * (double)sc[1];
             if (ms0)
                 for (int i = lane; i < n; i += t) {
-                    real s = 0;
-                    for (int r = 0; r < n; ++r) s += V[r + i * n] * vec[r];
-                    tmp[i] = (lambda[i] == 0 || (double)fabs(lambda[i]) < cut) ? (real)0 : s / lambda[i];
-                    qcol[i] = (lambda[i] == 0 || (double)fabs(lambda[i]) < cut) ? (real)1 : (real)0;
+                    tmp[i] = trunc_coefficient(n, V + i * n, vec, lambda[i], cut);
+                    qcol[i] = trunc_dropped(lambda[i], cut) ? (real)1 : (real)0;
                 }
             BARRIER();
             if (ms0)
@@ -1012,11 +675,11 @@ __kernel void residual(int n, long count, long first, int tpar, int spar, int mo
                        __global int* flagged, SCRATCH double* ds, SCRATCH int* is)
 {
     DISTRIBUTE(tpar, spar);
-    SCRATCH double* rr = ds + region * 4 * n;
+    SCRATCH double* rr = ds + region * RES_DOUBLES(n);
     SCRATCH double* aa = rr + n;
     SCRATCH double* xx = aa + n;
     SCRATCH double* yy = xx + n;
-    SCRATCH int* nf = is + region * n;
+    SCRATCH int* nf = is + region * RES_INTS(n);
     const bool active = slot < S && item < count;
     const long k = active ? (use_list ? (long)list[item] : item) : 0;
     const int st = active ? status[k] : 0;
@@ -1024,12 +687,8 @@ __kernel void residual(int n, long count, long first, int tpar, int spar, int mo
     const long ka = k * n * n, ky = k * n;
     if (active && !skip)
         for (int i = lane; i < n; i += t) {
-            double r = -(double)Y[ky + i], a = 0;
-            for (int j = 0; j < n; ++j) {
-                const double aij = (double)(i >= j ? A[ka + i + (long)j * n] : A[ka + j + (long)i * n]);
-                r += aij * (double)X[ky + j];
-                a += fabs(aij);
-            }
+            double r, a;
+            residual_row(n, i, A + ka, X + ky, Y + ky, &r, &a);
             const double xi = (double)X[ky + i];
             rr[i] = fabs(r);
             aa[i] = a;

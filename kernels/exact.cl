@@ -43,9 +43,14 @@
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #pragma OPENCL FP_CONTRACT OFF
 
-#define XD 206    /* digits of a superaccumulator */
-#define XBIAS 3232 /* digit k weighs 2^(32 k - XBIAS) */
-#define XMETA 4   /* ints of metadata per global superaccumulator: flags, lo, hi, unused */
+// The layout shared with the host (blas/opencl/exact_backend.cpp) and the CPU.
+#include "exact_constants.h"
+#define XD FLAMEX_EXACT_DIGITS    /* digits of a superaccumulator */
+#define XBIAS FLAMEX_EXACT_BIAS   /* digit k weighs 2^(32 k - XBIAS) */
+#define XMETA FLAMEX_EXACT_META   /* ints of metadata per global superaccumulator */
+#define NP FLAMEX_EXACT_COMPONENTS /* components of an expansion */
+#define NC (2 * NP)               /* a work-item's two expansions: products and their errors */
+#define FAST_MAX FLAMEX_EXACT_FAST_MAX
 
 #define F_ZP 1u   /* a term with the sign bit clear, or any non-zero term */
 #define F_ZN 2u   /* a term with the sign bit set, or any non-zero term */
@@ -66,11 +71,8 @@
 #define DIGIT_MASK 0xffffffffUL
 #define RADIX 4294967296L
 
-#define FAST_MAX 0x1p959
 #define PROD_MIN 0x1p-915
 #define TERM_MIN 0x1p-969
-#define NP 3 /* components of an expansion */
-#define NC (2 * NP) /* a work-item's two expansions: products and their errors */
 
 // --- bits --------------------------------------------------------------------------
 

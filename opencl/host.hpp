@@ -15,8 +15,9 @@
 //
 // Every failure is a flamex::Error whose message starts with "opencl: ".
 // Kernel sources live in kernels/NAME.cl and are embedded in the library at build
-// time (embedded_source("NAME"), with `#include "OTHER.cl"` lines expanded: the
-// kernels both backends use are in kernels/elementwise.cl). Context is
+// time (embedded_source("NAME"), with `#include "OTHER.cl"` and `#include "OTHER.h"`
+// lines expanded: the kernels both backends use are in kernels/elementwise.cl, the
+// C-subset headers the kernels share with the host code are kernels/*.h). Context is
 // thread-safe; a DeviceMemory and the cl::Kernel objects belong to one backend
 // object (kernel arguments are state).
 //

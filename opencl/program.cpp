@@ -1,7 +1,8 @@
 // Programs: built once per context, their binaries cached on disk; and the kernel
 // sources embedded at build time (embedded_source), in which a line
-// `#include "OTHER.cl"` stands for kernels/OTHER.cl: it is expanded here, so a
-// program is built from, and its cache entry keyed on, the whole expanded text.
+// `#include "OTHER.cl"` stands for kernels/OTHER.cl and `#include "OTHER.h"` for
+// kernels/OTHER.h (a C-subset header the host code includes too): it is expanded here,
+// so a program is built from, and its cache entry keyed on, the whole expanded text.
 //
 // A cache entry is the file <dir>/<name>-<hash>.clbin:
 //   "FLAMEX-OCL-BIN1\n" | key hash A | key hash B | binary size | binary checksum | binary
@@ -227,18 +228,23 @@ std::shared_ptr<const Program> Context::build(const std::string& name, const std
 
 namespace {
 
-// The name X of a line `#include "X.cl"` (the line without its newline), else "".
+// The embedded name of a line `#include "X.cl"` (X) or `#include "X.h"` (X.h), the
+// line without its newline; else "".
 std::string included_name(const std::string& line)
 {
-    static const std::string head = "#include \"", tail = ".cl\"";
-    if (line.size() <= head.size() + tail.size() || line.compare(0, head.size(), head) != 0 ||
-        line.compare(line.size() - tail.size(), tail.size(), tail) != 0)
-        return "";
-    return line.substr(head.size(), line.size() - head.size() - tail.size());
+    static const std::string head = "#include \"";
+    if (line.size() <= head.size() + 3 || line.compare(0, head.size(), head) != 0 || line.back() != '"') return "";
+    const std::string file = line.substr(head.size(), line.size() - head.size() - 1);
+    const auto ends_with = [&file](const std::string& tail) {
+        return file.size() > tail.size() && file.compare(file.size() - tail.size(), tail.size(), tail) == 0;
+    };
+    if (ends_with(".cl")) return file.substr(0, file.size() - 3);
+    if (ends_with(".h")) return file;
+    return "";
 }
 
-// kernels/NAME.cl with each line `#include "OTHER.cl"` replaced by kernels/OTHER.cl,
-// itself expanded (`depth` guards against a cycle).
+// kernels/NAME.cl with each line `#include "OTHER.cl"` (or "OTHER.h") replaced by
+// kernels/OTHER.cl (kernels/OTHER.h), itself expanded (`depth` guards against a cycle).
 std::string expand_includes(const std::map<std::string, std::string>& raw, const std::string& name, int depth)
 {
     const std::string& text = raw.at(name);
@@ -253,8 +259,8 @@ std::string expand_includes(const std::map<std::string, std::string>& raw, const
             out.append(text, at, end - at);
         } else {
             if (raw.count(other) == 0)
-                throw Error("opencl: kernels/" + name + ".cl includes \"" + other + ".cl\", which is not embedded");
-            if (depth >= 8) throw Error("opencl: kernels/" + name + ".cl: #include nested too deeply (a cycle?)");
+                throw Error("opencl: kernels/" + name + " includes \"" + other + "\", which is not embedded");
+            if (depth >= 8) throw Error("opencl: kernels/" + name + ": #include nested too deeply (a cycle?)");
             out += expand_includes(raw, other, depth + 1);
             if (!out.empty() && out.back() != '\n') out += '\n';
         }

@@ -37,7 +37,8 @@
 // principal minor is nonzero. A pivot d_j that is zero, infinite or NaN is a
 // breakdown: the variant stops before dividing by it and reports the 1-based column
 // j (LAPACK's info convention); the factors of the first j-1 columns are valid, the
-// rest of the lower triangle is partially updated. Nothing is thrown: in a batch
+// rest of the lower triangle is partially updated. (The test is bad_pivot of
+// kernels/batched_system.h, shared with the OpenCL kernel.) Nothing is thrown: in a batch
 // one system's breakdown must not disturb the others.
 #pragma once
 
@@ -89,13 +90,6 @@ LdltVariantFn<T> ldlt_variant(int number)
 }
 
 namespace detail {
-// A pivot LDL^T cannot divide by: zero, infinite or NaN.
-template <class T>
-bool bad_pivot(T d)
-{
-    return !(d != T(0) && d - d == T(0)); // d - d is NaN exactly when d is infinite or NaN
-}
-
 // The Level-1 operations the variants spell out, on strided vectors; unit strides
 // (every column in the batch layout) take a loop the compiler vectorizes. Both loops
 // do the same operations in the same order.

@@ -10,6 +10,8 @@
 // Plain loops on the views instead of the Blas: see variants/ldlt.hpp.
 #include "variants/ldlt.hpp"
 
+#include "kernels/batched_system.h"
+
 namespace flamex {
 
 template <class T>
@@ -35,7 +37,7 @@ LdltInfo ldlt_unb_var1(View<T> A)
             a10t(0, p) = l;
         }
         alpha11(0, 0) = delta;
-        if (detail::bad_pivot(delta)) {
+        if (batched::shared::bad_pivot(delta)) {
             info.breakdown = j + 1;
             return info;
         }

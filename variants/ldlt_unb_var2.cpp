@@ -11,6 +11,8 @@
 // Plain loops on the views instead of the Blas: see variants/ldlt.hpp.
 #include "variants/ldlt.hpp"
 
+#include "kernels/batched_system.h"
+
 namespace flamex {
 
 template <class T>
@@ -34,7 +36,7 @@ LdltInfo ldlt_unb_var2(View<T> A)
             if (m > 0) detail::axpy_minus(m, w, &A20(0, p), rs, &a21(0, 0), rs); // a21 -= A20 D00 a10
         }
         alpha11(0, 0) = delta;
-        if (detail::bad_pivot(delta)) {
+        if (batched::shared::bad_pivot(delta)) {
             info.breakdown = j + 1;
             return info;
         }

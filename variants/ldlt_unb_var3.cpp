@@ -11,6 +11,8 @@
 // Plain loops on the views instead of the Blas: see variants/ldlt.hpp.
 #include "variants/ldlt.hpp"
 
+#include "kernels/batched_system.h"
+
 namespace flamex {
 
 template <class T>
@@ -27,7 +29,7 @@ LdltInfo ldlt_unb_var3(View<T> A)
                                                       ABL, ABR, 1, 1, BR);
         /*------------------------------------------------------------*/
         const T delta = alpha11(0, 0);
-        if (detail::bad_pivot(delta)) {
+        if (batched::shared::bad_pivot(delta)) {
             info.breakdown = A00.width() + 1;
             return info;
         }

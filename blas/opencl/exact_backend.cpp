@@ -49,6 +49,8 @@
 #include "blas/backend_factories.hpp"
 #include "blas/opencl/elementwise.hpp"
 #include "opencl/host.hpp"
+#include "exact/exact.hpp"
+#include "kernels/exact_constants.h"
 
 namespace flamex {
 namespace {
@@ -61,9 +63,13 @@ using opencl::launch;
 using opencl::range1;
 using opencl::range2;
 
-constexpr std::size_t kDigits = 206; // XD in kernels/exact.cl
-constexpr std::size_t kMeta = 4;     // XMETA
-constexpr std::size_t kComponents = 6; // NC: doubles of a work-item's expansions
+// The kernels' layout (kernels/exact_constants.h), and the CPU accumulator it mirrors.
+constexpr std::size_t kDigits = FLAMEX_EXACT_DIGITS;              // digits of a global superaccumulator
+constexpr std::size_t kMeta = FLAMEX_EXACT_META;                  // its ints of metadata
+constexpr std::size_t kComponents = 2 * FLAMEX_EXACT_COMPONENTS;  // doubles of a work-item's two expansions
+static_assert(FLAMEX_EXACT_DIGITS == exact::Accumulator::DIGITS && FLAMEX_EXACT_BIAS == exact::Accumulator::BIAS,
+              "the device superaccumulator must have the CPU's digits");
+static_assert(FLAMEX_EXACT_FAST_MAX == exact::Expansion<2>::FAST_MAX, "the device expansions must take the CPU's range");
 constexpr std::size_t kMaxGroups = 64;
 // Split products and trsv panels: at least this many columns per work-item.
 constexpr std::size_t kMinChunk = 32;
