@@ -138,8 +138,8 @@ double relative_difference(int n, const std::vector<T>& x, const std::vector<T>&
 {
     double d = 0, m = 0;
     for (int i = 0; i < n; ++i) {
-        d = std::max(d, std::fabs(static_cast<double>(x[k * n + i]) - static_cast<double>(z[k * n + i])));
-        m = std::max(m, std::fabs(static_cast<double>(z[k * n + i])));
+        d = flamex::test::max_nan(d, std::fabs(static_cast<double>(x[k * n + i]) - static_cast<double>(z[k * n + i])));
+        m = flamex::test::max_nan(m, std::fabs(static_cast<double>(z[k * n + i])));
     }
     return m > 0 ? d / m : d;
 }
