@@ -165,6 +165,21 @@ public:
     {
         timed(OTHER, [&] { inner_.trsm(side, uplo, trans, diag, alpha, T, B); return 0; });
     }
+    void syrk(flamex::Uplo uplo, flamex::Trans trans, double alpha, Obj A, double beta, Obj C) const override
+    {
+        timed(OTHER, [&] { inner_.syrk(uplo, trans, alpha, A, beta, C); return 0; });
+    }
+    void trmv(flamex::Uplo uplo, flamex::Trans trans, flamex::Diag diag, Obj T, Obj x) const override
+    {
+        timed(OTHER, [&] { inner_.trmv(uplo, trans, diag, T, x); return 0; });
+    }
+    void trmm(flamex::Side side, flamex::Uplo uplo, flamex::Trans trans, flamex::Diag diag, double alpha, Obj T,
+              Obj B) const override
+    {
+        timed(OTHER, [&] { inner_.trmm(side, uplo, trans, diag, alpha, T, B); return 0; });
+    }
+    void sqrt(Obj alpha) const override { timed(OTHER, [&] { inner_.sqrt(alpha); return 0; }); }
+    void reciprocal(Obj alpha) const override { timed(OTHER, [&] { inner_.reciprocal(alpha); return 0; }); }
     dim_t iamax(Obj x) const override { return timed(IAMAX, [&] { return inner_.iamax(x); }); }
     void apply_pivots(flamex::PivObj p, Obj A) const override
     {
