@@ -1,6 +1,6 @@
 // No backend writes outside the views it is given. Every operand of every writing
 // operation (scal, invscal, axpy, copy, dots, gemv, trsv, trmv, ger, gemm, trsm,
-// trmm, syrk and syr, sqrt, reciprocal, apply_pivots, every LU variant) is a view inside a larger allocation whose other
+// trmm, syrk and syr, sqrt, reciprocal, apply_pivots, every LU and Cholesky variant) is a view inside a larger allocation whose other
 // elements hold a signalling-NaN guard (tests/support/backend_checks.hpp); after
 // the operation the guards must be bit for bit untouched, on every backend (blis,
 // exact on 1 and 2 threads with the threading threshold lowered, opencl,
@@ -24,6 +24,7 @@
 #include "blas/blas.hpp"
 #include "support/backend_checks.hpp"
 #include "support/test_support.hpp"
+#include "variants/chol.hpp"
 #include "variants/lu.hpp"
 
 namespace {
@@ -196,6 +197,18 @@ TEST_P(ViewGuards, EveryLuVariant)
         flamex::LuControl control;
         control.block = 4;
         run(v.name, A, {}, [&] { EXPECT_TRUE(flamex::lu(blas(), v, A.view(), p.view(), control).ok()) << v.name; });
+    }
+}
+
+TEST_P(ViewGuards, EveryCholVariant)
+{
+    for (const flamex::CholVariant& v : flamex::chol_variants()) {
+        Guarded A = dominant(11, 32);
+        // a lower triangle in [-1, 1] and 20 on the diagonal: symmetric positive definite
+        for (dim_t i = 0; i < 11; ++i) A.view()(i, i) = 20.0;
+        flamex::CholControl control;
+        control.block = 4;
+        run(v.name, A, {}, [&] { EXPECT_TRUE(flamex::chol(blas(), v, A.view(), control).ok()) << v.name; });
     }
 }
 
