@@ -1,6 +1,6 @@
 // No backend writes outside the views it is given. Every operand of every writing
 // operation (scal, invscal, axpy, copy, dots, gemv, trsv, trmv, ger, gemm, trsm,
-// trmm, syrk and syr, sqrt, reciprocal, apply_pivots, every LU and Cholesky variant) is a view inside a larger allocation whose other
+// trmm, syrk and syr, sqrt, reciprocal, apply_pivots, every LU, Cholesky, triangular inverse and triangular solve variant) is a view inside a larger allocation whose other
 // elements hold a signalling-NaN guard (tests/support/backend_checks.hpp); after
 // the operation the guards must be bit for bit untouched, on every backend (blis,
 // exact on 1 and 2 threads with the threading threshold lowered, opencl,
@@ -26,6 +26,8 @@
 #include "support/test_support.hpp"
 #include "variants/chol.hpp"
 #include "variants/lu.hpp"
+#include "variants/trinv.hpp"
+#include "variants/trsm.hpp"
 
 namespace {
 
@@ -209,6 +211,22 @@ TEST_P(ViewGuards, EveryCholVariant)
         flamex::CholControl control;
         control.block = 4;
         run(v.name, A, {}, [&] { EXPECT_TRUE(flamex::chol(blas(), v, A.view(), control).ok()) << v.name; });
+    }
+}
+
+TEST_P(ViewGuards, EveryTrinvAndTrsmVariant)
+{
+    for (const flamex::TrinvVariant& v : flamex::trinv_variants()) {
+        Guarded A = dominant(11, 33);
+        flamex::TrinvControl control;
+        control.block = 4;
+        run(v.name, A, {}, [&] { EXPECT_TRUE(flamex::trinv(blas(), v, A.view(), control).ok()) << v.name; });
+    }
+    for (const flamex::TrsmVariant& v : flamex::trsm_variants()) {
+        Guarded L = dominant(11, 34), B = random(11, 6, 35);
+        flamex::TrsmControl control;
+        control.block = 4;
+        run(v.name, B, {&L}, [&] { EXPECT_TRUE(flamex::trsm_lln(blas(), v, L.view(), B.view(), control).ok()) << v.name; });
     }
 }
 
