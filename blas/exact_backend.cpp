@@ -77,6 +77,7 @@
 
 #include "blas/backend_factories.hpp"
 #include "blas/exact_columns.hpp"
+#include "blas/ordered_gemm.hpp"
 #include "exact/exact.hpp"
 
 namespace flamex {
@@ -706,6 +707,31 @@ public:
     {
         check::pivots("apply_pivots", p, A);
         apply_pivots_reference(p, A);
+    }
+
+    // The order-fixed updates through the blocked host kernels (blas/ordered_gemm.hpp),
+    // columns of C or B split among threads: the k loop is never split.
+    void gemm_ordered(Obj A, Obj B, Obj C) const override
+    {
+        check::gemm("gemm_ordered", Trans::No, Trans::No, A, B, C);
+        const index_t m = C.length(), n = C.width(), k = A.width();
+        parallel(parts_for(m * n * k), [&](int t, int T) {
+            const auto [lo, hi] = share(n, t, T, 8);
+            ordered::gemm_minus(m, hi - lo, k, {A.buffer(), A.row_stride(), A.col_stride()},
+                                {B.buffer() + lo * B.col_stride(), B.row_stride(), B.col_stride()},
+                                {C.buffer() + lo * C.col_stride(), C.row_stride(), C.col_stride()});
+        });
+    }
+
+    void trsm_ordered(Diag diag, Obj L, Obj B) const override
+    {
+        check::trsm("trsm_ordered", Side::Left, L, B);
+        const index_t m = B.length(), n = B.width();
+        parallel(parts_for(m * m * n / 2), [&](int t, int T) {
+            const auto [lo, hi] = share(n, t, T, 8);
+            ordered::trsm_lower(diag == Diag::Unit, m, hi - lo, {L.buffer(), L.row_stride(), L.col_stride()},
+                                {B.buffer() + lo * B.col_stride(), B.row_stride(), B.col_stride()});
+        });
     }
 
 private:
