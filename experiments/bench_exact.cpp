@@ -9,7 +9,9 @@
 // the kernels' instruction set and, for the exact backend, whether 1 and 2
 // threads gave the same bits. Not a test (ctest runs --quick as a smoke test).
 //
-// usage: flamex_bench_exact [--reps R] [--quick] [--only dot|gemv|trsv|lu] [--threads T]
+//   level3  gemm and blocked LU (experiments/bench_exact_level3.cpp)
+//
+// usage: flamex_bench_exact [--reps R] [--quick] [--only dot|gemv|trsv|lu|level3] [--threads T]
 //   --quick   small sizes, 1 repetition: checks that everything runs
 //   --only, --threads   one operation / one thread count (for profiling)
 //
@@ -32,6 +34,7 @@
 
 #include "blas/blas.hpp"
 #include "exact/exact.hpp"
+#include "experiments/bench_exact_level3.hpp"
 #include "reference/generators.hpp"
 #include "variants/lu.hpp"
 
@@ -180,6 +183,11 @@ public:
     }
     void sqrt(Obj alpha) const override { timed(OTHER, [&] { inner_.sqrt(alpha); return 0; }); }
     void reciprocal(Obj alpha) const override { timed(OTHER, [&] { inner_.reciprocal(alpha); return 0; }); }
+    void gemm_ordered(Obj A, Obj B, Obj C) const override { timed(OTHER, [&] { inner_.gemm_ordered(A, B, C); return 0; }); }
+    void trsm_ordered(flamex::Diag diag, Obj T, Obj B) const override
+    {
+        timed(OTHER, [&] { inner_.trsm_ordered(diag, T, B); return 0; });
+    }
     dim_t iamax(Obj x) const override { return timed(IAMAX, [&] { return inner_.iamax(x); }); }
     void apply_pivots(flamex::PivObj p, Obj A) const override
     {
@@ -226,12 +234,12 @@ int main(int argc, char** argv)
         } else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
             only_threads = std::atoi(argv[++i]);
         } else {
-            std::fprintf(stderr, "usage: flamex_bench_exact [--reps R] [--quick] [--only dot|gemv|trsv|lu] [--threads T]\n");
+            std::fprintf(stderr, "usage: flamex_bench_exact [--reps R] [--quick] [--only dot|gemv|trsv|lu|level3] [--threads T]\n");
             return 2;
         }
     }
-    if (!only.empty() && only != "dot" && only != "gemv" && only != "trsv" && only != "lu") {
-        std::fprintf(stderr, "flamex_bench_exact: --only takes dot, gemv, trsv or lu\n");
+    if (!only.empty() && only != "dot" && only != "gemv" && only != "trsv" && only != "lu" && only != "level3") {
+        std::fprintf(stderr, "flamex_bench_exact: --only takes dot, gemv, trsv, lu or level3\n");
         return 2;
     }
     if (only_threads != 0 && only_threads != 1 && only_threads != 2) {
@@ -364,6 +372,14 @@ int main(int argc, char** argv)
                         te.total(o) / tb.total(o));
         }
         std::printf("| all | | %.4g | %.4g | %.2f |\n", sb, se, se / sb);
+    }
+    if (wanted("level3")) {
+        flamex::bench::Level3Options level3;
+        level3.reps = reps;
+        level3.quick = quick;
+        level3.only_threads = only_threads;
+        std::printf("\n");
+        flamex::bench::run_level3(level3);
     }
     std::printf("\nblis runs dot, gemv and trsv on one thread at any thread count (BLIS threads level 3 only).\n");
     if (quick) std::printf("--quick: the targets are for the full sizes; these sizes only check that everything runs.\n");
