@@ -1,0 +1,103 @@
+// `flamex derive`: the derivation of derive/derive.hpp from the command line.
+#include <fstream>
+#include <iostream>
+
+#include "derive/derive.hpp"
+#include "tools/flamex/cli.hpp"
+
+namespace flamex::cli {
+namespace {
+
+const Option kDeriveVariant{"--variant", nullptr, "N", "only the variant libflame numbers N (needed by --emit cpp)"};
+const Option kBlocked{"--blocked", nullptr, nullptr, "the blocked form (default: unblocked)"};
+const Option kEmit{"--emit", nullptr, "text|cpp", "what to write: the worksheets (text, the default) or the variant file (cpp)"};
+const Option kDeriveOutput{"--output", "-o", "FILE", "write to FILE instead of stdout"};
+const Option kDeriveList{"--list", nullptr, nullptr, "list the operations and their loop invariants and exit"};
+
+// Unknown operations and variants, and infeasible variants, are failures of the
+// derivation asked for (exit status 1), not malformed input.
+class DerivationFailure : public Error {
+public:
+    using Error::Error;
+};
+
+void write(const Args& a, const std::string& text)
+{
+    const auto path = a.get(kDeriveOutput);
+    if (!path || *path == "-") {
+        std::cout << text;
+        return;
+    }
+    std::ofstream out(*path);
+    out << text;
+    out.close();
+    if (!out) throw Error("cannot write '" + *path + "'");
+}
+
+int run_derive(const Args& a)
+{
+    if (a.has(kDeriveList)) {
+        if (!a.operands.empty()) throw UsageError("--list takes no operation");
+        std::vector<derive::Pme> pmes;
+        for (const std::string& name : derive::operation_names()) pmes.push_back(derive::load_operation(name));
+        std::vector<derive::Derivation> all;
+        for (const derive::Pme& pme : pmes) all.push_back(derive::derive_invariants(pme));
+        write(a, derive::list_text(all));
+        return kSuccess;
+    }
+    require_operands(command("derive"), a);
+    const std::string emit = a.get(kEmit).value_or("text");
+    if (emit != "text" && emit != "cpp") throw UsageError("--emit is text or cpp, not '" + emit + "'");
+    const int number = static_cast<int>(integer_option(a, kDeriveVariant, 0, 1, 99));
+    const bool blocked = a.has(kBlocked);
+    try {
+        derive::Pme pme;
+        try {
+            pme = derive::load_operation(a.operands[0]);
+        } catch (const Error& e) {
+            if (std::string(e.what()).rfind("unknown operation", 0) == 0) throw DerivationFailure(e.what());
+            throw;
+        }
+        const derive::Derivation d = derive::derive_invariants(pme);
+        if (blocked && pme.blocked.empty()) throw DerivationFailure(pme.name + ": the description has no blocked form");
+        const derive::Invariant* inv = nullptr;
+        if (number != 0) {
+            try {
+                inv = &derive::find_variant(d, number);
+            } catch (const Error& e) {
+                throw DerivationFailure(e.what());
+            }
+        }
+        if (emit == "cpp") {
+            if (!inv) throw UsageError("--emit cpp needs --variant N");
+            write(a, derive::emit_cpp(pme, *inv, blocked));
+        } else {
+            write(a, derive::text_report(d, number, blocked));
+        }
+    } catch (const DerivationFailure& e) {
+        std::cerr << "flamex derive: " << e.what() << "\n";
+        return kNumericalFailure;
+    }
+    return kSuccess;
+}
+
+} // namespace
+
+std::vector<Command> derive_commands()
+{
+    return {
+        {"derive", {"OP"},
+         "Derives the loop invariants of operation OP from its PME description\n"
+         "(derive/pme/OP.pme) and prints the PME, the invariants (numbered as libflame\n"
+         "numbers its variants) and each variant's worksheet, every step filled; with\n"
+         "--emit cpp the variant as a flamex source file. An unknown operation or\n"
+         "variant, or an infeasible variant, is exit status 1 with the reason.\n"
+         "FLAMEX_PME_DIR names another folder of descriptions.",
+         {&kDeriveVariant, &kBlocked, &kEmit, &kDeriveOutput, &kDeriveList, &kHelp},
+         {},
+         {},
+         run_derive},
+    };
+}
+
+} // namespace flamex::cli
