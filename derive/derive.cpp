@@ -180,32 +180,39 @@ std::string quadrants_text(const Task& t)
     return s;
 }
 
-// Each block's state: the steps on it that are done, or "unchanged".
+// Each block's state: the quadrant it lies in, the invariant's tasks that have
+// computed that quadrant, and the steps on the block those tasks comprise.
 void states(std::ostream& out, const Pme& pme, const Invariant& inv, bool blocked, bool after)
 {
     for (const Operand& o : pme.operands) {
+        if (o.pivots) continue;
         const auto names = block_names(o, blocked);
-        for (const auto& row : names)
-            for (const std::string& name : row) {
+        for (size_t i = 0; i < names.size(); ++i)
+            for (size_t j = 0; j < names[i].size(); ++j) {
+                const std::string& name = names[i][j];
+                const std::string quadrant = quadrant_of(pme, Block{&o, static_cast<int>(i), static_cast<int>(j)}, after);
+                std::string tasks;
+                for (const std::string& t : inv.tasks)
+                    if (contains(pme.task(t)->quadrants, quadrant)) tasks += (tasks.empty() ? "" : " ") + t;
                 std::string done;
                 for (const Step& s : pme.steps(blocked)) {
                     if (!intersects(after ? s.after : s.before, inv.tasks)) continue;
-                    bool writes = false;
                     const Operation* op = find_operation(s.call.name);
-                    for (size_t i = 0; i < s.call.args.size() && op && op->params != "*"; ++i) {
-                        if (op->params[i] != 'o') continue;
-                        const std::string text = " " + s.call.args[i].text() + " ";
-                        std::string spaced = text;
+                    bool writes = false;
+                    for (size_t k = 0; k < s.call.args.size() && op; ++k) {
+                        if (op->params != "*" && op->params[k] != 'o') continue;
+                        std::string spaced = " " + s.call.args[k].text() + " ";
                         for (char& c : spaced)
                             if (c == '(' || c == ')' || c == ',') c = ' ';
                         writes |= spaced.find(" " + name + " ") != std::string::npos;
                     }
-                    if (s.call.name == "inner" && !s.call.args.empty() && s.call.args[0].text().find(name) != std::string::npos)
-                        writes = true;
                     if (writes) done += (done.empty() ? "" : "; ") + s.description;
                 }
-                out << "      " << display(name) << std::string(display(name).size() < 9 ? 9 - display(name).size() : 1, ' ')
-                    << (done.empty() ? "unchanged" : done) << "\n";
+                std::string line = "      " + display(name);
+                line += std::string(line.size() < 15 ? 15 - line.size() : 1, ' ') + quadrant;
+                line += std::string(line.size() < 22 ? 22 - line.size() : 1, ' ');
+                line += tasks.empty() ? "as it was" : "by " + tasks + (done.empty() ? "" : ": " + done);
+                out << line << "\n";
             }
     }
 }

@@ -2,6 +2,7 @@
 // box as the header comment with the BLAS operation in the margin, structured
 // bindings that show the 2x2 and 3x3 shapes, the zero-pivot handling the
 // description's `cpp` lines spell.
+#include <cstdlib>
 #include <sstream>
 
 #include "derive/derive.hpp"
@@ -94,12 +95,20 @@ Grid column(const Grid& g) // a 3x1 / 2x1 grid as it is
 
 // --- a step's C++ ----------------------------------------------------------------------
 
-bool is_number(const std::string& s) { return !s.empty() && (std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-'); }
+bool is_number(const std::string& s)
+{
+    if (s.empty()) return false;
+    char* end = nullptr;
+    std::strtod(s.c_str(), &end);
+    return end == s.c_str() + s.size();
+}
 
+// A scalar named by a 1x1 block is read from the backend: blas.element(alpha11, 0, 0).
 std::string argument(const Expr& a, char kind)
 {
-    if (kind == 's' && !a.call && !is_number(a.name)) return "blas.element(" + a.name + ", 0, 0)";
-    return a.text();
+    if (kind != 's' || a.call || is_number(a.name)) return a.text();
+    if (a.name[0] == '-') return "-blas.element(" + a.name.substr(1) + ", 0, 0)";
+    return "blas.element(" + a.name + ", 0, 0)";
 }
 
 std::string blas_call(const Expr& call)
@@ -218,8 +227,8 @@ public:
         out << replace_all(cpp_lines(pme_, blocked_ ? "blocked" : "unblocked").front(), "{name}",
                            variant_name(pme_, inv_.number, blocked_))
             << "\n{\n";
-        const std::string info = cpp_lines(pme_, "info").front();
-        out << "    " << info << " info;\n";
+        const bool has_info = pme_.cpp.count("info") != 0;
+        if (has_info) out << "    " << cpp_lines(pme_, "info").front() << " info;\n";
         partitions(out);
         out << "\n    while (" << pme_.guard << ") {\n";
         if (blocked_) out << "        const dim_t b = " << cpp_lines(pme_, "blocksize").front() << ";\n";
@@ -230,7 +239,7 @@ public:
         continue_with(out);
         out << "    }\n";
         after_loop(out);
-        out << "    return info;\n}\n\n} // namespace flamex\n";
+        out << (has_info ? "    return info;\n" : "") << "}\n\n} // namespace flamex\n";
         return out.str();
     }
 
@@ -407,6 +416,13 @@ private:
 
 std::string emit_cpp(const Pme& pme, const Invariant& inv, bool blocked)
 {
+    std::string missing;
+    for (const Step* s : updates(pme, inv, blocked)) {
+        const Operation* op = find_operation(s->call.name);
+        if (!op->in_blas && missing.find(op->name) == std::string::npos) missing += (missing.empty() ? "" : ", ") + op->name;
+    }
+    if (!missing.empty())
+        throw Error(variant_name(pme, inv.number, blocked) + " needs " + missing + ", which the abstract BLAS does not have yet");
     if (inv.number == 0) throw Error(pme.name + ": an unnumbered invariant has no variant name to emit");
     if (blocked && pme.blocked.empty()) throw Error(pme.name + ": the description has no blocked form");
     return Emitter(pme, inv, blocked).run();

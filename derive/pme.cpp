@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -32,6 +33,7 @@ const std::vector<Operation>& operations()
         {"gemm", "ffsiiso"},    {"trsm", "ffffsio"},     {"apply_pivots", "po"},
         {"syrk", "ffsiso"},     {"trmv", "fffio"},       {"trmm", "ffffsio"}, {"sqrt", "o"},
         {"reciprocal", "o"},    {"iamax", "pi"},         {"check", "i"},      {"inner", "*"},
+        {"diag_invscal", "io", false}, {"diag_dots", "siiiso", false}, {"diag_gemv", "siiiso", false},
     };
     return list;
 }
@@ -220,6 +222,14 @@ Expr parse_expr(Line& line)
     } while (line.punct(','));
     line.expect(')');
     return e;
+}
+
+bool is_number(const std::string& s)
+{
+    if (s.empty()) return false;
+    char* end = nullptr;
+    std::strtod(s.c_str(), &end);
+    return end == s.c_str() + s.size();
 }
 
 bool is_quadrant(const std::string& q) { return q == "TL" || q == "TR" || q == "BL" || q == "BR" || q == "T" || q == "B"; }
@@ -481,8 +491,8 @@ private:
                     throw Error(a.where.str() + ": argument " + std::to_string(i + 1) + " of " + call.name + " is a flag (LOWER, TRANSPOSE, UNIT, LEFT, ...), not '" + a.text() + "'");
             } else if (kind == 's') {
                 Block b;
-                const bool number = !a.call && !a.name.empty() && (std::isdigit(static_cast<unsigned char>(a.name[0])) || a.name[0] == '-');
-                if (!number && (a.call || !find_block(pme_, a.name, b)))
+                const std::string block = !a.name.empty() && a.name[0] == '-' ? a.name.substr(1) : a.name;
+                if (!is_number(a.name) && (a.call || !find_block(pme_, block, b)))
                     throw Error(a.where.str() + ": argument " + std::to_string(i + 1) + " of " + call.name + " is a scalar (a number or a 1x1 block), not '" + a.text() + "'");
             } else {
                 std::vector<std::pair<Block, Location>> blocks;

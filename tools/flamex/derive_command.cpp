@@ -1,4 +1,5 @@
 // `flamex derive`: the derivation of derive/derive.hpp from the command line.
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 
@@ -51,29 +52,46 @@ int run_derive(const Args& a)
     const int number = static_cast<int>(integer_option(a, kDeriveVariant, 0, 1, 99));
     const bool blocked = a.has(kBlocked);
     try {
-        derive::Pme pme;
-        try {
-            pme = derive::load_operation(a.operands[0]);
-        } catch (const Error& e) {
-            if (std::string(e.what()).rfind("unknown operation", 0) == 0) throw DerivationFailure(e.what());
-            throw;
+        // OP is an operation, or a family of them: `lu` is lu_nopiv and lu_piv.
+        std::vector<std::string> names;
+        for (const std::string& name : derive::operation_names())
+            if (name == a.operands[0] || name.rfind(a.operands[0] + "_", 0) == 0) names.push_back(name);
+        if (std::find(names.begin(), names.end(), a.operands[0]) != names.end()) names = {a.operands[0]};
+        if (names.empty()) {
+            std::string known;
+            for (const std::string& n : derive::operation_names()) known += (known.empty() ? "" : ", ") + n;
+            throw DerivationFailure("unknown operation '" + a.operands[0] + "' (known: " + known + ")");
         }
-        const derive::Derivation d = derive::derive_invariants(pme);
-        if (blocked && pme.blocked.empty()) throw DerivationFailure(pme.name + ": the description has no blocked form");
-        const derive::Invariant* inv = nullptr;
-        if (number != 0) {
-            try {
-                inv = &derive::find_variant(d, number);
-            } catch (const Error& e) {
-                throw DerivationFailure(e.what());
+        if (names.size() > 1 && (number != 0 || emit != "text")) {
+            std::string list;
+            for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+            throw DerivationFailure(a.operands[0] + " names several operations (" + list + "): --variant and --emit cpp need one");
+        }
+        std::string text;
+        for (const std::string& name : names) {
+            const derive::Pme pme = derive::load_operation(name);
+            const derive::Derivation d = derive::derive_invariants(pme);
+            if (blocked && pme.blocked.empty()) throw DerivationFailure(pme.name + ": the description has no blocked form");
+            const derive::Invariant* inv = nullptr;
+            if (number != 0) {
+                try {
+                    inv = &derive::find_variant(d, number);
+                } catch (const Error& e) {
+                    throw DerivationFailure(e.what());
+                }
+            }
+            if (emit == "cpp") {
+                if (!inv) throw UsageError("--emit cpp needs --variant N");
+                try {
+                    text += derive::emit_cpp(pme, *inv, blocked);
+                } catch (const Error& e) {
+                    throw DerivationFailure(e.what());
+                }
+            } else {
+                text += (text.empty() ? "" : "\n") + derive::text_report(d, number, blocked);
             }
         }
-        if (emit == "cpp") {
-            if (!inv) throw UsageError("--emit cpp needs --variant N");
-            write(a, derive::emit_cpp(pme, *inv, blocked));
-        } else {
-            write(a, derive::text_report(d, number, blocked));
-        }
+        write(a, text);
     } catch (const DerivationFailure& e) {
         std::cerr << "flamex derive: " << e.what() << "\n";
         return kNumericalFailure;
