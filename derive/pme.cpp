@@ -313,8 +313,8 @@ public:
         if (pme_.tasks.empty()) throw Error(eof.str() + ": the description has no task");
         if (pme_.unblocked.empty()) throw Error(eof.str() + ": the description has no `form unblocked` steps");
         for (const Task& t : pme_.tasks) {
-            for (const Need& n : t.needs) known_task(n.task, t.where);
-            for (const Need& n : t.excludes) known_task(n.task, t.where);
+            for (const Need& n : t.needs) known_task(n.task, n.where);
+            for (const Need& n : t.excludes) known_task(n.task, n.where);
             for (const std::string& q : t.quadrants) known_quadrant(q, t.where);
         }
         for (const VariantDecl& v : pme_.variants) {
@@ -370,7 +370,9 @@ private:
             } else if (word == "needs" || word == "excludes") {
                 auto& list = word == "needs" ? t.needs : t.excludes;
                 do {
-                    Need n{l.word("a task"), ""};
+                    Need n;
+                    n.where = l.here();
+                    n.task = l.word("a task");
                     if (l.peek().kind == Token::Text) n.reason = l.next().value;
                     list.push_back(n);
                 } while (l.peek().kind == Token::Word && l.peek().value != "needs" && l.peek().value != "excludes" &&

@@ -74,6 +74,7 @@ struct Operand {
 struct Need {
     std::string task;
     std::string reason; // why, when the need is not evident from the formulas
+    Location where;
 };
 
 struct Task {

@@ -3,6 +3,7 @@
 // variants: identical call logs through a RecordingBlas on every shape.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -81,8 +82,11 @@ TEST(Derive, GeneratedFilesAreWhatTheDescriptionsEmit)
         const derive::Derivation d = derive::derive_invariants(pme);
         const int number = name.back() - '0';
         const std::string emitted = derive::emit_cpp(pme, derive::find_variant(d, number), blocked);
-        EXPECT_EQ(emitted, test::slurp(generated_path(name)))
-            << generated_path(name) << " is not what derive/pme/ emits: run derive/regenerate.sh";
+        if (emitted == test::slurp(generated_path(name))) continue;
+        test::ScratchDir scratch("derive-regenerate");
+        std::ofstream(scratch.path("emitted.cpp")) << emitted;
+        ADD_FAILURE() << generated_path(name) << " is not what derive/pme/ emits (run derive/regenerate.sh):\n"
+                      << test::run_program("diff", {"-u", generated_path(name), scratch.path("emitted.cpp")}, scratch).out;
     }
 }
 
