@@ -77,6 +77,11 @@ std::string list_text(const std::vector<Derivation>& all);
 // The variant as a C++ source file in flamex's style.
 std::string emit_cpp(const Pme& pme, const Invariant& inv, bool blocked);
 
+// --check-pme: runs every variant, both forms, on the description's `input`
+// problems in plain double and holds the result to its `definition`; ok is false when
+// one fails, and the text then names the steps (and their tasks) to blame.
+std::string check_pme(const Derivation& d, bool& ok);
+
 // The PME descriptions shipped with flamex: FLAMEX_PME_DIR if set, else the source
 // tree's derive/pme/ (compiled in), else the installed share directory.
 std::string pme_directory();

@@ -257,6 +257,26 @@ public:
             pme_.guard = l.text("the loop guard");
         } else if (keyword == "libflame") {
             pme_.libflame = l.word("the libflame routine pattern");
+        } else if (keyword == "definition") {
+            pme_.definition_where = l.here();
+            pme_.definition = l.text("the definition");
+        } else if (keyword == "input") {
+            Input in;
+            in.where = where;
+            in.operand = l.word("an operand");
+            in.kind = l.word("random, dominant or spd");
+            while (!l.at_end()) {
+                const Location at = l.here();
+                const std::string size = l.word("a size (6x4)");
+                const size_t x = size.find('x');
+                char* end = nullptr;
+                const long m = x == std::string::npos ? -1 : std::strtol(size.c_str(), &end, 10);
+                const bool good = x != std::string::npos && end == size.c_str() + x && m >= 0;
+                const long n = good ? std::strtol(size.c_str() + x + 1, &end, 10) : -1;
+                if (!good || n < 0 || end != size.c_str() + size.size()) throw Error(at.str() + ": a size is MxN, not '" + size + "'");
+                in.sizes.push_back({m, n});
+            }
+            pme_.inputs.push_back(in);
         } else if (keyword == "note") {
             pme_.notes.push_back(l.text("the note"));
         } else if (keyword == "zero_pivot") {
@@ -321,6 +341,12 @@ public:
             for (const std::string& t : v.tasks) known_task(t, v.where);
             for (const VariantDecl& w : pme_.variants)
                 if (&w != &v && w.number == v.number) throw Error(w.where.str() + ": variant " + std::to_string(v.number) + " declared twice");
+        }
+        for (const Input& in : pme_.inputs) {
+            if (in.sizes.size() != pme_.inputs.front().sizes.size())
+                throw Error(in.where.str() + ": every input names as many sizes as the first (" + std::to_string(pme_.inputs.front().sizes.size()) + ")");
+            if (std::none_of(pme_.operands.begin(), pme_.operands.end(), [&](const Operand& o) { return o.name == in.operand && !o.pivots; }))
+                throw Error(in.where.str() + ": unknown matrix operand '" + in.operand + "'");
         }
         for (const Finish& f : pme_.finishes) {
             known_task(f.task, f.where);

@@ -32,6 +32,12 @@
 //                                           the abstract BLAS operation that performs it;
 //                                           `divides` marks a step that divides by the pivot
 //   note "..."                              a line of the generated file's header comment
+//   definition "unit_lower(A) * upper(A) = Ahat"   the operation's definition, for
+//                                           --check-pme: the operands after (A) and
+//                                           before (Ahat), products, unit_lower, lower,
+//                                           upper, diag, transpose, pivot(p, X), I
+//   input A dominant 6x6 7x4                --check-pme's random operands, one size each
+//                                           problem (random, dominant or spd)
 //   cpp KEY "line" ...                      how the generated C++ reads (see emit_cpp)
 //
 // The steps of a form are listed in the order a variant performs them; a variant's
@@ -102,6 +108,14 @@ struct Step {
     Location where;
 };
 
+// A test operand for --check-pme: `input A dominant 6x6 7x4 4x7` (random, dominant
+// or spd; one size per problem, the same count for every input).
+struct Input {
+    std::string operand, kind;
+    std::vector<std::pair<dim_t, dim_t>> sizes;
+    Location where;
+};
+
 struct Finish {
     std::string task;
     std::string description;
@@ -120,6 +134,9 @@ struct Pme {
     std::vector<Step> unblocked, blocked;
     std::vector<std::string> notes;
     std::map<std::string, std::vector<std::string>> cpp;
+    std::vector<Input> inputs;
+    std::string definition; // "unit_lower(A) * upper(A) = Ahat", checked by --check-pme
+    Location definition_where;
 
     const Task* task(const std::string& name) const;
     const std::vector<Step>& steps(bool blocked_form) const { return blocked_form ? blocked : unblocked; }

@@ -123,3 +123,48 @@ TEST(DeriveCli, MalformedDescriptionsNameFileLineAndColumn)
 }
 
 } // namespace
+
+namespace {
+
+TEST(DeriveCli, EveryShippedPmeMeetsItsDefinition)
+{
+    ScratchDir scratch("derive-check");
+    for (const char* op : {"lu_nopiv", "lu_piv", "chol", "ldlt", "trinv", "trsm_lln"}) {
+        const auto r = run_program(FLAMEX_CLI, {"derive", op, "--check-pme"}, scratch);
+        EXPECT_EQ(r.status, 0) << op << ":\n" << r.out << r.err;
+        EXPECT_NE(r.out.find(std::string("check-pme ") + op + ": every variant satisfies"), std::string::npos) << r.out;
+        EXPECT_EQ(r.out.find("WRONG"), std::string::npos) << r.out;
+    }
+}
+
+// One sign flipped in one step of a copy of a description: --check-pme rejects it,
+// naming that step and its task, and nothing else.
+void expect_blamed(const std::string& op, const std::string& from, const std::string& to, const std::string& blamed)
+{
+    ScratchDir scratch("derive-mutant");
+    std::string text = slurp(kSource + "/derive/pme/" + op + ".pme");
+    const size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+    std::ofstream(scratch.path(op + ".pme")) << text;
+    const auto r = run_program(FLAMEX_CLI, {"derive", op, "--check-pme"}, scratch, "FLAMEX_PME_DIR=" + scratch.dir());
+    EXPECT_EQ(r.status, 1) << r.out << r.err;
+    EXPECT_NE(r.out.find("the PME is wrong"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(blamed), std::string::npos) << r.out;
+    size_t blamed_lines = 0;
+    for (size_t p = r.out.find("is performed by exactly"); p != std::string::npos; p = r.out.find("is performed by exactly", p + 1)) ++blamed_lines;
+    EXPECT_EQ(blamed_lines, 1u) << r.out;
+}
+
+TEST(DeriveCli, CheckPmeNamesTheTaskOfAFlippedSign)
+{
+    expect_blamed("lu_nopiv", "gemv(NO_TRANSPOSE, -1.0, A20, a01, 1.0, a21)", "gemv(NO_TRANSPOSE, 1.0, A20, a01, 1.0, a21)",
+                  "step \"a21 := a21 - A20 a01\" (" + std::string("/tmp/flamex_derive-mutant"));
+    expect_blamed("lu_nopiv", "gemv(NO_TRANSPOSE, -1.0, A20, a01, 1.0, a21)", "gemv(NO_TRANSPOSE, 1.0, A20, a01, 1.0, a21)",
+                  "of task bl (L_BL := A_BL U_TL^{-1})");
+    expect_blamed("chol", "syrk(LOWER, NO_TRANSPOSE, -1.0, a21, 1.0, A22)", "syrk(LOWER, NO_TRANSPOSE, 1.0, a21, 1.0, A22)",
+                  "of task br (A_BR := A_BR - L_BL L_BL^T (lower triangle))");
+    expect_blamed("trinv", "ger(1.0, a21, a10t, A20)", "ger(-1.0, a21, a10t, A20)", "of task bla (A_BL := -L_BL X_TL)");
+}
+
+} // namespace

@@ -13,6 +13,8 @@ const Option kDeriveVariant{"--variant", nullptr, "N", "only the variant libflam
 const Option kBlocked{"--blocked", nullptr, nullptr, "the blocked form (default: unblocked)"};
 const Option kEmit{"--emit", nullptr, "text|cpp", "what to write: the worksheets (text, the default) or the variant file (cpp)"};
 const Option kDeriveOutput{"--output", "-o", "FILE", "write to FILE instead of stdout"};
+const Option kCheckPme{"--check-pme", nullptr, nullptr,
+                       "run every variant on small random problems against the operation's definition"};
 const Option kDeriveList{"--list", nullptr, nullptr, "list the operations and their loop invariants and exit"};
 
 // Unknown operations and variants, and infeasible variants, are failures of the
@@ -80,6 +82,15 @@ int run_derive(const Args& a)
                     throw DerivationFailure(e.what());
                 }
             }
+            if (a.has(kCheckPme)) {
+                bool ok = true;
+                text += derive::check_pme(d, ok);
+                if (!ok) {
+                    write(a, text);
+                    return kNumericalFailure;
+                }
+                continue;
+            }
             if (emit == "cpp") {
                 if (!inv) throw UsageError("--emit cpp needs --variant N");
                 try {
@@ -108,10 +119,12 @@ std::vector<Command> derive_commands()
          "Derives the loop invariants of operation OP from its PME description\n"
          "(derive/pme/OP.pme) and prints the PME, the invariants (numbered as libflame\n"
          "numbers its variants) and each variant's worksheet, every step filled; with\n"
-         "--emit cpp the variant as a flamex source file. An unknown operation or\n"
+         "--emit cpp the variant as a flamex source file; with --check-pme, whether every\n"
+         "variant meets the operation's definition on small random problems (exit status\n"
+         "1 naming the steps and tasks to blame when not). An unknown operation or\n"
          "variant, or an infeasible variant, is exit status 1 with the reason.\n"
          "FLAMEX_PME_DIR names another folder of descriptions.",
-         {&kDeriveVariant, &kBlocked, &kEmit, &kDeriveOutput, &kDeriveList, &kHelp},
+         {&kDeriveVariant, &kBlocked, &kEmit, &kDeriveOutput, &kCheckPme, &kDeriveList, &kHelp},
          {},
          {},
          run_derive},
