@@ -5,6 +5,8 @@
 // only those, is named with its tasks.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <random>
 #include <sstream>
@@ -72,6 +74,51 @@ struct Problem {
     std::map<std::string, Obj> whole; // operand name -> its matrix
     std::map<std::string, PivObj> pivots;
     bool stopped = false;
+    // For --roundings: per entry of each operand (column-major), the roundings it
+    // received, one token each ("a5": the correctly rounded sum of the entry and
+    // 5 products; "d5": that sum divided, one rounding; "/": a division; "n": an
+    // exact negation, no rounding).
+    bool trace = false;
+    std::map<const double*, std::vector<std::string>> tokens;
+
+    std::string& entry(Obj X, dim_t i, dim_t j)
+    {
+        for (const auto& [name, W] : whole)
+            if (W.base_buffer() == X.base_buffer()) {
+                auto& t = tokens[W.base_buffer()];
+                t.resize(static_cast<size_t>(W.length() * W.width()));
+                return t[static_cast<size_t>((X.offset_m() - W.offset_m() + i) + (X.offset_n() - W.offset_n() + j) * W.length())];
+            }
+        throw Error("--roundings: a view of no operand");
+    }
+
+    // Per entry, a hash of the expression that computed it: the operation, the
+    // entry's previous value, and the multiset of its product terms (a sum of term
+    // hashes, as the exact sum is independent of order). Equal hashes: the same
+    // correctly rounded operations on the same terms, hence the same bits.
+    std::map<const double*, std::vector<std::uint64_t>> hashes;
+
+    std::uint64_t& value(Obj X, dim_t i, dim_t j)
+    {
+        for (const auto& [name, W] : whole)
+            if (W.base_buffer() == X.base_buffer()) {
+                auto& h = hashes[W.base_buffer()];
+                if (h.empty())
+                    for (size_t k = 0; k < static_cast<size_t>(W.length() * W.width()); ++k)
+                        h.push_back(mix(std::hash<std::string>()(name) + k));
+                return h[static_cast<size_t>((X.offset_m() - W.offset_m() + i) + (X.offset_n() - W.offset_n() + j) * W.length())];
+            }
+        throw Error("--roundings: a view of no operand");
+    }
+
+    static std::uint64_t mix(std::uint64_t x)
+    {
+        x += 0x9e3779b97f4a7c15ull;
+        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+        x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+        return x ^ (x >> 31);
+    }
+    static std::uint64_t mix(std::uint64_t a, std::uint64_t b) { return mix(a * 31 + mix(b)); }
 };
 
 class Interpreter {
@@ -93,6 +140,8 @@ private:
     PivObj pivot_view(const Expr& e, const std::map<std::string, PivObj>& pivots) const;
     void call(const Expr& c, const std::map<std::string, Obj>& views, const std::map<std::string, PivObj>& pivots,
               const Invariant& inv, dim_t block);
+    void trace(const Expr& c, const std::map<std::string, Obj>& views, const std::map<std::string, PivObj>& pivots);
+    void trace_values(const Expr& c, const std::map<std::string, Obj>& views, const std::map<std::string, PivObj>& pivots);
 
     const Pme& pme_;
     Problem& problem_;
@@ -130,6 +179,10 @@ PivObj Interpreter::pivot_view(const Expr& e, const std::map<std::string, PivObj
 void Interpreter::call(const Expr& c, const std::map<std::string, Obj>& V, const std::map<std::string, PivObj>& P,
                        const Invariant& inv, dim_t block)
 {
+    if (problem_.trace) {
+        trace(c, V, P);
+        trace_values(c, V, P);
+    }
     const auto& a = c.args;
     const std::string& op = c.name;
     if (op == "dots" || op == "diag_dots") {
@@ -250,6 +303,237 @@ void Interpreter::call(const Expr& c, const std::map<std::string, Obj>& V, const
         run(inv, false, inner, inner_pivots, block);
     } else {
         throw Error(c.where.str() + ": --check-pme cannot run '" + op + "'");
+    }
+}
+
+// The roundings a call gives each entry it writes, on a correctly rounded backend
+// (blas/exact_backend.cpp's contract: one rounding per output of dots, gemv, gemm,
+// syrk, trsv and trsm, the divide of a non-unit solve included; one per element of
+// scal, invscal, ger).
+void Interpreter::trace(const Expr& c, const std::map<std::string, Obj>& V, const std::map<std::string, PivObj>& P)
+{
+    const auto& a = c.args;
+    const std::string& op = c.name;
+    const auto add = [&](Obj X, dim_t i, dim_t j, const std::string& token) {
+        if (token.empty() || token == "a0") return; // a sum of nothing leaves the entry as it is
+        std::string& e = problem_.entry(X, i, j);
+        e += (e.empty() ? "" : " ") + token;
+    };
+    const auto all = [&](Obj X, const std::string& token) {
+        for (dim_t j = 0; j < X.width(); ++j)
+            for (dim_t i = 0; i < X.length(); ++i) add(X, i, j, token);
+    };
+    if (op == "dots" || op == "diag_dots") {
+        Obj x = view(a[1], V);
+        all(view(a[op == "dots" ? 4 : 5], V), "a" + std::to_string(vlen(x)));
+    } else if (op == "gemv" || op == "diag_gemv") {
+        const bool trans = op == "gemv" && flag(a[0], "TRANSPOSE");
+        Obj A = view(a[op == "gemv" ? 2 : 1], V);
+        all(view(a[5], V), "a" + std::to_string(trans ? A.length() : A.width()));
+    } else if (op == "gemm") {
+        Obj A = view(a[3], V);
+        all(view(a[6], V), "a" + std::to_string(flag(a[0], "TRANSPOSE") ? A.length() : A.width()));
+    } else if (op == "syrk") {
+        Obj A = view(a[3], V), C = view(a[5], V);
+        const bool column = A.width() == 1 && C.length() == A.length();
+        const dim_t k = column ? 1 : (flag(a[1], "TRANSPOSE") ? A.length() : A.width());
+        for (dim_t j = 0; j < C.width(); ++j)
+            for (dim_t i = 0; i < C.length(); ++i)
+                if (flag(a[0], "LOWER") ? i >= j : i <= j) add(C, i, j, "a" + std::to_string(k));
+    } else if (op == "trsv" || op == "trmv" || op == "trsm" || op == "trmm") {
+        const bool vector = op == "trsv" || op == "trmv";
+        const size_t o = vector ? 0 : 1;
+        const bool left = vector || flag(a[0], "LEFT");
+        const bool lower = flag(a[o], "LOWER") != flag(a[o + 1], "TRANSPOSE");
+        const bool forward = left ? lower : !lower; // B op(T)^{-1} solves along the row
+        const std::string kind = op[2] == 's' ? (flag(a[o + 2], "UNIT") ? "a" : "d") : "m";
+        Obj X = view(a[vector ? 4 : 6], V);
+        const dim_t n = view(a[vector ? 3 : 5], V).length();
+        for (dim_t j = 0; j < X.width(); ++j)
+            for (dim_t i = 0; i < X.length(); ++i) {
+                const dim_t k = vector ? (X.length() == 1 ? j : i) : (left ? i : j);
+                add(X, i, j, kind + std::to_string(forward ? k : n - 1 - k));
+            }
+    } else if (op == "ger") {
+        all(view(a[3], V), "a1");
+    } else if (op == "scal") {
+        const double alpha = scalar(a[0], V);
+        all(view(a[1], V), alpha == -1.0 ? "n" : alpha == 1.0 ? "" : "*");
+    } else if (op == "invscal" || op == "diag_invscal") {
+        all(view(a[1], V), "/");
+    } else if (op == "sqrt" || op == "reciprocal") {
+        all(view(a[0], V), op == "sqrt" ? "r" : "i");
+    } else if (op == "apply_pivots") {
+        PivObj p = pivot_view(a[0], P);
+        Obj A = view(a[1], V);
+        for (dim_t i = 0; i < p.length(); ++i)
+            for (dim_t j = 0; j < A.width(); ++j) std::swap(problem_.entry(A, i, j), problem_.entry(A, i + p(i, 0), j));
+    }
+}
+
+void Interpreter::trace_values(const Expr& c, const std::map<std::string, Obj>& V, const std::map<std::string, PivObj>& P)
+{
+    const auto& a = c.args;
+    const std::string& op = c.name;
+    Problem& pr = problem_;
+    const auto h = [&](Obj X, dim_t i, dim_t j) -> std::uint64_t& { return pr.value(X, i, j); };
+    const auto term = [](std::uint64_t x, std::uint64_t y) { return Problem::mix(std::min(x, y), std::max(x, y)); };
+    const auto tag = [](const std::string& s) { return std::hash<std::string>()(s); };
+    // round(alpha S + beta y): the sum's hash from its terms, alpha, beta and y.
+    const auto sum = [&](std::uint64_t old, double alpha, double beta, std::uint64_t terms, dim_t count) -> std::uint64_t {
+        if (count == 0 && alpha != 0 && beta == 1.0) return old; // nothing added: the entry as it was
+        return Problem::mix(Problem::mix(tag("sum"), beta == 0 ? 0 : old), Problem::mix(terms, tag(std::to_string(alpha) + "," + std::to_string(beta))));
+    };
+    if (op == "dots" || op == "gemv" || op == "gemm" || op == "syrk" || op == "diag_dots" || op == "diag_gemv") {
+        // Generic: output entry (i, j) = sum over p of term(left(i, p), right(p, j)) [times a diagonal].
+        Obj L, R, Y;
+        bool lt = false, rt = false;
+        double alpha = 0, beta = 0;
+        if (op == "dots" || op == "diag_dots") {
+            const bool d = op == "diag_dots";
+            Obj x = view(a[1], V), y = view(a[d ? 3 : 2], V);
+            Y = view(a[d ? 5 : 4], V);
+            alpha = scalar(a[0], V);
+            beta = scalar(a[d ? 4 : 3], V);
+            std::uint64_t terms = 0;
+            for (dim_t k = 0; k < vlen(x); ++k) {
+                std::uint64_t t = term(h(x, x.length() == 1 ? 0 : k, x.length() == 1 ? k : 0), h(y, y.length() == 1 ? 0 : k, y.length() == 1 ? k : 0));
+                if (d) t = Problem::mix(t, h(view(a[2], V), k, k));
+                terms += t;
+            }
+            h(Y, 0, 0) = sum(h(Y, 0, 0), alpha, beta, terms, vlen(x));
+            return;
+        }
+        if (op == "gemv" || op == "diag_gemv") {
+            const bool d = op == "diag_gemv", trans = !d && flag(a[0], "TRANSPOSE");
+            Obj A = view(a[d ? 1 : 2], V), x = view(a[3], V), y = view(a[5], V);
+            alpha = scalar(a[d ? 0 : 1], V);
+            beta = scalar(a[4], V);
+            const dim_t m = trans ? A.width() : A.length(), n = trans ? A.length() : A.width();
+            for (dim_t i = 0; i < m; ++i) {
+                std::uint64_t terms = 0;
+                for (dim_t k = 0; k < n; ++k) {
+                    std::uint64_t t = term(trans ? h(A, k, i) : h(A, i, k), h(x, x.length() == 1 ? 0 : k, x.length() == 1 ? k : 0));
+                    if (d) t = Problem::mix(t, h(view(a[2], V), k, k));
+                    terms += t;
+                }
+                std::uint64_t& out = h(y, y.length() == 1 ? 0 : i, y.length() == 1 ? i : 0);
+                out = sum(out, alpha, beta, terms, n);
+            }
+            return;
+        }
+        if (op == "gemm") {
+            lt = flag(a[0], "TRANSPOSE");
+            rt = flag(a[1], "TRANSPOSE");
+            L = view(a[3], V);
+            R = view(a[4], V);
+            Y = view(a[6], V);
+            alpha = scalar(a[2], V);
+            beta = scalar(a[5], V);
+        } else { // syrk: C := alpha op(A) op(A)^T + beta C on one triangle
+            lt = flag(a[1], "TRANSPOSE");
+            L = view(a[3], V);
+            Y = view(a[5], V);
+            alpha = scalar(a[2], V);
+            beta = scalar(a[4], V);
+        }
+        const bool syrk = op == "syrk";
+        const bool column = syrk && L.width() == 1 && Y.length() == L.length();
+        const dim_t k = column ? 1 : (lt ? L.length() : L.width());
+        const auto left = [&](dim_t i, dim_t p) -> std::uint64_t { return column ? h(L, i, 0) : (lt ? h(L, p, i) : h(L, i, p)); };
+        std::vector<std::uint64_t> fresh(static_cast<size_t>(Y.length() * Y.width()));
+        for (dim_t j = 0; j < Y.width(); ++j)
+            for (dim_t i = 0; i < Y.length(); ++i) {
+                if (syrk && (flag(a[0], "LOWER") ? i < j : i > j)) continue;
+                std::uint64_t terms = 0;
+                for (dim_t p = 0; p < k; ++p)
+                    terms += term(left(i, p), syrk ? left(j, p) : (rt ? h(R, j, p) : h(R, p, j)));
+                fresh[static_cast<size_t>(i + j * Y.length())] = sum(h(Y, i, j), alpha, beta, terms, k);
+            }
+        for (dim_t j = 0; j < Y.width(); ++j)
+            for (dim_t i = 0; i < Y.length(); ++i)
+                if (!(syrk && (flag(a[0], "LOWER") ? i < j : i > j))) h(Y, i, j) = fresh[static_cast<size_t>(i + j * Y.length())];
+        return;
+    }
+    if (op == "trsv" || op == "trsm" || op == "trmv" || op == "trmm") {
+        const bool vector = op == "trsv" || op == "trmv", solve = op[2] == 's';
+        const size_t o = vector ? 0 : 1;
+        const bool left = vector || flag(a[0], "LEFT"), trans = flag(a[o + 1], "TRANSPOSE"), unit = flag(a[o + 2], "UNIT");
+        const bool tlower = flag(a[o], "LOWER");
+        Obj T = view(a[vector ? 3 : 5], V), X = view(a[vector ? 4 : 6], V);
+        const double alpha = vector ? 1.0 : scalar(a[4], V);
+        const dim_t n = T.length();
+        // op(T)(r, k), in the triangle; entries of X along the solve dimension.
+        const auto t_at = [&](dim_t r, dim_t k) -> std::uint64_t { return trans ? h(T, k, r) : h(T, r, k); };
+        const bool lower = tlower != trans;
+        const dim_t lines = vector ? 1 : (left ? X.width() : X.length());
+        for (dim_t line = 0; line < lines; ++line) {
+            const auto x = [&](dim_t k) -> std::uint64_t& {
+                if (vector) return X.length() == 1 ? h(X, 0, k) : h(X, k, 0);
+                return left ? h(X, k, line) : h(X, line, k);
+            };
+            std::vector<std::uint64_t> old(static_cast<size_t>(n));
+            for (dim_t k = 0; k < n; ++k) old[static_cast<size_t>(k)] = x(k);
+            // Right side: X op(T)^{-1} runs along op(T)^T.
+            const bool fwd = left ? lower : !lower;
+            for (dim_t s = 0; s < n; ++s) {
+                const dim_t r = fwd ? s : n - 1 - s;
+                std::uint64_t terms = 0;
+                dim_t count = 0;
+                for (dim_t k = 0; k < n; ++k) {
+                    const bool before = fwd ? k < r : k > r;
+                    if (solve ? !before : (!before && k != r)) continue;
+                    if (!solve && k == r && unit) continue;
+                    const std::uint64_t tk = left ? t_at(r, k) : t_at(k, r);
+                    terms += term(tk, solve ? x(k) : old[static_cast<size_t>(k)]);
+                    ++count;
+                }
+                if (solve) {
+                    std::uint64_t v = sum(x(r), -1.0, alpha, terms, count);
+                    if (!unit) v = Problem::mix(tag("divide"), Problem::mix(v, left ? t_at(r, r) : t_at(r, r)));
+                    x(r) = v;
+                } else {
+                    x(r) = Problem::mix(tag("trm"), Problem::mix(unit ? old[static_cast<size_t>(r)] : 0, terms + static_cast<std::uint64_t>(alpha * 7)));
+                }
+            }
+        }
+        return;
+    }
+    if (op == "ger") {
+        Obj x = view(a[1], V), y = view(a[2], V), A = view(a[3], V);
+        const double alpha = scalar(a[0], V);
+        for (dim_t j = 0; j < A.width(); ++j)
+            for (dim_t i = 0; i < A.length(); ++i)
+                h(A, i, j) = sum(h(A, i, j), alpha, 1.0, term(h(x, x.length() == 1 ? 0 : i, x.length() == 1 ? i : 0),
+                                                          h(y, y.length() == 1 ? 0 : j, y.length() == 1 ? j : 0)), 1);
+        return;
+    }
+    if (op == "scal" || op == "invscal" || op == "diag_invscal" || op == "sqrt" || op == "reciprocal") {
+        Obj X = view(a[op == "sqrt" || op == "reciprocal" ? 0 : 1], V);
+        for (dim_t j = 0; j < X.width(); ++j)
+            for (dim_t i = 0; i < X.length(); ++i) {
+                std::uint64_t& e = h(X, i, j);
+                if (op == "scal") {
+                    const double alpha = scalar(a[0], V);
+                    if (alpha != 1.0) e = Problem::mix(tag(alpha == -1.0 ? "negate" : "times " + std::to_string(alpha)), e);
+                } else if (op == "invscal") {
+                    Obj s1 = view(a[0], V); // a 1x1 block (a literal divisor is not used by any description)
+                    e = Problem::mix(Problem::mix(tag("divide"), e), h(s1, 0, 0));
+                } else if (op == "diag_invscal") {
+                    Obj T = view(a[0], V);
+                    const dim_t k = X.length() == 1 ? j : i;
+                    e = Problem::mix(Problem::mix(tag("divide"), e), h(T, k, k));
+                } else {
+                    e = Problem::mix(tag(op), e);
+                }
+            }
+        return;
+    }
+    if (op == "apply_pivots") {
+        PivObj p = pivot_view(a[0], P);
+        Obj A = view(a[1], V);
+        for (dim_t i = 0; i < p.length(); ++i)
+            for (dim_t j = 0; j < A.width(); ++j) std::swap(h(A, i, j), h(A, i + p(i, 0), j));
     }
 }
 
@@ -511,13 +795,71 @@ struct RunResult {
     double residual;
 };
 
+struct CaseResult {
+    double residual = 0;                      // against the definition; NaN when it stopped
+    std::vector<std::vector<std::string>> tokens; // per input operand, column-major
+    std::vector<std::vector<std::uint64_t>> values; // the expression hashes, likewise
+    dim_t m = 0, n = 0;                       // the first operand's size
+};
+
+// Problem number c of the description's inputs, run by one variant.
+CaseResult run_case(const Pme& pme, const Invariant& inv, bool blocked, size_t c, bool trace)
+{
+    std::mt19937_64 rng(1000 + c);
+    Problem problem{&pme, {}, {}, false, trace, {}, {}};
+    std::vector<Matrix> storage;
+    std::vector<Pivots> pivot_storage;
+    std::map<std::string, Obj> operands;
+    std::map<std::string, PivObj> pivots;
+    std::map<std::string, Dense> values;
+    for (const Input& in : pme.inputs) {
+        const auto [m, n] = in.sizes.at(c);
+        storage.push_back(input(in.kind, m, n, rng, in.where));
+    }
+    for (size_t i = 0; i < pme.inputs.size(); ++i) {
+        operands[pme.inputs[i].operand] = storage[i];
+        values[pme.inputs[i].operand + "hat"] = dense(storage[i]);
+    }
+    problem.whole = operands;
+    const Obj A = operands.at(pme.operands.front().name);
+    for (const Operand& o : pme.operands)
+        if (o.pivots) {
+            pivot_storage.emplace_back(std::min(A.length(), A.width()));
+            pivots[o.name] = pivot_storage.back();
+        }
+    Interpreter(pme, problem).run(inv, blocked, operands, pivots, 3);
+    for (const auto& [name, X] : operands) values[name] = dense(X);
+    std::map<std::string, std::vector<int>> pv;
+    for (const auto& [name, p] : pivots) {
+        std::vector<int> list;
+        for (dim_t i = 0; i < p.length(); ++i) list.push_back(p(i, 0));
+        pv[name] = list;
+    }
+    CaseResult r;
+    r.m = A.length();
+    r.n = A.width();
+    r.residual = problem.stopped ? NAN : Definition(pme.definition, pme.definition_where, values, pv).residual();
+    for (size_t i = 0; i < pme.inputs.size(); ++i) {
+        auto t = problem.tokens[storage[i].view().base_buffer()];
+        t.resize(static_cast<size_t>(storage[i].length() * storage[i].width()));
+        r.tokens.push_back(t);
+        r.values.push_back(problem.hashes[storage[i].view().base_buffer()]);
+    }
+    return r;
+}
+
+void require_inputs(const Pme& pme, const char* option)
+{
+    if (pme.definition.empty()) throw Error(pme.file + ": the description has no `definition`, which " + option + " needs");
+    if (pme.inputs.empty()) throw Error(pme.file + ": the description has no `input` lines, which " + option + " needs");
+}
+
 } // namespace
 
 std::string check_pme(const Derivation& d, bool& ok)
 {
     const Pme& pme = *d.pme;
-    if (pme.definition.empty()) throw Error(pme.file + ": the description has no `definition`, which --check-pme needs");
-    if (pme.inputs.empty()) throw Error(pme.file + ": the description has no `input` lines, which --check-pme needs");
+    require_inputs(pme, "--check-pme");
     std::ostringstream out;
     std::vector<RunResult> results;
     const size_t cases = pme.inputs.front().sizes.size();
@@ -527,37 +869,7 @@ std::string check_pme(const Derivation& d, bool& ok)
             RunResult r{(blocked ? "blocked" : "unblocked") + std::string(" variant ") + (inv.number ? std::to_string(inv.number) : "?"),
                         blocked, &inv, true, 0.0};
             for (size_t c = 0; c < cases; ++c) {
-                std::mt19937_64 rng(1000 + c);
-                Problem problem{&pme, {}, {}, false};
-                std::vector<Matrix> storage;
-                std::vector<Pivots> pivot_storage;
-                std::map<std::string, Obj> operands;
-                std::map<std::string, PivObj> pivots;
-                std::map<std::string, Dense> values;
-                for (const Input& in : pme.inputs) {
-                    const auto [m, n] = in.sizes.at(c);
-                    storage.push_back(input(in.kind, m, n, rng, in.where));
-                }
-                for (size_t i = 0; i < pme.inputs.size(); ++i) {
-                    operands[pme.inputs[i].operand] = storage[i];
-                    values[pme.inputs[i].operand + "hat"] = dense(storage[i]);
-                }
-                problem.whole = operands;
-                const Obj A = operands.at(pme.operands.front().name);
-                for (const Operand& o : pme.operands)
-                    if (o.pivots) {
-                        pivot_storage.emplace_back(std::min(A.length(), A.width()));
-                        pivots[o.name] = pivot_storage.back();
-                    }
-                Interpreter(pme, problem).run(inv, blocked, operands, pivots, 3);
-                for (const auto& [name, X] : operands) values[name] = dense(X);
-                std::map<std::string, std::vector<int>> pv;
-                for (const auto& [name, p] : pivots) {
-                    std::vector<int> list;
-                    for (dim_t i = 0; i < p.length(); ++i) list.push_back(p(i, 0));
-                    pv[name] = list;
-                }
-                const double residual = problem.stopped ? NAN : Definition(pme.definition, pme.definition_where, values, pv).residual();
+                const double residual = run_case(pme, inv, blocked, c, false).residual;
                 r.residual = std::isnan(r.residual) || std::isnan(residual) ? NAN : std::max(r.residual, residual);
             }
             r.ok = r.residual <= 1e-12;
@@ -602,6 +914,83 @@ std::string check_pme(const Derivation& d, bool& ok)
     }
     if (suspects.empty()) why << "  no single step is performed by exactly the failing variants\n";
     return why.str();
+}
+
+} // namespace flamex::derive
+
+namespace flamex::derive {
+
+RoundingReport roundings(const Derivation& d, bool blocked)
+{
+    const Pme& pme = *d.pme;
+    require_inputs(pme, "--roundings");
+    if (blocked && pme.blocked.empty()) throw Error(pme.name + ": the description has no blocked form");
+    RoundingReport report;
+    std::ostringstream out;
+    const size_t cases = pme.inputs.front().sizes.size();
+    // The problem shown: the largest square one of order at most 7.
+    size_t shown = 0;
+    dim_t best = -1;
+    for (size_t c = 0; c < cases; ++c) {
+        const auto [m, n] = pme.inputs.front().sizes[c];
+        if (m == n && m <= 7 && m > best) {
+            best = m;
+            shown = c;
+        }
+    }
+    out << "Roundings on a correctly rounded backend (exact, opencl): " << pme.name << ", " << (blocked ? "blocked, b = 3" : "unblocked")
+        << "\n  each entry of the result: how many times it is rounded (one per correctly rounded operation that writes it)\n";
+    std::vector<std::pair<int, std::string>> keys;
+    for (const Invariant& inv : d.invariants) {
+        if (inv.number == 0) continue;
+        std::string key;
+        CaseResult shown_case;
+        for (size_t c = 0; c < cases; ++c) {
+            CaseResult r = run_case(pme, inv, blocked, c, true);
+            for (const auto& values : r.values)
+                for (const std::uint64_t v : values) key += std::to_string(v) + "|";
+            key += "#";
+            if (c == shown) shown_case = r;
+        }
+        keys.push_back({inv.number, key});
+        out << "\n  variant " << inv.number << (inv.summary.empty() ? "" : " (" + inv.summary + ")") << ", " << shown_case.m << " x "
+            << shown_case.n << ":\n";
+        const auto& t = shown_case.tokens.front();
+        size_t most = 0;
+        for (dim_t i = 0; i < shown_case.m; ++i) {
+            out << "   ";
+            for (dim_t j = 0; j < shown_case.n; ++j) {
+                const std::string& e = t[static_cast<size_t>(i + j * shown_case.m)];
+                size_t count = 0;
+                std::istringstream words(e);
+                for (std::string w; words >> w;) count += w != "n";
+                most = std::max(most, count);
+                out << (count < 10 ? "  " : " ") << count;
+            }
+            out << "\n";
+        }
+    }
+    std::vector<bool> placed(keys.size(), false);
+    for (size_t i = 0; i < keys.size(); ++i) {
+        if (placed[i]) continue;
+        std::vector<int> group{keys[i].first};
+        for (size_t j = i + 1; j < keys.size(); ++j)
+            if (!placed[j] && keys[j].second == keys[i].second) {
+                group.push_back(keys[j].first);
+                placed[j] = true;
+            }
+        report.groups.push_back(group);
+    }
+    out << "\n  variants that give identical bits there (the same correctly rounded operations on every entry, on "
+        << cases << " problems):";
+    for (const auto& g : report.groups) {
+        out << " {";
+        for (size_t k = 0; k < g.size(); ++k) out << (k ? ", " : "") << g[k];
+        out << "}";
+    }
+    out << "\n";
+    report.text = out.str();
+    return report;
 }
 
 } // namespace flamex::derive

@@ -82,6 +82,17 @@ std::string emit_cpp(const Pme& pme, const Invariant& inv, bool blocked);
 // one fails, and the text then names the steps (and their tasks) to blame.
 std::string check_pme(const Derivation& d, bool& ok);
 
+// --roundings: each variant run symbolically on the description's inputs, counting
+// the roundings each entry of the result receives on a correctly rounded backend
+// (one per correctly rounded operation that writes it), and the groups of variants
+// whose every entry comes from the same correctly rounded operations on the same
+// terms, which therefore give identical bits there.
+struct RoundingReport {
+    std::vector<std::vector<int>> groups; // variant numbers
+    std::string text;
+};
+RoundingReport roundings(const Derivation& d, bool blocked);
+
 // The PME descriptions shipped with flamex: FLAMEX_PME_DIR if set, else the source
 // tree's derive/pme/ (compiled in), else the installed share directory.
 std::string pme_directory();

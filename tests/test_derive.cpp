@@ -3,6 +3,7 @@
 // variants: identical call logs through a RecordingBlas on every shape.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -160,6 +161,66 @@ TEST(Derive, RecordingBlasLogsOperationFlagsScalarsAndViews)
     (void)ABL;
     ASSERT_EQ(rec.log().size(), 1u);
     EXPECT_EQ(rec.log()[0], "gemv Yes -1.5 A(2,1 3x3) x(0,0 3x1) 0.25 y(0,0 3x1)");
+}
+
+} // namespace
+
+namespace {
+
+// The partition of `numbers` by bit equality of their factors on every matrix.
+std::vector<std::vector<int>> measured_groups(const std::string& prefix, const std::vector<int>& numbers,
+                                              const std::vector<Matrix>& matrices)
+{
+    const auto exact = make_backend("exact");
+    std::vector<std::vector<Matrix>> factors; // [variant][matrix]
+    for (const int v : numbers) {
+        const LuVariant& variant = find_lu_variant(prefix + "_unb_var" + std::to_string(v));
+        factors.emplace_back();
+        for (const Matrix& M : matrices) {
+            Matrix A = M;
+            Pivots p(variant.pivoting ? std::min(A.length(), A.width()) : 0);
+            EXPECT_TRUE(lu(*exact, variant, A, p).ok());
+            factors.back().push_back(A);
+        }
+    }
+    std::vector<std::vector<int>> groups;
+    std::vector<bool> placed(numbers.size(), false);
+    for (size_t i = 0; i < numbers.size(); ++i) {
+        if (placed[i]) continue;
+        groups.push_back({numbers[i]});
+        for (size_t j = i + 1; j < numbers.size(); ++j) {
+            bool same = true;
+            for (size_t k = 0; k < matrices.size(); ++k) same &= test::bitwise_equal(factors[i][k], factors[j][k]);
+            if (same && !placed[j]) {
+                groups.back().push_back(numbers[j]);
+                placed[j] = true;
+            }
+        }
+    }
+    return groups;
+}
+
+TEST(Derive, PredictedRoundingGroupsAreTheMeasuredBitEqualityOnExact)
+{
+    std::vector<Matrix> dominant, general;
+    for (const auto& [m, n] : std::vector<std::pair<dim_t, dim_t>>{{40, 40}, {50, 30}, {30, 50}, {17, 17}}) {
+        Matrix A = test::random_matrix(m, n, static_cast<std::uint64_t>(m * 100 + n));
+        general.push_back(A);
+        for (dim_t i = 0; i < std::min(m, n); ++i) A(i, i) += static_cast<double>(std::max(m, n));
+        dominant.push_back(A);
+    }
+    for (const auto& [op, matrices] : {std::pair<std::string, const std::vector<Matrix>*>{"lu_nopiv", &dominant},
+                                       std::pair<std::string, const std::vector<Matrix>*>{"lu_piv", &general}}) {
+        const derive::Pme pme = derive::load_operation(op);
+        const derive::Derivation d = derive::derive_invariants(pme);
+        const derive::RoundingReport predicted = derive::roundings(d, false);
+        std::vector<int> numbers;
+        for (const auto& g : predicted.groups) numbers.insert(numbers.end(), g.begin(), g.end());
+        std::sort(numbers.begin(), numbers.end());
+        EXPECT_EQ(predicted.groups, measured_groups(op, numbers, *matrices)) << op << "\n" << predicted.text;
+    }
+    const derive::Pme lu = derive::load_operation("lu_nopiv");
+    EXPECT_EQ(derive::roundings(derive::derive_invariants(lu), false).groups, (std::vector<std::vector<int>>{{1, 2}, {3, 4}, {5}}));
 }
 
 } // namespace

@@ -15,6 +15,8 @@ const Option kEmit{"--emit", nullptr, "text|cpp", "what to write: the worksheets
 const Option kDeriveOutput{"--output", "-o", "FILE", "write to FILE instead of stdout"};
 const Option kCheckPme{"--check-pme", nullptr, nullptr,
                        "run every variant on small random problems against the operation's definition"};
+const Option kRoundings{"--roundings", nullptr, nullptr,
+                        "roundings per entry on a correctly rounded backend, and the variants that give identical bits"};
 const Option kDeriveList{"--list", nullptr, nullptr, "list the operations and their loop invariants and exit"};
 
 // Unknown operations and variants, and infeasible variants, are failures of the
@@ -91,6 +93,10 @@ int run_derive(const Args& a)
                 }
                 continue;
             }
+            if (a.has(kRoundings)) {
+                text += (text.empty() ? "" : "\n") + derive::roundings(d, blocked).text;
+                continue;
+            }
             if (emit == "cpp") {
                 if (!inv) throw UsageError("--emit cpp needs --variant N");
                 try {
@@ -121,10 +127,12 @@ std::vector<Command> derive_commands()
          "numbers its variants) and each variant's worksheet, every step filled; with\n"
          "--emit cpp the variant as a flamex source file; with --check-pme, whether every\n"
          "variant meets the operation's definition on small random problems (exit status\n"
-         "1 naming the steps and tasks to blame when not). An unknown operation or\n"
+         "1 naming the steps and tasks to blame when not); with --roundings, how many\n"
+         "roundings each entry receives on a correctly rounded backend and which variants\n"
+         "must therefore give identical bits. An unknown operation or\n"
          "variant, or an infeasible variant, is exit status 1 with the reason.\n"
          "FLAMEX_PME_DIR names another folder of descriptions.",
-         {&kDeriveVariant, &kBlocked, &kEmit, &kDeriveOutput, &kCheckPme, &kDeriveList, &kHelp},
+         {&kDeriveVariant, &kBlocked, &kEmit, &kDeriveOutput, &kCheckPme, &kRoundings, &kDeriveList, &kHelp},
          {},
          {},
          run_derive},
