@@ -3,6 +3,7 @@
 // batched/lanes.hpp. Compiled with -ffp-contract=off (CMakeLists.txt).
 #include "batched/lanes.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>

@@ -79,6 +79,10 @@ struct LdltBlock {
     T* x = nullptr;
     std::int32_t* outcome = nullptr;
     T* workspace = nullptr; // workspace_scalars<T>(n)
+    // The block to be solved next by the same thread (its first matrix and number of
+    // systems), prefetched during this one; nullptr: none.
+    const T* next_A = nullptr;
+    int next_count = 0;
 };
 
 // LDL^T without pivoting and its solve on one block, with the instruction set isa.

@@ -12,6 +12,8 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
+
 #include <cstdint>
 #include <limits>
 

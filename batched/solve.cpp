@@ -144,11 +144,12 @@ void solve_system(int n, const T* A, const T* y, T* x, SystemReport& rep, const 
     check_residual(n, A, x, y, rep, plan);
 }
 
-// ldlt on the block of systems k0 .. k0 + count - 1 with the lane kernels: the
-// per-system outcomes become the reports solve_system would give.
+// ldlt on the block of systems k0 .. k0 + count - 1 with the lane kernels (the next
+// next_count systems are the thread's next block): the per-system outcomes become
+// the reports solve_system would give.
 template <class T>
-void ldlt_lanes(const Batch<T>& batch, std::size_t k0, int count, lanes::Isa isa, int variant, const Plan& plan,
-                Result<T>& result, std::vector<T>& workspace)
+void ldlt_lanes(const Batch<T>& batch, std::size_t k0, std::size_t count, std::size_t next_count, lanes::Isa isa,
+                int variant, const Plan& plan, Result<T>& result, std::vector<T>& workspace)
 {
     const int n = batch.n;
     std::int32_t outcome[lanes::kMaxLanes];
@@ -157,13 +158,15 @@ void ldlt_lanes(const Batch<T>& batch, std::size_t k0, int count, lanes::Isa isa
     block.variant = variant;
     block.A = batch.matrix(k0);
     block.y = batch.rhs(k0);
-    block.count = count;
+    block.count = static_cast<int>(count);
+    block.next_A = next_count ? batch.matrix(k0 + count) : nullptr;
+    block.next_count = static_cast<int>(next_count);
     block.x = result.x.data() + k0 * n;
     block.outcome = outcome;
     block.workspace = workspace.data();
     lanes::ldlt_block(isa, block);
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    for (int l = 0; l < count; ++l) {
+    for (std::size_t l = 0; l < count; ++l) {
         const std::size_t k = k0 + l;
         SystemReport& rep = result.report[k];
         rep = SystemReport{};
@@ -206,14 +209,18 @@ Result<T> solve(const Batch<T>& batch, const Options& options)
     // changes nothing in the results, nor does the lane a system gets.
     const auto start = std::chrono::steady_clock::now();
     if (plan.method == Method::Ldlt) {
+        // Chunks of blocks, so that a thread knows the block it solves next (and
+        // prefetches it).
         const lanes::Isa isa = lanes::active_isa();
-        const std::size_t W = static_cast<std::size_t>(lanes::lane_count<T>(isa));
+        const std::size_t W = static_cast<std::size_t>(lanes::lane_count<T>(isa)), per_chunk = 256;
         detail::parallel_for(
-            (batch.count + W - 1) / W, options.threads, 64 / W, [n] { return std::vector<T>(lanes::workspace_scalars<T>(n)); },
-            [&](std::size_t b, std::vector<T>& ws) {
-                const std::size_t k0 = b * W;
-                ldlt_lanes(batch, k0, static_cast<int>(std::min(W, batch.count - k0)), isa, options.ldlt_variant, plan,
-                           result, ws);
+            (batch.count + per_chunk - 1) / per_chunk, options.threads, 1,
+            [n] { return std::vector<T>(lanes::workspace_scalars<T>(n)); },
+            [&](std::size_t c, std::vector<T>& ws) {
+                const std::size_t stop = std::min(batch.count, (c + 1) * per_chunk);
+                for (std::size_t k0 = c * per_chunk; k0 < stop; k0 += W)
+                    ldlt_lanes(batch, k0, std::min(stop, k0 + W) - k0, std::min(stop, k0 + 2 * W) - std::min(stop, k0 + W),
+                               isa, options.ldlt_variant, plan, result, ws);
             });
     } else {
         detail::parallel_for(

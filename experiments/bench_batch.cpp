@@ -30,6 +30,7 @@
 #include <atomic>
 #include <cfenv>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -39,9 +40,11 @@
 #include <vector>
 
 #include "batched/batched.hpp"
+#include "batched/lanes.hpp"
 #include "batched/per_system.hpp"
 #include "batched/parallel.hpp"
 #include "flame/flame.hpp"
+#include "variants/ldlt.hpp"
 
 #include "experiments/lapack_batch.hpp"
 
@@ -50,6 +53,7 @@
 namespace {
 
 namespace batched = flamex::batched;
+namespace lanes = flamex::batched::lanes;
 using batched::detail::parallel_for;
 using flamex::experiments::sysv;
 
@@ -71,6 +75,9 @@ std::string rate(double count, double seconds)
     std::snprintf(buf, sizeof buf, "%.3g", count / seconds);
     return buf;
 }
+
+// The instruction set the process chose (restored after each row of the LDL^T table).
+const lanes::Isa default_isa = lanes::active_isa();
 
 // The baseline of issue 16: what a user writes in ten minutes -- LDL^T of one system
 // at a time with three nested loops (right-looking, column-oriented), then the two
@@ -249,8 +256,32 @@ double ldlt_flops(int n)
     return f + 4.0 * n * (n - 1) / 2 + n;
 }
 
-// The LDL^T table: the library against the hand-written loop and LAPACK's xPOSV on
-// the same batch, timed round-robin, best of R.
+// Today's scalar path before issue 16 (what batched::solve ran per system): the
+// FLAME worksheet variant 3 and ldlt_solve on a copy, after the check of the input.
+template <class T>
+void flame_worksheet_loop(const batched::Batch<T>& b, std::vector<T>& x, int threads)
+{
+    const int n = b.n;
+    parallel_for(
+        b.count, threads, 16, [n] { return std::vector<T>(static_cast<std::size_t>(n) * n); },
+        [&](std::size_t k, std::vector<T>& a) {
+            bool finite = true;
+            for (int j = 0; j < n; ++j) {
+                finite = finite && std::isfinite(b.rhs(k)[j]);
+                for (int i = j; i < n; ++i) finite = finite && std::isfinite(b.matrix(k)[i + j * n]);
+            }
+            if (!finite) return;
+            std::copy(b.matrix(k), b.matrix(k) + n * n, a.begin());
+            flamex::View<T> LD(a.data(), 1, n, 0, 0, n, n);
+            if (!flamex::ldlt_unb_var3(LD).ok()) return;
+            std::copy(b.rhs(k), b.rhs(k) + n, x.data() + k * n);
+            flamex::ldlt_solve(LD, flamex::View<T>(x.data() + k * n, 1, n, 0, 0, n, 1));
+        });
+}
+
+// The LDL^T table: the library with each instruction set against today's scalar path,
+// the hand-written loop and LAPACK's xPOSV on the same batch, timed round-robin, best
+// of R.
 template <class T>
 void run_ldlt(int n, std::size_t count, int threads, int reps, double cond, double peak)
 {
@@ -266,8 +297,15 @@ void run_ldlt(int n, std::size_t count, int threads, int reps, double cond, doub
     o.method = batched::Method::Ldlt;
     o.threads = threads;
     o.residuals = false;
+    const lanes::Isa isas[3] = {lanes::Isa::Scalar, lanes::Isa::Avx2, lanes::Isa::Avx512};
     std::vector<std::function<void()>> timed;
-    timed.push_back([&] { (void)batched::solve(b, o); });
+    for (lanes::Isa isa : isas)
+        timed.push_back([&b, o, isa] {
+            if (!lanes::isa_supported(isa)) return;
+            lanes::set_isa(isa);
+            (void)batched::solve(b, o);
+        });
+    timed.push_back([&] { flame_worksheet_loop(b, x, threads); });
     timed.push_back([&] { handwritten_loop(b, x, threads); });
     timed.push_back([&] { (void)flamex::experiments::posv_loop(b, threads); });
     std::vector<double> best(timed.size(), 1e300);
@@ -277,11 +315,16 @@ void run_ldlt(int n, std::size_t count, int threads, int reps, double cond, doub
             timed[i]();
             best[i] = std::min(best[i], std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         }
-    enum { LIB, HAND, POSV };
-    const double gflops = c * ldlt_flops(n) / best[LIB] / 1e9;
-    std::printf("| %s | %d | %zu | %s | %s | %s | %.2f | %.1f | %.1f%% |\n", sizeof(T) == 4 ? "single" : "double", n,
-                count, rate(c, best[LIB]).c_str(), rate(c, best[HAND]).c_str(), rate(c, best[POSV]).c_str(),
-                best[HAND] / best[LIB], gflops, 100 * gflops * 1e9 / peak);
+    lanes::set_isa(default_isa);
+    enum { SCALAR, AVX2, AVX512, FLAME, HAND, POSV };
+    const int widest = lanes::isa_supported(lanes::Isa::Avx512) ? AVX512 : lanes::isa_supported(lanes::Isa::Avx2) ? AVX2 : SCALAR;
+    auto shown = [&](int i) { return lanes::isa_supported(isas[i]) ? rate(c, best[i]) : std::string("-"); };
+    const double gflops = c * ldlt_flops(n) / best[widest] / 1e9;
+    std::printf("| %s | %d | %zu | %s | %s | %s | %s | %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f%% |\n",
+                sizeof(T) == 4 ? "single" : "double", n, count, rate(c, best[FLAME]).c_str(), shown(SCALAR).c_str(),
+                shown(AVX2).c_str(), shown(AVX512).c_str(), rate(c, best[HAND]).c_str(), rate(c, best[POSV]).c_str(),
+                best[FLAME] / best[widest], best[HAND] / best[widest], best[FLAME] / best[SCALAR], gflops,
+                100 * gflops * 1e9 / peak);
     std::fflush(stdout);
 }
 
@@ -337,9 +380,10 @@ int main(int argc, char** argv)
         std::printf("LDL^T (variant 3), systems per second, %d thread(s), SPD batches with kappa log-uniform in [1, %.0e], "
                     "best of %d, round-robin; measured FMA peak %.1f GFLOP/s single, %.1f double\n\n",
                     threads, cond, reps, peak[0] / 1e9, peak[1] / 1e9);
-        std::printf("| precision | n | systems | library | hand-written loop | LAPACK posv | library / hand-written | "
-                    "library GFLOP/s | of peak |\n");
-        std::printf("|---|---|---|---|---|---|---|---|---|\n");
+        std::printf("| precision | n | systems | FLAME worksheet (before) | scalar | AVX2 lanes | AVX-512 lanes | "
+                    "hand-written loop | LAPACK posv | lanes / before | lanes / hand-written | scalar / before | "
+                    "lanes GFLOP/s | of peak |\n");
+        std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (const std::string p : {"single", "double"}) {
             if (precision != "both" && precision != p) continue;
             const std::size_t scalar = p == "single" ? 4 : 8;
