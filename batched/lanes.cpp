@@ -22,11 +22,10 @@ template <class Real>
 struct Lanes {
     using T = Real;
     using V = Real;
-    using Index = int;
     static constexpr int W = 1;
     static V set1(T t) { return t; }
-    static Index index(int) { return 0; }
-    static V gather(const T* p, Index, int live, V fill) { return live > 0 ? *p : fill; }
+    static V load_rows(const T* p, int) { return *p; }
+    static void transpose(V*) {}
     static unsigned bad_pivot(V d) { return shared::bad_pivot(d) ? 1u : 0u; }
     static unsigned not_finite(V v) { return v != v ? 1u : 0u; }
 };

@@ -1,7 +1,6 @@
 // The AVX2 and AVX-512 lane kernels: lanes_body.inc compiled twice, each time inside a
 // target region, with the traits of its instruction set; chosen at run time
-// (lanes.cpp). The gathers are the masked ones even for a full block (the unmasked
-// intrinsics start from an undefined vector, which GCC 12 warns about). Every header is included before the first target region so that no
+// (lanes.cpp). Every header is included before the first target region so that no
 // inline function of a header is compiled for a set the CPU may lack (as
 // exact/sum_dot_x86.cpp). Compiled with -ffp-contract=off (CMakeLists.txt): the
 // compiler would otherwise fuse the body's products into its subtractions, which the
@@ -43,14 +42,32 @@ template <>
 struct Lanes<float> {
     using T = float;
     using V = __m256;
-    using Index = __m256i;
     static constexpr int W = 8;
     static V set1(T t) { return _mm256_set1_ps(t); }
-    static Index index(int stride) { return _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(stride)); }
-    static V gather(const T* p, Index ix, int live, V fill)
+    static V load_rows(const T* p, int rows)
     {
-        const __m256i on = _mm256_cmpgt_epi32(_mm256_set1_epi32(live), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-        return _mm256_mask_i32gather_ps(fill, p, ix, _mm256_castsi256_ps(on), 4);
+        const __m256i on = _mm256_cmpgt_epi32(_mm256_set1_epi32(rows), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+        return _mm256_maskload_ps(p, on);
+    }
+    static void transpose(V* r)
+    {
+        V t[8], u[8];
+        for (int i = 0; i < 4; ++i) {
+            t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+            t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+        }
+        for (int g = 0; g < 2; ++g) {
+            const __m256d t0 = _mm256_castps_pd(t[4 * g]), t1 = _mm256_castps_pd(t[4 * g + 1]),
+                          t2 = _mm256_castps_pd(t[4 * g + 2]), t3 = _mm256_castps_pd(t[4 * g + 3]);
+            u[4 * g] = _mm256_castpd_ps(_mm256_unpacklo_pd(t0, t2));
+            u[4 * g + 1] = _mm256_castpd_ps(_mm256_unpackhi_pd(t0, t2));
+            u[4 * g + 2] = _mm256_castpd_ps(_mm256_unpacklo_pd(t1, t3));
+            u[4 * g + 3] = _mm256_castpd_ps(_mm256_unpackhi_pd(t1, t3));
+        }
+        for (int k = 0; k < 4; ++k) {
+            r[k] = _mm256_permute2f128_ps(u[k], u[4 + k], 0x20);
+            r[4 + k] = _mm256_permute2f128_ps(u[k], u[4 + k], 0x31);
+        }
     }
     static unsigned bad_pivot(V d)
     {
@@ -65,14 +82,21 @@ template <>
 struct Lanes<double> {
     using T = double;
     using V = __m256d;
-    using Index = __m128i;
     static constexpr int W = 4;
     static V set1(T t) { return _mm256_set1_pd(t); }
-    static Index index(int stride) { return _mm_mullo_epi32(_mm_setr_epi32(0, 1, 2, 3), _mm_set1_epi32(stride)); }
-    static V gather(const T* p, Index ix, int live, V fill)
+    static V load_rows(const T* p, int rows)
     {
-        const __m256i on = _mm256_cvtepi32_epi64(_mm_cmpgt_epi32(_mm_set1_epi32(live), _mm_setr_epi32(0, 1, 2, 3)));
-        return _mm256_mask_i32gather_pd(fill, p, ix, _mm256_castsi256_pd(on), 8);
+        const __m256i on = _mm256_cmpgt_epi64(_mm256_set1_epi64x(rows), _mm256_setr_epi64x(0, 1, 2, 3));
+        return _mm256_maskload_pd(p, on);
+    }
+    static void transpose(V* r)
+    {
+        const V u0 = _mm256_unpacklo_pd(r[0], r[1]), u1 = _mm256_unpackhi_pd(r[0], r[1]);
+        const V u2 = _mm256_unpacklo_pd(r[2], r[3]), u3 = _mm256_unpackhi_pd(r[2], r[3]);
+        r[0] = _mm256_permute2f128_pd(u0, u2, 0x20);
+        r[1] = _mm256_permute2f128_pd(u1, u3, 0x20);
+        r[2] = _mm256_permute2f128_pd(u0, u2, 0x31);
+        r[3] = _mm256_permute2f128_pd(u1, u3, 0x31);
     }
     static unsigned bad_pivot(V d)
     {
@@ -105,17 +129,38 @@ template <>
 struct Lanes<float> {
     using T = float;
     using V = __m512;
-    using Index = __m512i;
     static constexpr int W = 16;
     static V set1(T t) { return _mm512_set1_ps(t); }
-    static Index index(int stride)
+    static V load_rows(const T* p, int rows)
     {
-        return _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), _mm512_set1_epi32(stride));
+        return _mm512_maskz_loadu_ps(rows >= W ? __mmask16(0xffff) : static_cast<__mmask16>((1u << rows) - 1), p);
     }
-    static V gather(const T* p, Index ix, int live, V fill)
+    // (The shuffles are the maskz forms: the plain ones start from an undefined
+    // vector, which GCC 12 warns about.)
+    static void transpose(V* r)
     {
-        const __mmask16 on = live >= W ? __mmask16(0xffff) : static_cast<__mmask16>((1u << live) - 1);
-        return _mm512_mask_i32gather_ps(fill, on, ix, p, 4);
+        V t[16], u[16];
+        for (int i = 0; i < 8; ++i) {
+            t[2 * i] = _mm512_maskz_unpacklo_ps(__mmask16(0xffff), r[2 * i], r[2 * i + 1]);
+            t[2 * i + 1] = _mm512_maskz_unpackhi_ps(__mmask16(0xffff), r[2 * i], r[2 * i + 1]);
+        }
+        for (int g = 0; g < 4; ++g) {
+            const __m512d t0 = _mm512_castps_pd(t[4 * g]), t1 = _mm512_castps_pd(t[4 * g + 1]),
+                          t2 = _mm512_castps_pd(t[4 * g + 2]), t3 = _mm512_castps_pd(t[4 * g + 3]);
+            u[4 * g] = _mm512_castpd_ps(_mm512_maskz_unpacklo_pd(__mmask8(0xff), t0, t2));
+            u[4 * g + 1] = _mm512_castpd_ps(_mm512_maskz_unpackhi_pd(__mmask8(0xff), t0, t2));
+            u[4 * g + 2] = _mm512_castpd_ps(_mm512_maskz_unpacklo_pd(__mmask8(0xff), t1, t3));
+            u[4 * g + 3] = _mm512_castpd_ps(_mm512_maskz_unpackhi_pd(__mmask8(0xff), t1, t3));
+        }
+        // u[4g + k], 128-bit lane q: column 4q + k of rows 4g .. 4g + 3
+        for (int k = 0; k < 4; ++k) {
+            const V v0 = _mm512_maskz_shuffle_f32x4(__mmask16(0xffff), u[k], u[4 + k], 0x44), v1 = _mm512_maskz_shuffle_f32x4(__mmask16(0xffff), u[k], u[4 + k], 0xEE);
+            const V w0 = _mm512_maskz_shuffle_f32x4(__mmask16(0xffff), u[8 + k], u[12 + k], 0x44), w1 = _mm512_maskz_shuffle_f32x4(__mmask16(0xffff), u[8 + k], u[12 + k], 0xEE);
+            r[k] = _mm512_maskz_shuffle_f32x4(__mmask16(0xffff), v0, w0, 0x88);
+            r[4 + k] = _mm512_maskz_shuffle_f32x4(__mmask16(0xffff), v0, w0, 0xDD);
+            r[8 + k] = _mm512_maskz_shuffle_f32x4(__mmask16(0xffff), v1, w1, 0x88);
+            r[12 + k] = _mm512_maskz_shuffle_f32x4(__mmask16(0xffff), v1, w1, 0xDD);
+        }
     }
     static unsigned bad_pivot(V d)
     {
@@ -130,14 +175,28 @@ template <>
 struct Lanes<double> {
     using T = double;
     using V = __m512d;
-    using Index = __m256i;
     static constexpr int W = 8;
     static V set1(T t) { return _mm512_set1_pd(t); }
-    static Index index(int stride) { return _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(stride)); }
-    static V gather(const T* p, Index ix, int live, V fill)
+    static V load_rows(const T* p, int rows)
     {
-        const __mmask8 on = live >= W ? __mmask8(0xff) : static_cast<__mmask8>((1u << live) - 1);
-        return _mm512_mask_i32gather_pd(fill, on, ix, p, 8);
+        return _mm512_maskz_loadu_pd(rows >= W ? __mmask8(0xff) : static_cast<__mmask8>((1u << rows) - 1), p);
+    }
+    static void transpose(V* r)
+    {
+        V u[8];
+        for (int i = 0; i < 4; ++i) {
+            u[2 * i] = _mm512_maskz_unpacklo_pd(__mmask8(0xff), r[2 * i], r[2 * i + 1]);
+            u[2 * i + 1] = _mm512_maskz_unpackhi_pd(__mmask8(0xff), r[2 * i], r[2 * i + 1]);
+        }
+        // u[2g + k], 128-bit lane q: column 2q + k of rows 2g, 2g + 1
+        for (int k = 0; k < 2; ++k) {
+            const V v0 = _mm512_maskz_shuffle_f64x2(__mmask8(0xff), u[k], u[2 + k], 0x44), v1 = _mm512_maskz_shuffle_f64x2(__mmask8(0xff), u[k], u[2 + k], 0xEE);
+            const V w0 = _mm512_maskz_shuffle_f64x2(__mmask8(0xff), u[4 + k], u[6 + k], 0x44), w1 = _mm512_maskz_shuffle_f64x2(__mmask8(0xff), u[4 + k], u[6 + k], 0xEE);
+            r[k] = _mm512_maskz_shuffle_f64x2(__mmask8(0xff), v0, w0, 0x88);
+            r[2 + k] = _mm512_maskz_shuffle_f64x2(__mmask8(0xff), v0, w0, 0xDD);
+            r[4 + k] = _mm512_maskz_shuffle_f64x2(__mmask8(0xff), v1, w1, 0x88);
+            r[6 + k] = _mm512_maskz_shuffle_f64x2(__mmask8(0xff), v1, w1, 0xDD);
+        }
     }
     static unsigned bad_pivot(V d)
     {
