@@ -5,7 +5,7 @@
 //   EXTRSV  lower, no transpose, non-unit, well-conditioned, n = 4096  target <= 4x
 //   LU      lu_piv_unb_var3 (the paper's Algorithm 7), n = 1024     target <= 5x
 //           (also on the same matrix with entries scaled by 2^k, k uniform in [-40, 40])
-//   SWEEP   EXDOT, 1 thread, on the data classes of sweep_classes() (uniform,
+//   SWEEP   EXDOT, 1 thread, on the data classes of reference/exact_data.hpp (uniform,
 //           exponents spread over 2^+-10 .. 2^+-500, exact cancellation, subnormal-
 //           heavy, mixed signs) at n = 1e7 and 1e5, each against blis ddot on the
 //           same data: n = 1e7 uniform <= 1.3x, any class <= 4x; n = 1e5 <= 8x
@@ -37,6 +37,7 @@
 
 #include "blas/blas.hpp"
 #include "exact/exact.hpp"
+#include "reference/exact_data.hpp"
 #include "reference/generators.hpp"
 #include "variants/lu.hpp"
 
@@ -187,81 +188,6 @@ private:
 
 // --- the data sweep ----------------------------------------------------------------------
 
-// x and y (n each) of one class of the sweep, from a seed.
-struct SweepClass {
-    const char* name;
-    void (*fill)(gen::Random& r, std::vector<double>& x, std::vector<double>& y);
-};
-
-// A random sign times a significand uniform in [1, 2) times 2^k, k uniform in [-e, e].
-double spread(gen::Random& r, int e)
-{
-    const double m = 1.0 + r.uniform01();
-    return std::ldexp((r.bits() & 1) ? -m : m, static_cast<int>(r.integer(-e, e)));
-}
-
-template <int E>
-void fill_spread(gen::Random& r, std::vector<double>& x, std::vector<double>& y)
-{
-    for (std::size_t i = 0; i < x.size(); ++i) {
-        x[i] = spread(r, E);
-        y[i] = spread(r, E);
-    }
-}
-
-const SweepClass SWEEP_CLASSES[] = {
-    {"uniform [-1, 1]",
-     [](gen::Random& r, std::vector<double>& x, std::vector<double>& y) {
-         for (std::size_t i = 0; i < x.size(); ++i) {
-             x[i] = r.symmetric();
-             y[i] = r.symmetric();
-         }
-     }},
-    {"exponents 2^+-10", fill_spread<10>},
-    {"exponents 2^+-50", fill_spread<50>},
-    {"exponents 2^+-200", fill_spread<200>},
-    {"exponents 2^+-500", fill_spread<500>},
-    // Products x_i y_i and -x_i y_i at random places: the exact dot is 0.
-    {"pairs x, -x (exact 0), 2^+-60",
-     [](gen::Random& r, std::vector<double>& x, std::vector<double>& y) {
-         const std::size_t n = x.size();
-         for (std::size_t i = 0; i + 1 < n; i += 2) {
-             x[i] = spread(r, 60);
-             y[i] = spread(r, 60);
-             x[i + 1] = -x[i];
-             y[i + 1] = y[i];
-         }
-         if (n % 2) x[n - 1] = y[n - 1] = 0.0;
-         const std::vector<dim_t> p = r.permutation(static_cast<dim_t>(n));
-         std::vector<double> px(n), py(n);
-         for (std::size_t i = 0; i < n; ++i) {
-             px[i] = x[static_cast<std::size_t>(p[i])];
-             py[i] = y[static_cast<std::size_t>(p[i])];
-         }
-         x.swap(px);
-         y.swap(py);
-     }},
-    // Half of x subnormal, the rest just above the subnormal range; y within 2^+-10:
-    // products below 2^-968 (TwoProd is not exact there).
-    {"subnormal-heavy",
-     [](gen::Random& r, std::vector<double>& x, std::vector<double>& y) {
-         for (std::size_t i = 0; i < x.size(); ++i) {
-             const double m = (r.bits() & 1) ? static_cast<double>(r.bits() >> 12) * 0x1p-1074
-                                             : spread(r, 10) * 0x1p-1010;
-             x[i] = (r.bits() & 1) ? -m : m;
-             y[i] = spread(r, 10);
-         }
-     }},
-    // Terms of one magnitude range (2^+-20) and random signs: heavy but not exact cancellation.
-    {"mixed signs, 2^+-20",
-     [](gen::Random& r, std::vector<double>& x, std::vector<double>& y) {
-         for (std::size_t i = 0; i < x.size(); ++i) {
-             x[i] = spread(r, 20);
-             y[i] = std::fabs(spread(r, 0));
-         }
-     }},
-};
-
 struct SweepRow {
     std::string name;
     dim_t n;
@@ -281,7 +207,7 @@ std::vector<SweepRow> dot_sweep(const std::vector<dim_t>& lengths, int reps)
         Matrix x(n, 1), y(n, 1);
         std::vector<double> vx(static_cast<std::size_t>(n)), vy(vx.size());
         std::uint64_t seed = 100;
-        for (const SweepClass& c : SWEEP_CLASSES) {
+        for (const gen::DotDataClass& c : gen::dot_data_classes()) {
             gen::Random r(++seed);
             c.fill(r, vx, vy);
             std::memcpy(x.view().buffer(), vx.data(), sizeof(double) * vx.size());
@@ -290,7 +216,7 @@ std::vector<SweepRow> dot_sweep(const std::vector<dim_t>& lengths, int reps)
             const Times t = best_of(
                 reps, [] {}, [&] { for (int k = 0; k < calls; ++k) sink = blis->dot(x, y); },
                 [&] { for (int k = 0; k < calls; ++k) sink = exact->dot(x, y); });
-            const bool uniform = &c == &SWEEP_CLASSES[0];
+            const bool uniform = &c == &gen::dot_data_classes().front();
             rows.push_back({c.name, n, t.blis / calls, t.exact / calls, n >= 10000000 ? (uniform ? 1.3 : 4.0) : 8.0});
         }
     }
