@@ -133,8 +133,11 @@ struct RadixBins {
     static constexpr int CARRY_STRIDE = 32; // a carry moves 32 binades up
     static constexpr int SIZE = BASE + 2048 + 8 * CARRY_STRIDE;
     static constexpr int MAX_TERMS = 1023;
+    // Zero terms go to SINK + lane (they add 0 there, and would chain additions
+    // into one chunk): never read.
+    static constexpr int SINK = SIZE;
 
-    alignas(64) std::int64_t chunk[SIZE];
+    alignas(64) std::int64_t chunk[SIZE + 8];
     int lo = SIZE;
     int hi = 0;
 

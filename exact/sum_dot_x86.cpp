@@ -44,8 +44,9 @@ struct Simd : simd::Avx2 {
         return _mm256_min_pd(running, _mm256_blendv_pd(set1(HUGE_VAL), a, nonzero(a)));
     }
     // RadixBins' view of each lane of t: chunk index (offset + biased exponent,
-    // 1 for subnormals) and signed integer significand.
-    static void split(V t, int offset, std::int64_t* index, std::int64_t* significand)
+    // 1 for subnormals; zeros: sink + lane, so that they chain no additions) and
+    // signed integer significand.
+    static void split(V t, int offset, int sink, std::int64_t* index, std::int64_t* significand)
     {
         const __m256i b = _mm256_castpd_si256(t);
         const __m256i e = _mm256_and_si256(_mm256_srli_epi64(b, 52), _mm256_set1_epi64x(0x7ff));
@@ -54,7 +55,10 @@ struct Simd : simd::Avx2 {
                                           _mm256_andnot_si256(subnormal, _mm256_set1_epi64x(std::int64_t{1} << 52)));
         const __m256i negative = _mm256_cmpgt_epi64(_mm256_setzero_si256(), b);
         const __m256i k = _mm256_add_epi64(_mm256_sub_epi64(e, subnormal), _mm256_set1_epi64x(offset));
-        _mm256_store_si256(reinterpret_cast<__m256i*>(index), k);
+        const __m256i to_sink = _mm256_add_epi64(_mm256_set1_epi64x(sink), _mm256_set_epi64x(3, 2, 1, 0));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(index),
+                           _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(k), _mm256_castsi256_pd(to_sink),
+                                                                _mm256_cmp_pd(t, zero(), _CMP_EQ_OQ))));
         _mm256_store_si256(reinterpret_cast<__m256i*>(significand),
                            _mm256_sub_epi64(_mm256_xor_si256(m, negative), negative));
     }
@@ -123,8 +127,9 @@ struct Simd : simd::Avx512 {
     static V max(V a, V b) { return _mm512_maskz_max_pd(0xff, a, b); }
     static V min_nonzero(V running, V a) { return _mm512_mask_min_pd(running, nonzero(a), running, a); }
     // RadixBins' view of each lane of t: chunk index (offset + biased exponent,
-    // 1 for subnormals) and signed integer significand.
-    static void split(V t, int offset, std::int64_t* index, std::int64_t* significand)
+    // 1 for subnormals; zeros: sink + lane, so that they chain no additions) and
+    // signed integer significand.
+    static void split(V t, int offset, int sink, std::int64_t* index, std::int64_t* significand)
     {
         const __m512i b = _mm512_castpd_si512(t);
         const __m512i e = _mm512_and_si512(_mm512_maskz_srli_epi64(0xff, b, 52), _mm512_set1_epi64(0x7ff));
@@ -133,7 +138,8 @@ struct Simd : simd::Avx512 {
         const __m512i m = _mm512_mask_or_epi64(frac, normal, frac, _mm512_set1_epi64(std::int64_t{1} << 52));
         const __m512i negative = _mm512_maskz_srai_epi64(0xff, b, 63);
         const __m512i k = _mm512_add_epi64(_mm512_maskz_max_epu64(0xff, e, _mm512_set1_epi64(1)), _mm512_set1_epi64(offset));
-        _mm512_store_si512(index, k);
+        const __m512i to_sink = _mm512_add_epi64(_mm512_set1_epi64(sink), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0));
+        _mm512_store_si512(index, _mm512_mask_mov_epi64(k, _mm512_cmp_pd_mask(t, zero(), _CMP_EQ_OQ), to_sink));
         _mm512_store_si512(significand, _mm512_sub_epi64(_mm512_xor_si512(m, negative), negative));
     }
     using VI = __m512i;
