@@ -359,7 +359,7 @@ int main(int argc, char** argv)
             const Times ts = best_of(
                 reps, reset_scaled, [&] { flamex::lu(*blis, var3, LU, p); }, [&] { flamex::lu(*exact, var3, LU, p); });
             copy_into(LU, lu_scaled_result[k]);
-            rows.push_back({5, "LU lu_piv_unb_var3, entries x 2^k, |k| <= 40", std::to_string(sz.lu), threads, ts.blis,
+            rows.push_back({5, "LU lu_piv_unb_var3, entries x 2^k, k in [-40, 40]", std::to_string(sz.lu), threads, ts.blis,
                             ts.exact, 5.0});
         }
     }
