@@ -59,11 +59,16 @@ class PathChooser {
 public:
     // Vector steps per block, and per probe of the expansion path.
     static constexpr int BLOCK_STEPS = 16;
-    static constexpr int PROBE_STEPS = 2;
+    static constexpr int PROBE_STEPS = 1;
     // Radix blocks between probes: doubles after each probe that spills, up to this.
-    static constexpr int MAX_PROBE_INTERVAL = 32;
+    static constexpr int MAX_PROBE_INTERVAL = 64;
 
-    explicit PathChooser(FirstLevel level) noexcept : level_(level), radix_(level == FirstLevel::Radix) {}
+    // Adaptive starts with a probe: data the expansions cannot take costs one
+    // step of spills, not a block.
+    explicit PathChooser(FirstLevel level) noexcept
+        : level_(level), radix_(level == FirstLevel::Radix || level == FirstLevel::Adaptive)
+    {
+    }
     ~PathChooser()
     {
         FirstLevelCounts& counts = thread_first_level_counts();
