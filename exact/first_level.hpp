@@ -11,8 +11,9 @@
 //  * the radix path: RadixBins, a large-radix accumulator in the style of Neal's
 //    xsum: one signed 64-bit chunk per binade, each term (a double, or the two
 //    doubles of an exact TwoProd) added to the chunk its exponent selects as its
-//    53-bit integer significand, carries resolved every few hundred terms; its
-//    cost does not depend on the data.
+//    53-bit integer significand, carries resolved every thousand terms; its
+//    cost hardly depends on the data (the exponent range sets the cost of
+//    resolving carries; tiny products take a second, scaled TwoProd).
 //
 // PathChooser picks the path of each block of a kernel's input from what the
 // blocks do: an expansion block that spills moves the kernel to the radix path;
