@@ -11,8 +11,9 @@
 //  * the radix path: RadixBins, a large-radix accumulator in the style of Neal's
 //    xsum: one signed 64-bit chunk per binade, each term (a double, or the two
 //    doubles of an exact TwoProd) added to the chunk its exponent selects as its
-//    53-bit integer significand, carries resolved every few hundred terms; its
-//    cost does not depend on the data.
+//    53-bit integer significand, carries resolved every thousand terms; its
+//    cost hardly depends on the data (the exponent range sets the cost of
+//    resolving carries; tiny products take a second, scaled TwoProd).
 //
 // PathChooser picks the path of each block of a kernel's input from what the
 // blocks do: an expansion block that spills moves the kernel to the radix path;
@@ -59,11 +60,16 @@ class PathChooser {
 public:
     // Vector steps per block, and per probe of the expansion path.
     static constexpr int BLOCK_STEPS = 16;
-    static constexpr int PROBE_STEPS = 2;
+    static constexpr int PROBE_STEPS = 1;
     // Radix blocks between probes: doubles after each probe that spills, up to this.
-    static constexpr int MAX_PROBE_INTERVAL = 32;
+    static constexpr int MAX_PROBE_INTERVAL = 64;
 
-    explicit PathChooser(FirstLevel level) noexcept : level_(level), radix_(level == FirstLevel::Radix) {}
+    // Adaptive starts with a probe: data the expansions cannot take costs one
+    // step of spills, not a block.
+    explicit PathChooser(FirstLevel level) noexcept
+        : level_(level), radix_(level == FirstLevel::Radix || level == FirstLevel::Adaptive)
+    {
+    }
     ~PathChooser()
     {
         FirstLevelCounts& counts = thread_first_level_counts();

@@ -37,7 +37,34 @@ struct Simd : simd::Avx2 {
     static M abs_lt(V x, double hi) { return _mm256_cmp_pd(abs(x), set1(hi), _CMP_LT_OQ); }
     static bool any_nonzero(V v) { return _mm256_movemask_pd(_mm256_cmp_pd(v, zero(), _CMP_NEQ_UQ)) != 0; }
     static M nonzero(V v) { return _mm256_cmp_pd(v, zero(), _CMP_NEQ_UQ); }
-    static V select(M m, V v) { return _mm256_and_pd(m, v); } // v where m, else 0
+    static V select(M m, V v) { return _mm256_and_pd(m, v); }        // v where m, else 0
+    static V select_not(M m, V v) { return _mm256_andnot_pd(m, v); } // 0 where m, else v
+    static M no_lanes() { return _mm256_setzero_pd(); }
+    static M mask_or(M a, M b) { return _mm256_or_pd(a, b); }
+    static bool none(M m) { return _mm256_movemask_pd(m) == 0; }
+    // v * 2^600 exactly, for |v| < 2^424 (no multiplication by a subnormal:
+    // that costs a microcode assist): normal lanes get 600 added to the exponent
+    // field; subnormal ones are converted from their integer significand f
+    // (f + 2^52 - 2^52, exact) and scaled by 2^(600 - 1074).
+    static V scale_up_600(V v)
+    {
+        const __m256i b = _mm256_castpd_si256(v);
+        const __m256i exponent = _mm256_and_si256(b, _mm256_set1_epi64x(std::int64_t{0x7ff} << 52));
+        const V normal = _mm256_castsi256_pd(_mm256_add_epi64(b, _mm256_set1_epi64x(std::int64_t{600} << 52)));
+        const __m256i f = _mm256_and_si256(b, _mm256_set1_epi64x((std::int64_t{1} << 52) - 1));
+        const V integer = sub(_mm256_castsi256_pd(_mm256_or_si256(f, _mm256_castpd_si256(set1(0x1p52)))), set1(0x1p52));
+        const V tiny = _mm256_or_pd(mul(integer, set1(0x1p-474)), _mm256_and_pd(v, set1(-0.0)));
+        return _mm256_blendv_pd(normal, tiny, _mm256_castsi256_pd(_mm256_cmpeq_epi64(exponent, _mm256_setzero_si256())));
+    }
+    // The lanes where |x y| < 2^-966 may hold (biased exponents summing below
+    // 1078: zeros and subnormals included); elsewhere |x y| >= 2^-968.
+    static M tiny_product(V x, V y)
+    {
+        const __m256i mask = _mm256_set1_epi64x(0x7ff);
+        const __m256i ex = _mm256_and_si256(_mm256_srli_epi64(_mm256_castpd_si256(x), 52), mask);
+        const __m256i ey = _mm256_and_si256(_mm256_srli_epi64(_mm256_castpd_si256(y), 52), mask);
+        return _mm256_castsi256_pd(_mm256_cmpgt_epi64(_mm256_set1_epi64x(1078), _mm256_add_epi64(ex, ey)));
+    }
     static V max(V a, V b) { return _mm256_max_pd(a, b); }
     static V min_nonzero(V running, V a) // min(running, a) over the lanes where a != 0
     {
@@ -121,7 +148,35 @@ struct Simd : simd::Avx512 {
     static M abs_lt(V x, double hi) { return _mm512_cmp_pd_mask(abs(x), set1(hi), _CMP_LT_OQ); }
     static bool any_nonzero(V v) { return _mm512_cmp_pd_mask(v, zero(), _CMP_NEQ_UQ) != 0; }
     static M nonzero(V v) { return _mm512_cmp_pd_mask(v, zero(), _CMP_NEQ_UQ); }
-    static V select(M m, V v) { return _mm512_maskz_mov_pd(m, v); } // v where m, else 0
+    static V select(M m, V v) { return _mm512_maskz_mov_pd(m, v); }                             // v where m, else 0
+    static V select_not(M m, V v) { return _mm512_maskz_mov_pd(static_cast<M>(~m), v); } // 0 where m, else v
+    static M no_lanes() { return 0; }
+    static M mask_or(M a, M b) { return static_cast<M>(a | b); }
+    static bool none(M m) { return m == 0; }
+    // v * 2^600 exactly, for |v| < 2^424 (no multiplication by a subnormal:
+    // that costs a microcode assist): normal lanes get 600 added to the exponent
+    // field; subnormal ones are converted from their integer significand f
+    // (f + 2^52 - 2^52, exact) and scaled by 2^(600 - 1074).
+    static V scale_up_600(V v)
+    {
+        const __m512i b = _mm512_castpd_si512(v);
+        const __mmask8 subnormal = _mm512_testn_epi64_mask(b, _mm512_set1_epi64(std::int64_t{0x7ff} << 52));
+        const __m512i normal = _mm512_add_epi64(b, _mm512_set1_epi64(std::int64_t{600} << 52));
+        const __m512i f = _mm512_and_si512(b, _mm512_set1_epi64((std::int64_t{1} << 52) - 1));
+        const V integer = sub(_mm512_castsi512_pd(_mm512_or_si512(f, _mm512_castpd_si512(set1(0x1p52)))), set1(0x1p52));
+        const __m512i tiny = _mm512_or_si512(_mm512_castpd_si512(mul(integer, set1(0x1p-474))),
+                                             _mm512_and_si512(b, _mm512_set1_epi64(INT64_MIN)));
+        return _mm512_castsi512_pd(_mm512_mask_mov_epi64(normal, subnormal, tiny));
+    }
+    // The lanes where |x y| < 2^-966 may hold (biased exponents summing below
+    // 1078: zeros and subnormals included); elsewhere |x y| >= 2^-968.
+    static M tiny_product(V x, V y)
+    {
+        const __m512i mask = _mm512_set1_epi64(0x7ff);
+        const __m512i ex = _mm512_and_si512(_mm512_maskz_srli_epi64(0xff, _mm512_castpd_si512(x), 52), mask);
+        const __m512i ey = _mm512_and_si512(_mm512_maskz_srli_epi64(0xff, _mm512_castpd_si512(y), 52), mask);
+        return _mm512_cmplt_epu64_mask(_mm512_add_epi64(ex, ey), _mm512_set1_epi64(1078));
+    }
     // (The maskz forms with every lane set: GCC 12's plain forms warn about their
     // undefined source operand.)
     static V max(V a, V b) { return _mm512_maskz_max_pd(0xff, a, b); }

@@ -114,6 +114,19 @@ std::string cpu_model()
     return "unknown CPU";
 }
 
+// The clock /proc/cpuinfo reports for the first CPU (a VM's nominal clock).
+std::string cpu_clock()
+{
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("cpu MHz", 0) == 0) {
+            const std::size_t colon = line.find(':');
+            if (colon != std::string::npos) return line.substr(colon + 2) + " MHz";
+        }
+    return "clock unknown";
+}
+
 std::string load_average()
 {
     std::ifstream in("/proc/loadavg");
@@ -295,7 +308,7 @@ int main(int argc, char** argv)
 
     const unsigned hw = std::thread::hardware_concurrency();
     std::printf("## flamex exact backend vs blis\n\n");
-    std::printf("- machine: %s, %u hardware threads\n", cpu_model().c_str(), hw);
+    std::printf("- machine: %s, %s, %u hardware threads\n", cpu_model().c_str(), cpu_clock().c_str(), hw);
     std::printf("- exact kernels: %s\n", flamex::exact::kernel_isa());
     std::printf("- best of %d runs%s; load average at start: %s\n\n", reps, quick ? " (--quick sizes)" : "",
                 load_average().c_str());
@@ -382,7 +395,7 @@ int main(int argc, char** argv)
             const Times ts = best_of(
                 reps, reset_scaled, [&] { flamex::lu(*blis, var3, LU, p); }, [&] { flamex::lu(*exact, var3, LU, p); });
             copy_into(LU, lu_scaled_result[k]);
-            rows.push_back({5, "LU lu_piv_unb_var3, entries x 2^k, |k| <= 40", std::to_string(sz.lu), threads, ts.blis,
+            rows.push_back({5, "LU lu_piv_unb_var3, entries x 2^k, k in [-40, 40]", std::to_string(sz.lu), threads, ts.blis,
                             ts.exact, 5.0});
         }
     }

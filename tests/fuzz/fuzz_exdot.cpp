@@ -1,6 +1,6 @@
 // libFuzzer target: arbitrary bytes -> two equal-length double arrays with
-// strides; exact::exact_dot, exact::exact_sum and the `exact` backend's dot
-// against MPFR's correctly rounded value (tests/support/exact_blas_reference.hpp),
+// strides; exact::exact_dot, exact::exact_sum (with each first level forced too)
+// and the `exact` backend's dot against MPFR's correctly rounded value (tests/support/exact_blas_reference.hpp),
 // bit for bit; any mismatch prints the case and aborts.
 //
 // Input format (everything after the header is consumed pair by pair):
@@ -32,6 +32,7 @@
 #include "blas/backend_factories.hpp"
 #include "blas/blas.hpp"
 #include "exact/exact.hpp"
+#include "exact/first_level.hpp"
 #include "support/exact_blas_reference.hpp"
 
 namespace {
@@ -179,6 +180,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!exref::same_double(got, want_dot)) mismatch("exact_dot", got, want_dot, x, y, incx, incy);
     const double got_sum = flamex::exact::exact_sum(len, xs.ptr, incx);
     if (!exref::same_double(got_sum, want_sum)) mismatch("exact_sum", got_sum, want_sum, x, y, incx, incy);
+    // Each first level forced in turn (exact/first_level.hpp; the calls above ran
+    // the adaptive choice).
+    using flamex::exact::detail::FirstLevel;
+    for (const FirstLevel level : {FirstLevel::Expansion, FirstLevel::Radix, FirstLevel::Alternate}) {
+        const flamex::exact::detail::ScopedFirstLevel forced(level);
+        const double forced_dot = flamex::exact::exact_dot(len, xs.ptr, incx, ys.ptr, incy);
+        if (!exref::same_double(forced_dot, want_dot))
+            mismatch("exact_dot (a forced first level)", forced_dot, want_dot, x, y, incx, incy);
+        const double forced_sum = flamex::exact::exact_sum(len, xs.ptr, incx);
+        if (!exref::same_double(forced_sum, want_sum))
+            mismatch("exact_sum (a forced first level)", forced_sum, want_sum, x, y, incx, incy);
+    }
 
     if (n > 0) {
         flamex::Obj xv, yv;
