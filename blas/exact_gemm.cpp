@@ -149,6 +149,8 @@ double tail_factor(int bits, int levels)
 
 } // namespace
 
+bool split_pays(index_t m, index_t n, index_t k) { return k >= 192 && m >= 128 && n >= 128 && m * n * k >= (index_t{1} << 24); }
+
 bool plan(index_t m, index_t n, index_t k, double alpha, Operand A, Operand B, double beta, double* c, index_t crs,
           index_t ccs, const Tiling& tiling, Plan& out)
 {

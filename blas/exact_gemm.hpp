@@ -73,6 +73,11 @@ struct Plan {
 
 inline constexpr int NO_EXPONENT = -100000;
 
+// Whether the split is faster than the per-element kernel for these dimensions
+// (measured: flamex_bench_exact --only level3; below k ~ 200 the per-element
+// passes over C cost more than the dot products they replace).
+bool split_pays(index_t m, index_t n, index_t k);
+
 // Checks applicability and computes the exponents; false: use the per-element kernel.
 bool plan(index_t m, index_t n, index_t k, double alpha, Operand A, Operand B, double beta, double* c, index_t crs,
           index_t ccs, const Tiling& tiling, Plan& out);

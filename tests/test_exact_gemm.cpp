@@ -112,15 +112,15 @@ namespace eg = flamex::exact_gemm;
 constexpr double INF = std::numeric_limits<double>::infinity();
 constexpr double NaN = std::numeric_limits<double>::quiet_NaN();
 
-// An exact backend whose gemm takes the split wherever it applies (split_min 1), or
+// An exact backend whose gemm takes the split wherever it applies, or
 // never (the per-element kernel); threads split even small operations.
 std::unique_ptr<Blas> backend(int threads, bool split)
 {
     ::setenv("FLAMEX_EXACT_PARALLEL_MIN", "1", 1);
-    ::setenv("FLAMEX_EXACT_GEMM_SPLIT_MIN", split ? "1" : "1000000000000000000", 1);
+    ::setenv("FLAMEX_EXACT_GEMM_SPLIT", split ? "always" : "never", 1);
     auto b = flamex::make_backend("exact", {threads, 0, ""});
     ::unsetenv("FLAMEX_EXACT_PARALLEL_MIN");
-    ::unsetenv("FLAMEX_EXACT_GEMM_SPLIT_MIN");
+    ::unsetenv("FLAMEX_EXACT_GEMM_SPLIT");
     return b;
 }
 
