@@ -9,7 +9,10 @@
 //                  IEEE operand, e.g. -1 * (an exactly cancelling S) = -0), beta * y
 //                  added as an exact product; beta == 0 does not read y (BLAS).
 //                  alpha is always applied (alpha == 0 still turns an inf in A or x
-//                  into NaN, as IEEE arithmetic would).
+//                  into NaN, as IEEE arithmetic would). Large gemms go through BLIS
+//                  dgemm on exact slices (blas/exact_gemm.hpp): the same bits.
+//   gemm_ordered,  the order-fixed updates (blas.hpp): blocked FMA micro-kernels
+//   trsm_ordered   (blas/ordered_gemm.hpp), the bits of the ger / invscal sequence.
 //   scal, invscal, one IEEE operation per element (multiply, divide, fma): correctly
 //   axpy, ger      rounded as it stands; ger with alpha * x_i not representable
 //                  falls back to round(a_ij + alpha x_i y_j) in an Accumulator.

@@ -40,9 +40,9 @@ inline int bound_exponent(double x)
 // 2^(e_i + f_j - beta (d + 2)); products below 2^53 k; 110 bits of double-double).
 constexpr int MIN_EXP_SUM = -780;
 constexpr int MAX_EXP_SUM = 940;
-// A row or column whose largest magnitude is below 2^MIN_ROW_EXP goes per element
-// (2^-e_i must be a normal double).
-constexpr int MIN_ROW_EXP = -1000;
+// A row or column whose largest magnitude is below 2^MIN_ROW_EXP or at least
+// 2^MAX_ROW_EXP goes per element (2^-e_i must be a normal double).
+constexpr int MIN_ROW_EXP = -1000, MAX_ROW_EXP = 1000;
 
 // c_ij per element: the backend's per-element arithmetic (exact dot product,
 // alpha applied to the exact value, beta c added as an exact product, one rounding).
@@ -175,12 +175,12 @@ bool plan(index_t m, index_t n, index_t k, double alpha, Operand A, Operand B, d
     for (index_t i = 0; i < m; ++i)
         if (rmax[static_cast<std::size_t>(i)] != 0.0) {
             const int e = bound_exponent(rmax[static_cast<std::size_t>(i)]);
-            if (e >= MIN_ROW_EXP) out.row_exp[static_cast<std::size_t>(i)] = e;
+            if (e >= MIN_ROW_EXP && e <= MAX_ROW_EXP) out.row_exp[static_cast<std::size_t>(i)] = e;
         }
     for (index_t j = 0; j < n; ++j)
         if (cmax[static_cast<std::size_t>(j)] != 0.0) {
             const int e = bound_exponent(cmax[static_cast<std::size_t>(j)]);
-            if (e >= MIN_ROW_EXP) out.col_exp[static_cast<std::size_t>(j)] = e;
+            if (e >= MIN_ROW_EXP && e <= MAX_ROW_EXP) out.col_exp[static_cast<std::size_t>(j)] = e;
         }
     int kbits = 0;
     while ((index_t{1} << kbits) < k) ++kbits;

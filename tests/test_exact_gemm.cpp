@@ -302,6 +302,27 @@ TEST(ExactGemmSplit, TiesCancellationAndSpecialsMatchMpfr)
     EXPECT_EQ(wrong, 0);
 }
 
+// Rows and columns at the ends of the exponent range, paired so that e_i + f_j is
+// ordinary (and, for some pairs, not): rows of op(A) up to 2^1024 and down to
+// 2^-990 against columns of op(B) from 2^-150 and up to 2^250; C cancels the first
+// product of each element (or is inf where it overflows).
+TEST(ExactGemmSplit, ExtremeRowsAgainstExtremeColumnsMatchMpfr)
+{
+    Rng rng(20);
+    int wrong = 0;
+    const Dim m = 9, n = 6, k = 33;
+    const int rows[3][2] = {{980, 1023}, {990, 999}, {-990, -960}}, cols[2][2] = {{-150, -100}, {200, 250}};
+    Case c{Trans::No, Trans::No, -1.0, 1.0, Matrix(m, k), Matrix(k, n), Matrix(m, n)};
+    for (Dim p = 0; p < k; ++p) {
+        for (Dim i = 0; i < m; ++i) c.A(i, p) = flamex::test::random_double(rng, rows[i % 3][0], rows[i % 3][1]);
+        for (Dim j = 0; j < n; ++j) c.B(p, j) = flamex::test::random_double(rng, cols[j % 2][0], cols[j % 2][1]);
+    }
+    for (Dim j = 0; j < n; ++j)
+        for (Dim i = 0; i < m; ++i) c.C0(i, j) = c.A(i, 0) * c.B(0, j);
+    for (const Blas* b : {&split1(), &split2()}) wrong += count_wrong_against_mpfr(c, run_gemm(*b, c), "extreme rows");
+    EXPECT_EQ(wrong, 0);
+}
+
 // Larger products against the per-element kernel (itself checked against MPFR in
 // test_exact_backend_mpfr): every transpose case, alpha / beta cases, strided
 // views (sub-views of larger matrices), 1 and 2 threads.
