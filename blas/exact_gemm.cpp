@@ -58,19 +58,29 @@ double per_element(const Plan& p, index_t i, index_t j)
 
 // Slices of rows of op(A) (or columns of op(B), through the transposed operand):
 // rows [r0, r0 + mr) into slice matrices mr x k (column-major, leading dimension
-// mr), made one at a time; rest holds the scaled remainder between slices.
+// mr), made one at a time; rest holds the scaled remainder between slices. The
+// buffers are kept from one tile to the next (no page faults per tile).
 struct Slicer {
     Operand X;       // rows of X are what is sliced
-    index_t r0, mr, k;
+    index_t k;
     const int* exp;  // exponent per row (NO_EXPONENT: zeros)
     int bits;
+    index_t r0 = 0, mr = 0;
+    int made = 0;
     std::vector<double> rest;
     std::vector<std::vector<double>> slices;
 
-    void start()
+    Slicer(Operand x, index_t depth, const int* exponents, int slice_bits)
+        : X(x), k(depth), exp(exponents), bits(slice_bits)
     {
+    }
+
+    void start(index_t first_row, index_t rows)
+    {
+        r0 = first_row;
+        mr = rows;
+        made = 0;
         rest.assign(static_cast<std::size_t>(mr * k), 0.0);
-        slices.clear();
         for (index_t i = 0; i < mr; ++i) {
             const int e = exp[r0 + i];
             if (e == NO_EXPONENT) continue;
@@ -83,8 +93,10 @@ struct Slicer {
     // for |x| < 2^51), its error staying in rest (exact: the fraction it leaves).
     const double* next()
     {
-        slices.emplace_back(static_cast<std::size_t>(mr * k));
-        double* out = slices.back().data();
+        if (static_cast<int>(slices.size()) <= made) slices.emplace_back();
+        std::vector<double>& v = slices[static_cast<std::size_t>(made++)];
+        if (v.size() < static_cast<std::size_t>(mr * k)) v.resize(static_cast<std::size_t>(mr * k));
+        double* out = v.data();
         const double scale = std::ldexp(1.0, bits), magic = 0x1.8p52;
         double* r = rest.data();
         for (index_t q = 0; q < mr * k; ++q) {
@@ -98,7 +110,7 @@ struct Slicer {
 
     const double* slice(int s)
     {
-        while (static_cast<int>(slices.size()) <= s) next();
+        while (made <= s) next();
         return slices[static_cast<std::size_t>(s)].data();
     }
 };
@@ -213,14 +225,13 @@ void run(const Plan& p, index_t j0, index_t j1)
     // Columns of op(B) are the rows of op(B)^T.
     const Operand BT{p.B.p, p.B.cs, p.B.rs};
     TileState st;
+    Slicer sa{p.A, k, p.row_exp.data(), bits}, sb{BT, k, p.col_exp.data(), bits};
     for (index_t jb = j0; jb < j1; jb += p.nb) {
         const index_t nc = std::min(p.nb, j1 - jb);
-        Slicer sb{BT, jb, nc, k, p.col_exp.data(), bits, {}, {}};
-        sb.start();
+        sb.start(jb, nc);
         for (index_t ib = 0; ib < p.m; ib += p.mb) {
             const index_t mr = std::min(p.mb, p.m - ib);
-            Slicer sa{p.A, ib, mr, k, p.row_exp.data(), bits, {}, {}};
-            sa.start();
+            sa.start(ib, mr);
             const std::size_t count = static_cast<std::size_t>(mr * nc);
             st.hi.assign(count, 0.0);
             st.lo.assign(count, 0.0);
