@@ -35,9 +35,9 @@ inline int bound_exponent(double x)
     return e;
 }
 
-// Per-element levels stay normal doubles, and so do the double-double sums and
-// their error terms, while e_i + f_j lies in this range (level d's scale is
-// 2^(e_i + f_j - beta (d + 2)); products below 2^53 k; 110 bits of double-double).
+// The scaled products stay normal doubles, and so do the double-double sums and
+// their error terms, while e_i + f_j lies in this range (scales down to
+// 2^(e_i + f_j - 4 beta); products below 2^53; 110 bits of double-double).
 constexpr int MIN_EXP_SUM = -780;
 constexpr int MAX_EXP_SUM = 940;
 // A row or column whose largest magnitude is below 2^MIN_ROW_EXP or at least
@@ -67,7 +67,7 @@ struct Slicer {
     int bits;
     index_t r0 = 0, mr = 0;
     int made = 0;
-    std::vector<double> rest;
+    std::vector<double> rest, scaled, high;
     std::vector<std::vector<double>> slices;
 
     Slicer(Operand x, index_t depth, const int* exponents, int slice_bits)
@@ -87,6 +87,7 @@ struct Slicer {
             const double s = pow2(-e); // e >= MIN_ROW_EXP: a normal double
             for (index_t l = 0; l < k; ++l) rest[static_cast<std::size_t>(i + l * mr)] = X(r0 + i, l) * s;
         }
+        scaled = rest;
     }
 
     // The next slice: round(rest 2^bits) (to nearest, as (x + 1.5 2^52) - 1.5 2^52 does
@@ -112,6 +113,18 @@ struct Slicer {
     {
         while (made <= s) next();
         return slices[static_cast<std::size_t>(s)].data();
+    }
+
+    // After the two slices: their sum as one integer matrix, slice 0 2^bits + slice 1
+    // (below 2^53: exact), in the units of rest (2^-2 bits of the scaled row).
+    const double* high_part()
+    {
+        const double* s0 = slice(0);
+        const double* s1 = slice(1);
+        high.resize(static_cast<std::size_t>(mr * k));
+        const double scale = std::ldexp(1.0, bits);
+        for (index_t q = 0; q < mr * k; ++q) high[static_cast<std::size_t>(q)] = s0[q] * scale + s1[q];
+        return high.data();
     }
 };
 
@@ -152,16 +165,24 @@ struct TileState {
     std::vector<unsigned char> open; // 1: not yet decided
 };
 
-// The relative error bound factor after `levels` levels: tail (levels + 3) 2^-beta levels,
-// plus the double-double sums' own error (2^-95 of the sum of magnitudes, <= 1.01 k 2^(e+f)).
-double tail_factor(int bits, int levels)
+// The bound of |S - sum| / 2^(e_i + f_j): the two rounded products (gamma_k, at most
+// 1.01 k 2^-53, times the sum of their terms' magnitudes, at most 1.01 k 2^-2 beta),
+// plus the double-double sums' own error (2^-95 of the sum of magnitudes, at most
+// 1.01 k; it also covers underflow in the rounded products).
+double bound_factor(int bits, index_t k)
 {
-    return (std::ldexp(static_cast<double>(levels + 3), -bits * levels) + 0x1p-95) * (1.0 + 0x1p-30);
+    const double kd = static_cast<double>(k);
+    return kd * (1.03 * kd * std::ldexp(1.0, -53 - 2 * bits) + 0x1p-95) * (1.0 + 0x1p-30);
 }
 
 } // namespace
 
-bool split_pays(index_t m, index_t n, index_t k) { return k >= 192 && m >= 128 && n >= 128 && m * n * k >= (index_t{1} << 24); }
+// Above k = 8192 the rounded products' bound (~k^2 2^-(53 + 2 beta)) leaves too
+// little margin: most elements would go per element.
+bool split_pays(index_t m, index_t n, index_t k)
+{
+    return k >= 192 && k <= 8192 && m >= 128 && n >= 128 && m * n * k >= (index_t{1} << 24);
+}
 
 bool plan(index_t m, index_t n, index_t k, double alpha, Operand A, Operand B, double beta, double* c, index_t crs,
           index_t ccs, const Tiling& tiling, Plan& out)
@@ -197,8 +218,6 @@ bool plan(index_t m, index_t n, index_t k, double alpha, Operand A, Operand B, d
     int kbits = 0;
     while ((index_t{1} << kbits) < k) ++kbits;
     out.slice_bits = (53 - kbits) / 2;
-    // Enough levels for 53 bits, the k terms' growth and a dozen bits of cancellation.
-    out.first_levels = std::min(MAX_LEVELS, (53 + kbits + 12 + out.slice_bits - 1) / out.slice_bits);
     out.m = m;
     out.n = n;
     out.k = k;
@@ -209,8 +228,8 @@ bool plan(index_t m, index_t n, index_t k, double alpha, Operand A, Operand B, d
     out.c = c;
     out.crs = crs;
     out.ccs = ccs;
-    // Tiles: MAX_LEVELS slices of k x (mb + nb) within about 48 MiB.
-    const index_t side = std::clamp<index_t>((index_t{48} << 20) / (8 * 2 * MAX_LEVELS * k) / 8 * 8, 64, 1024);
+    // Tiles: five matrices of k x (mb + nb) within about 48 MiB.
+    const index_t side = std::clamp<index_t>((index_t{48} << 20) / (8 * 5 * 2 * k) / 8 * 8, 64, 1024);
     out.mb = tiling.mb > 0 ? tiling.mb : side;
     out.nb = tiling.nb > 0 ? tiling.nb : side;
     return true;
@@ -246,31 +265,41 @@ void run(const Plan& p, index_t j0, index_t j1)
                     st.open[static_cast<std::size_t>(i + j * mr)] = fits ? 1 : 2; // 2: per element
                     open += fits;
                 }
-            // An element more levels cannot decide goes per element.
+            // An element the bound cannot decide goes per element.
             const auto close = [&](std::size_t q) {
                 st.open[q] = 2;
                 --open;
             };
-            int levels = 0;
-            while (open > 0 && levels < MAX_LEVELS) {
-                // Level d = levels: the pairs s + t = d.
-                const int d = levels;
-                for (int s = 0; s <= d; ++s) {
-                    product(mr, nc, k, sa.slice(s), sb.slice(d - s), st.prod.data());
-                    for (index_t j = 0; j < nc; ++j) {
-                        const int f = p.col_exp[static_cast<std::size_t>(jb + j)];
-                        for (index_t i = 0; i < mr; ++i) {
-                            const std::size_t q = static_cast<std::size_t>(i + j * mr);
-                            if (st.open[q] != 1) continue;
-                            const int e = p.row_exp[static_cast<std::size_t>(ib + i)];
-                            add_dd(st.hi[q], st.lo[q], st.prod[q] * pow2(e + f - bits * (d + 2)));
-                        }
+            // The four exact slice products and the two rounded remainder products,
+            // summed per element (unit: the power of two each is scaled by).
+            const auto fold = [&](int unit) {
+                for (index_t j = 0; j < nc; ++j) {
+                    const int f = p.col_exp[static_cast<std::size_t>(jb + j)];
+                    for (index_t i = 0; i < mr; ++i) {
+                        const std::size_t q = static_cast<std::size_t>(i + j * mr);
+                        if (st.open[q] != 1) continue;
+                        const int e = p.row_exp[static_cast<std::size_t>(ib + i)];
+                        add_dd(st.hi[q], st.lo[q], st.prod[q] * pow2(e + f - unit));
                     }
                 }
-                ++levels;
-                if (levels < p.first_levels) continue;
+            };
+            if (open > 0) {
+                product(mr, nc, k, sa.slice(0), sb.slice(0), st.prod.data());
+                fold(2 * bits);
+                product(mr, nc, k, sa.slice(0), sb.slice(1), st.prod.data());
+                fold(3 * bits);
+                product(mr, nc, k, sa.slice(1), sb.slice(0), st.prod.data());
+                fold(3 * bits);
+                product(mr, nc, k, sa.slice(1), sb.slice(1), st.prod.data());
+                fold(4 * bits);
+                product(mr, nc, k, sa.high_part(), sb.rest.data(), st.prod.data()); // (a0 + a1) b_rest
+                fold(4 * bits);
+                product(mr, nc, k, sa.rest.data(), sb.scaled.data(), st.prod.data()); // a_rest b
+                fold(2 * bits);
+            }
+            {
                 // Decide what can be decided.
-                const double tail = tail_factor(bits, levels) * static_cast<double>(k);
+                const double tail = bound_factor(bits, k);
                 for (index_t j = 0; j < nc; ++j) {
                     const int f = p.col_exp[static_cast<std::size_t>(jb + j)];
                     for (index_t i = 0; i < mr; ++i) {
@@ -340,8 +369,6 @@ void run(const Plan& p, index_t j0, index_t j1)
                         --open;
                     }
                 }
-                // Another level pays while many elements are open (each costs a dot product of k).
-                if (open * 32 <= static_cast<index_t>(count)) break;
             }
             // The rest, per element.
             index_t slow = 0;
