@@ -181,7 +181,7 @@ double bound_factor(int bits, index_t k)
 // little margin: most elements would go per element.
 bool split_pays(index_t m, index_t n, index_t k)
 {
-    return k >= 192 && k <= 8192 && m >= 128 && n >= 128 && m * n * k >= (index_t{1} << 24);
+    return k >= 16 && k <= 8192 && m >= 64 && n >= 64 && m * n >= (index_t{1} << 14);
 }
 
 bool plan(index_t m, index_t n, index_t k, double alpha, Operand A, Operand B, double beta, double* c, index_t crs,
