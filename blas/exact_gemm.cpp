@@ -356,8 +356,9 @@ void run(const Plan& p, index_t j0, index_t j1)
                             add_dd(sh, sl, t[r]);
                             mag += std::fabs(t[r]);
                         }
-                        const double r = sh + sl;
-                        const double rl = sl - (r - sh);
+                        double r = 0.0, rl = 0.0; // r + rl = sh + sl exactly, r = RN(sh + sl)
+                        add_dd(r, rl, sh);
+                        add_dd(r, rl, sl);
                         bound += mag * 0x1p-96;
                         if (!(std::fabs(r) >= 0x1p-960 && std::fabs(r) <= 0x1p+1000)) { // zero, tiny, huge
                             close(q);
