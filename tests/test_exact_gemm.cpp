@@ -256,28 +256,27 @@ TEST(ExactGemmSplit, TiesCancellationAndSpecialsMatchMpfr)
     int wrong = 0;
     for (const Dim k : {Dim{2}, Dim{40}, Dim{300}}) {
         const Dim m = 9, n = 7;
-        // Integers: A B exact in binary64, C = -(A B): every result an exact zero
-        // (+0, or -0 for alpha -1 where ... as IEEE decides).
+        // Integers: A B exact in binary64 and C = -alpha A B, so every result is an
+        // exact zero, whose sign the zero-sign rule decides (+0 here).
         Case z{Trans::No, Trans::No, 1.0, 1.0, Matrix(m, k), Matrix(k, n), Matrix(m, n)};
         for (Dim p = 0; p < k; ++p) {
             for (Dim i = 0; i < m; ++i) z.A(i, p) = static_cast<double>(std::uniform_int_distribution<int>(-50, 50)(rng));
             for (Dim j = 0; j < n; ++j) z.B(p, j) = static_cast<double>(std::uniform_int_distribution<int>(-50, 50)(rng));
         }
-        for (Dim j = 0; j < n; ++j)
-            for (Dim i = 0; i < m; ++i) {
-                double s = 0;
-                for (Dim p = 0; p < k; ++p) s += z.A(i, p) * z.B(p, j);
-                z.C0(i, j) = -s;
-            }
         for (const double alpha : {1.0, -1.0}) {
             z.alpha = alpha;
-            z.C0 = [&] {
-                Matrix C = z.C0;
+            for (Dim j = 0; j < n; ++j)
+                for (Dim i = 0; i < m; ++i) {
+                    double s = 0;
+                    for (Dim p = 0; p < k; ++p) s += z.A(i, p) * z.B(p, j);
+                    z.C0(i, j) = -alpha * s;
+                }
+            for (const Blas* b : {&split1(), &split2()}) {
+                const Matrix C = run_gemm(*b, z);
+                wrong += count_wrong_against_mpfr(z, C, "zeros");
                 for (Dim j = 0; j < n; ++j)
-                    for (Dim i = 0; i < m; ++i) C(i, j) = std::fabs(C(i, j)) * (C(i, j) < 0 ? -1 : 1) * alpha * alpha;
-                return C;
-            }();
-            for (const Blas* b : {&split1(), &split2()}) wrong += count_wrong_against_mpfr(z, run_gemm(*b, z), "zeros");
+                    for (Dim i = 0; i < m; ++i) EXPECT_EQ(C(i, j), 0.0) << "zeros: the data must cancel";
+            }
         }
         // Ties: c = 1, (A B)_ij = 2^-53 (+ a tiny bit in some elements): at and next to the midpoint.
         Case t{Trans::No, Trans::No, 1.0, 1.0, Matrix(m, k), Matrix(k, n), Matrix(m, n)};
