@@ -89,9 +89,11 @@ public:
     //   trsm_ordered  B := L^{-1} B, L lower triangular: row l of B, once the rows
     //                 above it have updated it, is divided by l_ll (invscal; not for
     //                 UNIT), then updates the rows below it (ger(-1, ...)).
-    // The defaults are those ger and invscal calls (blas/ordered.cpp); a backend whose
-    // ger is one fma(alpha * x_i, y_j, a_ij) per element may give the same bits
-    // faster (`exact`: blas/ordered_gemm.hpp).
+    // The defaults are those ger and invscal calls (blas/ordered.cpp); `exact` gives
+    // the same bits faster (blas/ordered_gemm.hpp). On backends whose ger is one
+    // fma(alpha * x_i, y_j, a_ij) per element (exact, opencl) the blocked
+    // lu_*_blk_var5_fma are thereby bit-identical to unb var5; blis's dger is not
+    // (its bits depend on the shape), so there they are not.
     virtual void gemm_ordered(Obj A, Obj B, Obj C) const;
     virtual void trsm_ordered(Diag diag, Obj L, Obj B) const;
 

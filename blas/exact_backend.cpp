@@ -9,7 +9,10 @@
 //                  IEEE operand, e.g. -1 * (an exactly cancelling S) = -0), beta * y
 //                  added as an exact product; beta == 0 does not read y (BLAS).
 //                  alpha is always applied (alpha == 0 still turns an inf in A or x
-//                  into NaN, as IEEE arithmetic would).
+//                  into NaN, as IEEE arithmetic would). Large gemms go through BLIS
+//                  dgemm on exact slices (blas/exact_gemm.hpp): the same bits.
+//   gemm_ordered,  the order-fixed updates (blas.hpp): blocked FMA micro-kernels
+//   trsm_ordered   (blas/ordered_gemm.hpp), the bits of the ger / invscal sequence.
 //   scal, invscal, one IEEE operation per element (multiply, divide, fma): correctly
 //   axpy, ger      rounded as it stands; ger with alpha * x_i not representable
 //                  falls back to round(a_ij + alpha x_i y_j) in an Accumulator.
@@ -115,20 +118,18 @@ index_t parallel_min_from_environment()
     return static_cast<index_t>(v);
 }
 
-// gemm's products (m n k) from which it goes through BLIS dgemm (blas/exact_gemm.hpp)
-// rather than element by element; FLAMEX_EXACT_GEMM_SPLIT_MIN overrides it (tests:
-// 1 for the split wherever it applies, a huge value for the per-element kernel).
-constexpr index_t DEFAULT_SPLIT_MIN = index_t{1} << 21;
+// When gemm goes through BLIS dgemm (blas/exact_gemm.hpp) rather than element by
+// element: where that pays (exact_gemm::split_pays), or, by FLAMEX_EXACT_GEMM_SPLIT
+// (tests, benchmarks), always (where it applies) or never.
+enum class Split { Auto, Always, Never };
 
-index_t split_min_from_environment()
+Split split_from_environment()
 {
-    const char* env = std::getenv("FLAMEX_EXACT_GEMM_SPLIT_MIN");
-    if (env == nullptr || *env == '\0') return DEFAULT_SPLIT_MIN;
-    char* end = nullptr;
-    const long long v = std::strtoll(env, &end, 10);
-    if (end == env || *end != '\0' || v < 1)
-        throw Error(std::string("exact backend: FLAMEX_EXACT_GEMM_SPLIT_MIN must be a positive integer, got '") + env + "'");
-    return static_cast<index_t>(v);
+    const char* env = std::getenv("FLAMEX_EXACT_GEMM_SPLIT");
+    if (env == nullptr || *env == '\0' || std::string(env) == "auto") return Split::Auto;
+    if (std::string(env) == "always") return Split::Always;
+    if (std::string(env) == "never") return Split::Never;
+    throw Error(std::string("exact backend: FLAMEX_EXACT_GEMM_SPLIT must be auto, always or never, got '") + env + "'");
 }
 
 // Splits among threads so far, every instance together (exact_backend_parallel_runs).
@@ -446,7 +447,7 @@ class ExactBackend final : public Blas {
 public:
     explicit ExactBackend(const BackendOptions& options)
         : threads_(options.threads), block_(options.block > 0 ? options.block : DEFAULT_BLOCK),
-          parallel_min_(parallel_min_from_environment()), split_min_(split_min_from_environment()),
+          parallel_min_(parallel_min_from_environment()), split_(split_from_environment()),
           pool_(options.threads > 1 ? std::make_unique<Pool>(options.threads) : nullptr)
     {
     }
@@ -642,7 +643,8 @@ public:
         const Mat EA = op(A, transa), EB = op(B, transb);
         const index_t m = C.length(), n = C.width(), k = EA.n;
         exact_gemm::Plan plan;
-        if (m * n * k >= split_min_ &&
+        const bool split = split_ == Split::Always || (split_ == Split::Auto && exact_gemm::split_pays(m, n, k));
+        if (split &&
             exact_gemm::plan(m, n, k, alpha, {EA.p, EA.rs, EA.cs}, {EB.p, EB.rs, EB.cs}, beta, C.buffer(),
                              C.row_stride(), C.col_stride(), {}, plan)) {
             parallel(parts_for(m * n * k), [&](int t, int T) {
@@ -1135,7 +1137,7 @@ private:
     int threads_;
     index_t block_;
     index_t parallel_min_;
-    index_t split_min_;
+    Split split_;
     std::unique_ptr<Pool> pool_;
 };
 

@@ -35,14 +35,14 @@ inline int bound_exponent(double x)
     return e;
 }
 
-// Per-element levels stay normal doubles, and so do the double-double sums and
-// their error terms, while e_i + f_j lies in this range (level d's scale is
-// 2^(e_i + f_j - beta (d + 2)); products below 2^53 k; 110 bits of double-double).
+// The scaled products stay normal doubles, and so do the double-double sums and
+// their error terms, while e_i + f_j lies in this range (scales down to
+// 2^(e_i + f_j - 4 beta); products below 2^53; 110 bits of double-double).
 constexpr int MIN_EXP_SUM = -780;
 constexpr int MAX_EXP_SUM = 940;
-// A row or column whose largest magnitude is below 2^MIN_ROW_EXP goes per element
-// (2^-e_i must be a normal double).
-constexpr int MIN_ROW_EXP = -1000;
+// A row or column whose largest magnitude is below 2^MIN_ROW_EXP or at least
+// 2^MAX_ROW_EXP goes per element (2^-e_i must be a normal double).
+constexpr int MIN_ROW_EXP = -1000, MAX_ROW_EXP = 1000;
 
 // c_ij per element: the backend's per-element arithmetic (exact dot product,
 // alpha applied to the exact value, beta c added as an exact product, one rounding).
@@ -58,33 +58,46 @@ double per_element(const Plan& p, index_t i, index_t j)
 
 // Slices of rows of op(A) (or columns of op(B), through the transposed operand):
 // rows [r0, r0 + mr) into slice matrices mr x k (column-major, leading dimension
-// mr), made one at a time; rest holds the scaled remainder between slices.
+// mr), made one at a time; rest holds the scaled remainder between slices. The
+// buffers are kept from one tile to the next (no page faults per tile).
 struct Slicer {
     Operand X;       // rows of X are what is sliced
-    index_t r0, mr, k;
+    index_t k;
     const int* exp;  // exponent per row (NO_EXPONENT: zeros)
     int bits;
-    std::vector<double> rest;
+    index_t r0 = 0, mr = 0;
+    int made = 0;
+    std::vector<double> rest, scaled, high;
     std::vector<std::vector<double>> slices;
 
-    void start()
+    Slicer(Operand x, index_t depth, const int* exponents, int slice_bits)
+        : X(x), k(depth), exp(exponents), bits(slice_bits)
     {
+    }
+
+    void start(index_t first_row, index_t rows)
+    {
+        r0 = first_row;
+        mr = rows;
+        made = 0;
         rest.assign(static_cast<std::size_t>(mr * k), 0.0);
-        slices.clear();
         for (index_t i = 0; i < mr; ++i) {
             const int e = exp[r0 + i];
             if (e == NO_EXPONENT) continue;
             const double s = pow2(-e); // e >= MIN_ROW_EXP: a normal double
             for (index_t l = 0; l < k; ++l) rest[static_cast<std::size_t>(i + l * mr)] = X(r0 + i, l) * s;
         }
+        scaled = rest;
     }
 
     // The next slice: round(rest 2^bits) (to nearest, as (x + 1.5 2^52) - 1.5 2^52 does
     // for |x| < 2^51), its error staying in rest (exact: the fraction it leaves).
     const double* next()
     {
-        slices.emplace_back(static_cast<std::size_t>(mr * k));
-        double* out = slices.back().data();
+        if (static_cast<int>(slices.size()) <= made) slices.emplace_back();
+        std::vector<double>& v = slices[static_cast<std::size_t>(made++)];
+        if (v.size() < static_cast<std::size_t>(mr * k)) v.resize(static_cast<std::size_t>(mr * k));
+        double* out = v.data();
         const double scale = std::ldexp(1.0, bits), magic = 0x1.8p52;
         double* r = rest.data();
         for (index_t q = 0; q < mr * k; ++q) {
@@ -98,8 +111,20 @@ struct Slicer {
 
     const double* slice(int s)
     {
-        while (static_cast<int>(slices.size()) <= s) next();
+        while (made <= s) next();
         return slices[static_cast<std::size_t>(s)].data();
+    }
+
+    // After the two slices: their sum as one integer matrix, slice 0 2^bits + slice 1
+    // (below 2^53: exact), in the units of rest (2^-2 bits of the scaled row).
+    const double* high_part()
+    {
+        const double* s0 = slice(0);
+        const double* s1 = slice(1);
+        high.resize(static_cast<std::size_t>(mr * k));
+        const double scale = std::ldexp(1.0, bits);
+        for (index_t q = 0; q < mr * k; ++q) high[static_cast<std::size_t>(q)] = s0[q] * scale + s1[q];
+        return high.data();
     }
 };
 
@@ -140,14 +165,24 @@ struct TileState {
     std::vector<unsigned char> open; // 1: not yet decided
 };
 
-// The relative error bound factor after `levels` levels: tail (levels + 3) 2^-beta levels,
-// plus the double-double sums' own error (2^-95 of the sum of magnitudes, <= 1.01 k 2^(e+f)).
-double tail_factor(int bits, int levels)
+// The bound of |S - sum| / 2^(e_i + f_j): the two rounded products (gamma_k, at most
+// 1.01 k 2^-53, times the sum of their terms' magnitudes, at most 1.01 k 2^-2 beta),
+// plus the double-double sums' own error (2^-95 of the sum of magnitudes, at most
+// 1.01 k; it also covers underflow in the rounded products).
+double bound_factor(int bits, index_t k)
 {
-    return (std::ldexp(static_cast<double>(levels + 3), -bits * levels) + 0x1p-95) * (1.0 + 0x1p-30);
+    const double kd = static_cast<double>(k);
+    return kd * (1.03 * kd * std::ldexp(1.0, -53 - 2 * bits) + 0x1p-95) * (1.0 + 0x1p-30);
 }
 
 } // namespace
+
+// Above k = 8192 the rounded products' bound (~k^2 2^-(53 + 2 beta)) leaves too
+// little margin: most elements would go per element.
+bool split_pays(index_t m, index_t n, index_t k)
+{
+    return k >= 16 && k <= 8192 && m >= 64 && n >= 64 && m * n >= (index_t{1} << 14);
+}
 
 bool plan(index_t m, index_t n, index_t k, double alpha, Operand A, Operand B, double beta, double* c, index_t crs,
           index_t ccs, const Tiling& tiling, Plan& out)
@@ -173,18 +208,16 @@ bool plan(index_t m, index_t n, index_t k, double alpha, Operand A, Operand B, d
     for (index_t i = 0; i < m; ++i)
         if (rmax[static_cast<std::size_t>(i)] != 0.0) {
             const int e = bound_exponent(rmax[static_cast<std::size_t>(i)]);
-            if (e >= MIN_ROW_EXP) out.row_exp[static_cast<std::size_t>(i)] = e;
+            if (e >= MIN_ROW_EXP && e <= MAX_ROW_EXP) out.row_exp[static_cast<std::size_t>(i)] = e;
         }
     for (index_t j = 0; j < n; ++j)
         if (cmax[static_cast<std::size_t>(j)] != 0.0) {
             const int e = bound_exponent(cmax[static_cast<std::size_t>(j)]);
-            if (e >= MIN_ROW_EXP) out.col_exp[static_cast<std::size_t>(j)] = e;
+            if (e >= MIN_ROW_EXP && e <= MAX_ROW_EXP) out.col_exp[static_cast<std::size_t>(j)] = e;
         }
     int kbits = 0;
     while ((index_t{1} << kbits) < k) ++kbits;
     out.slice_bits = (53 - kbits) / 2;
-    // Enough levels for 53 bits, the k terms' growth and a dozen bits of cancellation.
-    out.first_levels = std::min(MAX_LEVELS, (53 + kbits + 12 + out.slice_bits - 1) / out.slice_bits);
     out.m = m;
     out.n = n;
     out.k = k;
@@ -195,8 +228,8 @@ bool plan(index_t m, index_t n, index_t k, double alpha, Operand A, Operand B, d
     out.c = c;
     out.crs = crs;
     out.ccs = ccs;
-    // Tiles: MAX_LEVELS slices of k x (mb + nb) within about 48 MiB.
-    const index_t side = std::clamp<index_t>((index_t{48} << 20) / (8 * 2 * MAX_LEVELS * k) / 8 * 8, 64, 1024);
+    // Tiles: five matrices of k x (mb + nb) within about 48 MiB.
+    const index_t side = std::clamp<index_t>((index_t{48} << 20) / (8 * 5 * 2 * k) / 8 * 8, 64, 1024);
     out.mb = tiling.mb > 0 ? tiling.mb : side;
     out.nb = tiling.nb > 0 ? tiling.nb : side;
     return true;
@@ -211,14 +244,13 @@ void run(const Plan& p, index_t j0, index_t j1)
     // Columns of op(B) are the rows of op(B)^T.
     const Operand BT{p.B.p, p.B.cs, p.B.rs};
     TileState st;
+    Slicer sa{p.A, k, p.row_exp.data(), bits}, sb{BT, k, p.col_exp.data(), bits};
     for (index_t jb = j0; jb < j1; jb += p.nb) {
         const index_t nc = std::min(p.nb, j1 - jb);
-        Slicer sb{BT, jb, nc, k, p.col_exp.data(), bits, {}, {}};
-        sb.start();
+        sb.start(jb, nc);
         for (index_t ib = 0; ib < p.m; ib += p.mb) {
             const index_t mr = std::min(p.mb, p.m - ib);
-            Slicer sa{p.A, ib, mr, k, p.row_exp.data(), bits, {}, {}};
-            sa.start();
+            sa.start(ib, mr);
             const std::size_t count = static_cast<std::size_t>(mr * nc);
             st.hi.assign(count, 0.0);
             st.lo.assign(count, 0.0);
@@ -233,31 +265,41 @@ void run(const Plan& p, index_t j0, index_t j1)
                     st.open[static_cast<std::size_t>(i + j * mr)] = fits ? 1 : 2; // 2: per element
                     open += fits;
                 }
-            // An element more levels cannot decide goes per element.
+            // An element the bound cannot decide goes per element.
             const auto close = [&](std::size_t q) {
                 st.open[q] = 2;
                 --open;
             };
-            int levels = 0;
-            while (open > 0 && levels < MAX_LEVELS) {
-                // Level d = levels: the pairs s + t = d.
-                const int d = levels;
-                for (int s = 0; s <= d; ++s) {
-                    product(mr, nc, k, sa.slice(s), sb.slice(d - s), st.prod.data());
-                    for (index_t j = 0; j < nc; ++j) {
-                        const int f = p.col_exp[static_cast<std::size_t>(jb + j)];
-                        for (index_t i = 0; i < mr; ++i) {
-                            const std::size_t q = static_cast<std::size_t>(i + j * mr);
-                            if (st.open[q] != 1) continue;
-                            const int e = p.row_exp[static_cast<std::size_t>(ib + i)];
-                            add_dd(st.hi[q], st.lo[q], st.prod[q] * pow2(e + f - bits * (d + 2)));
-                        }
+            // The four exact slice products and the two rounded remainder products,
+            // summed per element (unit: the power of two each is scaled by).
+            const auto fold = [&](int unit) {
+                for (index_t j = 0; j < nc; ++j) {
+                    const int f = p.col_exp[static_cast<std::size_t>(jb + j)];
+                    for (index_t i = 0; i < mr; ++i) {
+                        const std::size_t q = static_cast<std::size_t>(i + j * mr);
+                        if (st.open[q] != 1) continue;
+                        const int e = p.row_exp[static_cast<std::size_t>(ib + i)];
+                        add_dd(st.hi[q], st.lo[q], st.prod[q] * pow2(e + f - unit));
                     }
                 }
-                ++levels;
-                if (levels < p.first_levels) continue;
+            };
+            if (open > 0) {
+                product(mr, nc, k, sa.slice(0), sb.slice(0), st.prod.data());
+                fold(2 * bits);
+                product(mr, nc, k, sa.slice(0), sb.slice(1), st.prod.data());
+                fold(3 * bits);
+                product(mr, nc, k, sa.slice(1), sb.slice(0), st.prod.data());
+                fold(3 * bits);
+                product(mr, nc, k, sa.slice(1), sb.slice(1), st.prod.data());
+                fold(4 * bits);
+                product(mr, nc, k, sa.high_part(), sb.rest.data(), st.prod.data()); // (a0 + a1) b_rest
+                fold(4 * bits);
+                product(mr, nc, k, sa.rest.data(), sb.scaled.data(), st.prod.data()); // a_rest b
+                fold(2 * bits);
+            }
+            {
                 // Decide what can be decided.
-                const double tail = tail_factor(bits, levels) * static_cast<double>(k);
+                const double tail = bound_factor(bits, k);
                 for (index_t j = 0; j < nc; ++j) {
                     const int f = p.col_exp[static_cast<std::size_t>(jb + j)];
                     for (index_t i = 0; i < mr; ++i) {
@@ -314,8 +356,9 @@ void run(const Plan& p, index_t j0, index_t j1)
                             add_dd(sh, sl, t[r]);
                             mag += std::fabs(t[r]);
                         }
-                        const double r = sh + sl;
-                        const double rl = sl - (r - sh);
+                        double r = 0.0, rl = 0.0; // r + rl = sh + sl exactly, r = RN(sh + sl)
+                        add_dd(r, rl, sh);
+                        add_dd(r, rl, sl);
                         bound += mag * 0x1p-96;
                         if (!(std::fabs(r) >= 0x1p-960 && std::fabs(r) <= 0x1p+1000)) { // zero, tiny, huge
                             close(q);
@@ -327,8 +370,6 @@ void run(const Plan& p, index_t j0, index_t j1)
                         --open;
                     }
                 }
-                // Another level pays while many elements are open (each costs a dot product of k).
-                if (open * 32 <= static_cast<index_t>(count)) break;
             }
             // The rest, per element.
             index_t slow = 0;

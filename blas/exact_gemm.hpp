@@ -3,25 +3,28 @@
 // alpha (A B)_ij + beta c_ij (one rounding).
 //
 // The split. Row i of op(A) is scaled by 2^-e_i (e_i: the exponent that bounds
-// the row's largest magnitude) and cut into slices of beta bits,
-// a_il 2^-e_i = sum_s A_s(i, l) 2^-beta (s + 1), each A_s an integer matrix with
-// |A_s| <= 2^beta (round to nearest, the rest carried to the next slice);
-// columns of op(B) likewise with their own exponents f_j. With
-// beta = floor((53 - ceil(log2 k)) / 2), every product A_s B_t is a matrix of
-// integers below 2^53: BLIS dgemm computes it exactly, whatever its blocking,
-// kernel or threads. Level d collects the pairs s + t = d, scaled by
-// 2^(e_i + f_j - beta (d + 2)). Levels d < L give the exact product up to a tail
-// bounded by k 2^(e_i + f_j) ((L + 3) 2^-beta L); they are summed per element as
-// a double-double whose own error is bounded too.
+// the row's largest magnitude), a = a_il 2^-e_i, and cut into two slices of beta
+// bits and a rest, a = A_0 2^-beta + (A_1 + R_A) 2^-2 beta, A_0, A_1 integers
+// (|A_0| <= 2^beta, |A_1| <= 2^(beta-1): round to nearest, the rest carried),
+// |R_A| <= 1/2; columns of op(B) likewise (exponents f_j). With
+// beta = floor((53 - ceil(log2 k)) / 2), the four products A_s B_t are matrices of
+// integers below 2^53: BLIS dgemm computes them exactly, whatever its blocking,
+// kernel or threads. Then, exactly,
+//   a b = A_0 B_0 2^-2b + (A_0 B_1 + A_1 B_0) 2^-3b + A_1 B_1 2^-4b
+//         + (A_0 2^b + A_1) R_B 2^-4b + R_A b 2^-2b,
+// and the last two products (two more dgemms, rounded) are small: their rounding
+// error is at most gamma_k k 2^-2 beta, about k^2 2^-(53 + 2 beta) (2^-73 at
+// k = 2048) of 2^(e_i + f_j). Six dgemms in all; the six results are summed per
+// element as a double-double, whose own error is bounded too. (The first version
+// took exact slice products only, levels s + t < 4: ten dgemms for the same 2^-70.)
 //
 // The rounding. alpha times that sum plus beta c_ij is formed as a double-double
 // (two_prod for the products) and rounded; the result is kept only when the whole
 // interval the exact value may lie in (the bounds above) rounds to it, i.e. lies
 // strictly inside its rounding interval: then it is the correctly rounded exact
-// value. Elements undecided after L levels take one more level (up to MAX_LEVELS)
-// while many of a tile's elements are undecided; the rest, and every element the
-// split cannot represent (a row or column that is all zero or all subnormal,
-// e_i + f_j outside the range where every level is a normal double, a non-finite
+// value. The rest, and every element the split cannot represent (a row or column
+// that is all zero, or whose largest magnitude is below 2^-1000 or above 2^1000,
+// e_i + f_j outside the range where every term is a normal double, a non-finite
 // or out-of-range c_ij, an exact-zero result, whose sign needs the zero-sign
 // rule), get the per-element exact dot product (exact::accumulate_dot, the
 // Accumulator's scale / add_product / round: the same bits as the backend's
@@ -32,10 +35,10 @@
 // kernel): alpha zero or not finite, beta not finite, any entry of A or B not
 // finite (IEEE specials keep the per-element contract).
 //
-// Memory: C is processed in tiles of mb x nb; a tile holds the slices of its
-// rows of op(A) and columns of op(B) (up to MAX_LEVELS each, made as the levels
-// need them), one dgemm product and the double-double sums: about
-// 8 (MAX_LEVELS k (mb + nb) + 4 mb nb) bytes per thread.
+// Memory: C is processed in tiles of mb x nb; a tile holds five k-long matrices
+// (the scaled operand, two slices, their sum, the rest) for its rows of op(A) and
+// for its columns of op(B), one dgemm product and the double-double sums: about
+// 8 (5 k (mb + nb) + 4 mb nb) bytes per thread (mb = nb chosen for 48 MiB).
 #pragma once
 
 #include <vector>
@@ -57,8 +60,6 @@ struct Tiling {
     index_t mb = 0, nb = 0; // tile of C; 0: chosen from k (the memory bound above)
 };
 
-inline constexpr int MAX_LEVELS = 6;
-
 struct Plan {
     index_t m = 0, n = 0, k = 0;
     double alpha = 0, beta = 0;
@@ -66,12 +67,17 @@ struct Plan {
     double* c = nullptr;
     index_t crs = 0, ccs = 0;
     int slice_bits = 0;    // beta of the header
-    int first_levels = 0;  // L tried first
     index_t mb = 0, nb = 0;
     std::vector<int> row_exp, col_exp; // e_i, f_j; NO_EXPONENT: the row / column goes per element
 };
 
 inline constexpr int NO_EXPONENT = -100000;
+
+// Whether the split is faster than the per-element kernel for these dimensions
+// (measured, one thread: from 128 x 128 x 128 and 1024 x 1024 x 16 on it is 1.3-2.5x
+// faster; at 64 x 64 x 1024 2x slower: the slicing of A and B, O((m + n) k), is not
+// paid back by few elements).
+bool split_pays(index_t m, index_t n, index_t k);
 
 // Checks applicability and computes the exponents; false: use the per-element kernel.
 bool plan(index_t m, index_t n, index_t k, double alpha, Operand A, Operand B, double beta, double* c, index_t crs,

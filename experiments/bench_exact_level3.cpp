@@ -5,8 +5,7 @@
 //            spread over 2^±20 and 2^±40;
 //   LU       FLA_LU_piv against the order-fixed lu_piv_blk_var5_fma on `exact`
 //            (its best block size; its bits checked against exact's
-//            lu_piv_unb_var5 and across thread counts) and against today's
-//            blocked exact LU variants.
+//            lu_piv_unb_var5) and against the blocked exact LU variants.
 // Every time is the best of R runs, the compared runs interleaved, inputs reset
 // outside the timed region.
 #include "flame/libflame.hpp" // first: FLAME.h breaks standard headers included after it
@@ -156,17 +155,19 @@ void lu_tables(const Level3Options& o)
                             static_cast<long>(block), t[1], t[1] / t[0], same ? "= exact unb var5" : "**differ**");
                 std::fflush(stdout);
             }
-            // Today's blocked exact LU (correctly rounded gemm and trsm): one size, one block.
-            if (n != o.lu_sizes.front()) continue;
-            for (const char* name : {"lu_piv_blk_var3", "lu_piv_blk_var5"}) {
-                LuControl control;
-                control.block = 128;
-                const int reps = o.quick ? 1 : std::max(1, o.reps / 2);
-                const std::vector<double> t =
-                    interleaved(reps, reset, {fla, [&] { lu(*exact, find_lu_variant(name), LU, p, control); }});
-                std::printf("| %ld | %d | %.4g | %s | 128 | %.4g | %.2f | - |\n", n, threads, t[0], name, t[1], t[1] / t[0]);
-                std::fflush(stdout);
-            }
+            // The blocked exact LU variants (correctly rounded gemm and trsm), one thread.
+            if (threads != 1) continue;
+            for (const char* name : {"lu_piv_blk_var3", "lu_piv_blk_var4", "lu_piv_blk_var5"})
+                for (const dim_t block : {dim_t{128}, dim_t{256}}) {
+                    LuControl control;
+                    control.block = block;
+                    const int reps = o.quick ? 1 : std::max(1, o.reps / 2);
+                    const std::vector<double> t =
+                        interleaved(reps, reset, {fla, [&] { lu(*exact, find_lu_variant(name), LU, p, control); }});
+                    std::printf("| %ld | %d | %.4g | %s | %ld | %.4g | %.2f | - |\n", n, threads, t[0], name,
+                                static_cast<long>(block), t[1], t[1] / t[0]);
+                    std::fflush(stdout);
+                }
         }
     }
     std::printf("\n");

@@ -112,15 +112,15 @@ namespace eg = flamex::exact_gemm;
 constexpr double INF = std::numeric_limits<double>::infinity();
 constexpr double NaN = std::numeric_limits<double>::quiet_NaN();
 
-// An exact backend whose gemm takes the split wherever it applies (split_min 1), or
+// An exact backend whose gemm takes the split wherever it applies, or
 // never (the per-element kernel); threads split even small operations.
 std::unique_ptr<Blas> backend(int threads, bool split)
 {
     ::setenv("FLAMEX_EXACT_PARALLEL_MIN", "1", 1);
-    ::setenv("FLAMEX_EXACT_GEMM_SPLIT_MIN", split ? "1" : "1000000000000000000", 1);
+    ::setenv("FLAMEX_EXACT_GEMM_SPLIT", split ? "always" : "never", 1);
     auto b = flamex::make_backend("exact", {threads, 0, ""});
     ::unsetenv("FLAMEX_EXACT_PARALLEL_MIN");
-    ::unsetenv("FLAMEX_EXACT_GEMM_SPLIT_MIN");
+    ::unsetenv("FLAMEX_EXACT_GEMM_SPLIT");
     return b;
 }
 
@@ -256,28 +256,27 @@ TEST(ExactGemmSplit, TiesCancellationAndSpecialsMatchMpfr)
     int wrong = 0;
     for (const Dim k : {Dim{2}, Dim{40}, Dim{300}}) {
         const Dim m = 9, n = 7;
-        // Integers: A B exact in binary64, C = -(A B): every result an exact zero
-        // (+0, or -0 for alpha -1 where ... as IEEE decides).
+        // Integers: A B exact in binary64 and C = -alpha A B, so every result is an
+        // exact zero, whose sign the zero-sign rule decides (+0 here).
         Case z{Trans::No, Trans::No, 1.0, 1.0, Matrix(m, k), Matrix(k, n), Matrix(m, n)};
         for (Dim p = 0; p < k; ++p) {
             for (Dim i = 0; i < m; ++i) z.A(i, p) = static_cast<double>(std::uniform_int_distribution<int>(-50, 50)(rng));
             for (Dim j = 0; j < n; ++j) z.B(p, j) = static_cast<double>(std::uniform_int_distribution<int>(-50, 50)(rng));
         }
-        for (Dim j = 0; j < n; ++j)
-            for (Dim i = 0; i < m; ++i) {
-                double s = 0;
-                for (Dim p = 0; p < k; ++p) s += z.A(i, p) * z.B(p, j);
-                z.C0(i, j) = -s;
-            }
         for (const double alpha : {1.0, -1.0}) {
             z.alpha = alpha;
-            z.C0 = [&] {
-                Matrix C = z.C0;
+            for (Dim j = 0; j < n; ++j)
+                for (Dim i = 0; i < m; ++i) {
+                    double s = 0;
+                    for (Dim p = 0; p < k; ++p) s += z.A(i, p) * z.B(p, j);
+                    z.C0(i, j) = -alpha * s;
+                }
+            for (const Blas* b : {&split1(), &split2()}) {
+                const Matrix C = run_gemm(*b, z);
+                wrong += count_wrong_against_mpfr(z, C, "zeros");
                 for (Dim j = 0; j < n; ++j)
-                    for (Dim i = 0; i < m; ++i) C(i, j) = std::fabs(C(i, j)) * (C(i, j) < 0 ? -1 : 1) * alpha * alpha;
-                return C;
-            }();
-            for (const Blas* b : {&split1(), &split2()}) wrong += count_wrong_against_mpfr(z, run_gemm(*b, z), "zeros");
+                    for (Dim i = 0; i < m; ++i) EXPECT_EQ(C(i, j), 0.0) << "zeros: the data must cancel";
+            }
         }
         // Ties: c = 1, (A B)_ij = 2^-53 (+ a tiny bit in some elements): at and next to the midpoint.
         Case t{Trans::No, Trans::No, 1.0, 1.0, Matrix(m, k), Matrix(k, n), Matrix(m, n)};
@@ -299,6 +298,27 @@ TEST(ExactGemmSplit, TiesCancellationAndSpecialsMatchMpfr)
             for (const Blas* b : {&split1(), &split2()}) wrong += count_wrong_against_mpfr(s, run_gemm(*b, s), "special A B");
         }
     }
+    EXPECT_EQ(wrong, 0);
+}
+
+// Rows and columns at the ends of the exponent range, paired so that e_i + f_j is
+// ordinary (and, for some pairs, not): rows of op(A) up to 2^1024 and down to
+// 2^-990 against columns of op(B) from 2^-150 and up to 2^250; C cancels the first
+// product of each element (or is inf where it overflows).
+TEST(ExactGemmSplit, ExtremeRowsAgainstExtremeColumnsMatchMpfr)
+{
+    Rng rng(20);
+    int wrong = 0;
+    const Dim m = 9, n = 6, k = 33;
+    const int rows[3][2] = {{980, 1023}, {990, 999}, {-990, -960}}, cols[2][2] = {{-150, -100}, {200, 250}};
+    Case c{Trans::No, Trans::No, -1.0, 1.0, Matrix(m, k), Matrix(k, n), Matrix(m, n)};
+    for (Dim p = 0; p < k; ++p) {
+        for (Dim i = 0; i < m; ++i) c.A(i, p) = flamex::test::random_double(rng, rows[i % 3][0], rows[i % 3][1]);
+        for (Dim j = 0; j < n; ++j) c.B(p, j) = flamex::test::random_double(rng, cols[j % 2][0], cols[j % 2][1]);
+    }
+    for (Dim j = 0; j < n; ++j)
+        for (Dim i = 0; i < m; ++i) c.C0(i, j) = c.A(i, 0) * c.B(0, j);
+    for (const Blas* b : {&split1(), &split2()}) wrong += count_wrong_against_mpfr(c, run_gemm(*b, c), "extreme rows");
     EXPECT_EQ(wrong, 0);
 }
 

@@ -368,3 +368,4 @@ TEST(LuOrdered, OpenclIsExactUnblockedVar5)
     expect_unb_bits(exact1(), {opencl.get()}, true, support::random_matrix(37, 20, 12), {8});
     expect_unb_bits(exact1(), {opencl.get()}, false, dominant(20, 37, 13), {8, 32});
 }
+

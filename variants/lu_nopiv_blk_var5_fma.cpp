@@ -1,7 +1,8 @@
 // LU without pivoting, blocked, variant 5, order-fixed: the right-looking blocked LU
 // whose every operation is a fixed sequence of IEEE operations, so that it gives the
-// bits of the unblocked lu_nopiv_unb_var5 on the same backend, for any block size and
-// thread count (why: variants/lu_piv_blk_var5_fma.cpp, without the row swaps).
+// bits of the unblocked lu_nopiv_unb_var5 of `exact` (and `opencl`), for any block
+// size and thread count (why, and on which backends: variants/lu_piv_blk_var5_fma.cpp,
+// without the row swaps).
 //
 //   ( A11 ; A21 ) := LU( A11 ; A21 )              this variant, block b / 2 (panels of
 //                                                 at most 16 columns: the inner variant)

@@ -1,7 +1,10 @@
 // LU with partial pivoting, blocked, variant 5, order-fixed: the right-looking blocked
 // LU whose every operation is a fixed sequence of IEEE operations, so that it gives
-// the bits of the unblocked lu_piv_unb_var5 on the same backend, for any block size
-// and thread count.
+// the bits of the unblocked lu_piv_unb_var5 of `exact` (and of `opencl`, which has
+// the same bits), for any block size and thread count. The trailing updates run at
+// BLIS dgemm's speed on `exact` (Blas::gemm_ordered, blas/ordered_gemm.hpp); on
+// other backends they are the ger calls that define them (on blis, whose dger
+// rounds as its kernels choose, the bits are blis's, not its unb var5's).
 //
 //   [ ( A11 ; A21 ), p1 ] := LU( A11 ; A21 )      this variant, block b / 2 (panels of
 //                                                 at most 16 columns: the inner variant)
