@@ -11,7 +11,8 @@ namespace {
 
 const Option kDeriveVariant{"--variant", nullptr, "N", "only the variant libflame numbers N (needed by --emit cpp)"};
 const Option kBlocked{"--blocked", nullptr, nullptr, "the blocked form (default: unblocked)"};
-const Option kEmit{"--emit", nullptr, "text|cpp", "what to write: the worksheets (text, the default) or the variant file (cpp)"};
+const Option kEmit{"--emit", nullptr, "text|cpp|latex",
+                   "what to write: the worksheets (text, the default), the variant file (cpp), or the worksheets as a LaTeX document (latex)"};
 const Option kDeriveOutput{"--output", "-o", "FILE", "write to FILE instead of stdout"};
 const Option kCheckPme{"--check-pme", nullptr, nullptr,
                        "run every variant on small random problems against the operation's definition"};
@@ -52,7 +53,7 @@ int run_derive(const Args& a)
     }
     require_operands(command("derive"), a);
     const std::string emit = a.get(kEmit).value_or("text");
-    if (emit != "text" && emit != "cpp") throw UsageError("--emit is text or cpp, not '" + emit + "'");
+    if (emit != "text" && emit != "cpp" && emit != "latex") throw UsageError("--emit is text, cpp or latex, not '" + emit + "'");
     const int number = static_cast<int>(integer_option(a, kDeriveVariant, 0, 1, 99));
     const bool blocked = a.has(kBlocked);
     try {
@@ -104,6 +105,8 @@ int run_derive(const Args& a)
                 } catch (const Error& e) {
                     throw DerivationFailure(e.what());
                 }
+            } else if (emit == "latex") {
+                text += derive::emit_latex(d, blocked);
             } else {
                 text += (text.empty() ? "" : "\n") + derive::text_report(d, number, blocked);
             }
