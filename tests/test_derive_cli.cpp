@@ -168,3 +168,28 @@ TEST(DeriveCli, CheckPmeNamesTheTaskOfAFlippedSign)
 }
 
 } // namespace
+
+namespace {
+
+// The README's walk-through ("Deriving a variant") runs as written: its bash block,
+// with build/flamex this build's program, ends by finding the predicted bit identity.
+TEST(DeriveCli, ReadmeWalkThroughRuns)
+{
+    const std::string readme = slurp(kSource + "/README.md");
+    const size_t section = readme.find("## Deriving a variant");
+    ASSERT_NE(section, std::string::npos);
+    const size_t open = readme.find("```bash\n", section);
+    const size_t close = readme.find("```\n", open + 8);
+    ASSERT_NE(open, std::string::npos);
+    std::string script = readme.substr(open + 8, close - open - 8);
+    const std::string program = FLAMEX_CLI;
+    for (size_t at = script.find("build/flamex"); at != std::string::npos; at = script.find("build/flamex", at + program.size()))
+        script.replace(at, std::string("build/flamex").size(), program);
+    ScratchDir scratch("derive-readme");
+    const auto r = run_program("bash", {"-c", "cd '" + kSource + "' && " + script}, scratch);
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("variants 3 and 4: identical bits, as predicted"), std::string::npos) << r.out << r.err;
+    EXPECT_NE(r.err.find("lu_piv: variant 1 {tl} is infeasible"), std::string::npos) << r.err;
+}
+
+} // namespace
