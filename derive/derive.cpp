@@ -346,7 +346,11 @@ std::string list_text(const std::vector<Derivation>& all)
 std::string pme_directory()
 {
     if (const char* dir = std::getenv("FLAMEX_PME_DIR")) return dir;
-    return FLAMEX_PME_SOURCE_DIR;
+    if (DIR* d = opendir(FLAMEX_PME_SOURCE_DIR)) {
+        closedir(d);
+        return FLAMEX_PME_SOURCE_DIR;
+    }
+    return FLAMEX_PME_INSTALL_DIR;
 }
 
 std::vector<std::string> operation_names()
