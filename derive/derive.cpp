@@ -185,11 +185,16 @@ std::string quadrants_text(const Task& t)
 std::vector<std::vector<std::string>> states(const Pme& pme, const Invariant& inv, bool blocked, bool after)
 {
     std::vector<std::vector<std::string>> lines;
+    // An operand whose PME has no task in TR is a lower triangle: the blocks above
+    // the diagonal are not referenced and not shown.
+    bool upper_referenced = false;
+    for (const Task& t : pme.tasks) upper_referenced |= contains(t.quadrants, "TR");
     for (const Operand& o : pme.operands) {
         if (o.pivots) continue;
         const auto names = block_names(o, blocked);
         for (size_t i = 0; i < names.size(); ++i)
             for (size_t j = 0; j < names[i].size(); ++j) {
+                if (&o == &pme.operands.front() && !upper_referenced && j > i) continue;
                 const std::string& name = names[i][j];
                 const std::string quadrant = quadrant_of(pme, Block{&o, static_cast<int>(i), static_cast<int>(j)}, after);
                 std::string tasks;
