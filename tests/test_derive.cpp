@@ -168,18 +168,23 @@ TEST(Derive, RecordingBlasLogsOperationFlagsScalarsAndViews)
 namespace {
 
 // The partition of `numbers` by bit equality of their factors on every matrix.
+// Blocked variants run with block 3 and, for their diagonal blocks, the unblocked
+// variant of the same number: what derive::roundings() assumes.
 std::vector<std::vector<int>> measured_groups(const std::string& prefix, const std::vector<int>& numbers,
-                                              const std::vector<Matrix>& matrices)
+                                              const std::vector<Matrix>& matrices, bool blocked)
 {
     const auto exact = make_backend("exact");
     std::vector<std::vector<Matrix>> factors; // [variant][matrix]
     for (const int v : numbers) {
-        const LuVariant& variant = find_lu_variant(prefix + "_unb_var" + std::to_string(v));
+        const LuVariant& variant = find_lu_variant(prefix + (blocked ? "_blk_var" : "_unb_var") + std::to_string(v));
+        LuControl control;
+        control.block = 3;
+        control.inner = &find_lu_variant(prefix + "_unb_var" + std::to_string(v));
         factors.emplace_back();
         for (const Matrix& M : matrices) {
             Matrix A = M;
             Pivots p(variant.pivoting ? std::min(A.length(), A.width()) : 0);
-            EXPECT_TRUE(lu(*exact, variant, A, p).ok());
+            EXPECT_TRUE(lu(*exact, variant, A, p, control).ok());
             factors.back().push_back(A);
         }
     }
@@ -213,11 +218,13 @@ TEST(Derive, PredictedRoundingGroupsAreTheMeasuredBitEqualityOnExact)
                                        std::pair<std::string, const std::vector<Matrix>*>{"lu_piv", &general}}) {
         const derive::Pme pme = derive::load_operation(op);
         const derive::Derivation d = derive::derive_invariants(pme);
-        const derive::RoundingReport predicted = derive::roundings(d, false);
-        std::vector<int> numbers;
-        for (const auto& g : predicted.groups) numbers.insert(numbers.end(), g.begin(), g.end());
-        std::sort(numbers.begin(), numbers.end());
-        EXPECT_EQ(predicted.groups, measured_groups(op, numbers, *matrices)) << op << "\n" << predicted.text;
+        for (const bool blocked : {false, true}) {
+            const derive::RoundingReport predicted = derive::roundings(d, blocked);
+            std::vector<int> numbers;
+            for (const auto& g : predicted.groups) numbers.insert(numbers.end(), g.begin(), g.end());
+            std::sort(numbers.begin(), numbers.end());
+            EXPECT_EQ(predicted.groups, measured_groups(op, numbers, *matrices, blocked)) << op << "\n" << predicted.text;
+        }
     }
     const derive::Pme lu = derive::load_operation("lu_nopiv");
     EXPECT_EQ(derive::roundings(derive::derive_invariants(lu), false).groups, (std::vector<std::vector<int>>{{1, 2}, {3, 4}, {5}}));
