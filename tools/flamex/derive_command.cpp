@@ -40,6 +40,46 @@ void write(const Args& a, const std::string& text)
     if (!out) throw Error("cannot write '" + *path + "'");
 }
 
+// The operations OP names: itself, or the family OP_*: `lu` is lu_nopiv and lu_piv.
+std::vector<std::string> operations_named(const std::string& op)
+{
+    std::vector<std::string> names;
+    for (const std::string& name : derive::operation_names()) {
+        if (name == op) return {name};
+        if (name.rfind(op + "_", 0) == 0) names.push_back(name);
+    }
+    if (names.empty()) {
+        std::string known;
+        for (const std::string& n : derive::operation_names()) known += (known.empty() ? "" : ", ") + n;
+        throw DerivationFailure("unknown operation '" + op + "' (known: " + known + ")");
+    }
+    return names;
+}
+
+// What `flamex derive` prints for one operation; ok is false when --check-pme fails.
+std::string derive_operation(const Args& a, const derive::Pme& pme, bool& ok)
+{
+    const derive::Derivation d = derive::derive_invariants(pme);
+    const bool blocked = a.has(kBlocked);
+    if (blocked && pme.blocked.empty()) throw DerivationFailure(pme.name + ": the description has no blocked form");
+    if (a.has(kCheckPme)) return derive::check_pme(d, ok);
+    if (a.has(kRoundings)) return derive::roundings(d, blocked).text;
+    const int number = static_cast<int>(integer_option(a, kDeriveVariant, 0, 1, 99));
+    const derive::Invariant* inv = nullptr;
+    try {
+        if (number != 0) inv = &derive::find_variant(d, number);
+        const std::string emit = a.get(kEmit).value_or("text");
+        if (emit == "latex") return derive::emit_latex(d, blocked);
+        if (emit == "text") return derive::text_report(d, number, blocked);
+        if (!inv) throw UsageError("--emit cpp needs --variant N");
+        return derive::emit_cpp(pme, *inv, blocked);
+    } catch (const UsageError&) {
+        throw;
+    } catch (const Error& e) {
+        throw DerivationFailure(e.what()); // an unknown or infeasible variant, an operation the BLAS lacks
+    }
+}
+
 int run_derive(const Args& a)
 {
     if (a.has(kDeriveList)) {
@@ -54,69 +94,27 @@ int run_derive(const Args& a)
     require_operands(command("derive"), a);
     const std::string emit = a.get(kEmit).value_or("text");
     if (emit != "text" && emit != "cpp" && emit != "latex") throw UsageError("--emit is text, cpp or latex, not '" + emit + "'");
-    const int number = static_cast<int>(integer_option(a, kDeriveVariant, 0, 1, 99));
-    const bool blocked = a.has(kBlocked);
+    integer_option(a, kDeriveVariant, 0, 1, 99); // a bad number is bad usage before anything is derived
     try {
-        // OP is an operation, or a family of them: `lu` is lu_nopiv and lu_piv.
-        std::vector<std::string> names;
-        for (const std::string& name : derive::operation_names())
-            if (name == a.operands[0] || name.rfind(a.operands[0] + "_", 0) == 0) names.push_back(name);
-        if (std::find(names.begin(), names.end(), a.operands[0]) != names.end()) names = {a.operands[0]};
-        if (names.empty()) {
-            std::string known;
-            for (const std::string& n : derive::operation_names()) known += (known.empty() ? "" : ", ") + n;
-            throw DerivationFailure("unknown operation '" + a.operands[0] + "' (known: " + known + ")");
-        }
-        if (names.size() > 1 && (number != 0 || emit != "text")) {
+        const std::vector<std::string> names = operations_named(a.operands[0]);
+        if (names.size() > 1 && (a.has(kDeriveVariant) || emit != "text")) {
             std::string list;
             for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
-            throw DerivationFailure(a.operands[0] + " names several operations (" + list + "): --variant and --emit cpp need one");
+            throw DerivationFailure(a.operands[0] + " names several operations (" + list + "): --variant and --emit need one");
         }
         std::string text;
+        bool ok = true;
         for (const std::string& name : names) {
-            const derive::Pme pme = derive::load_operation(name);
-            const derive::Derivation d = derive::derive_invariants(pme);
-            if (blocked && pme.blocked.empty()) throw DerivationFailure(pme.name + ": the description has no blocked form");
-            const derive::Invariant* inv = nullptr;
-            if (number != 0) {
-                try {
-                    inv = &derive::find_variant(d, number);
-                } catch (const Error& e) {
-                    throw DerivationFailure(e.what());
-                }
-            }
-            if (a.has(kCheckPme)) {
-                bool ok = true;
-                text += derive::check_pme(d, ok);
-                if (!ok) {
-                    write(a, text);
-                    return kNumericalFailure;
-                }
-                continue;
-            }
-            if (a.has(kRoundings)) {
-                text += (text.empty() ? "" : "\n") + derive::roundings(d, blocked).text;
-                continue;
-            }
-            if (emit == "cpp") {
-                if (!inv) throw UsageError("--emit cpp needs --variant N");
-                try {
-                    text += derive::emit_cpp(pme, *inv, blocked);
-                } catch (const Error& e) {
-                    throw DerivationFailure(e.what());
-                }
-            } else if (emit == "latex") {
-                text += derive::emit_latex(d, blocked);
-            } else {
-                text += (text.empty() ? "" : "\n") + derive::text_report(d, number, blocked);
-            }
+            if (!text.empty()) text += "\n";
+            text += derive_operation(a, derive::load_operation(name), ok);
+            if (!ok) break;
         }
         write(a, text);
+        return ok ? kSuccess : kNumericalFailure;
     } catch (const DerivationFailure& e) {
         std::cerr << "flamex derive: " << e.what() << "\n";
         return kNumericalFailure;
     }
-    return kSuccess;
 }
 
 } // namespace
