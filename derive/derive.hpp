@@ -16,8 +16,9 @@
 //   derive.cpp     enumeration, updates, the text worksheet
 //   emit_cpp.cpp   the variant file (variants/lu_piv_unb_var3.cpp's style)
 //   emit_latex.cpp the worksheet as a LaTeX document
-//   check_pme.cpp  the recursive algorithm the PME implies, run against the definition
-//   roundings.cpp  roundings per entry and the groups of bit-identical variants
+//   check_pme.cpp  an interpreter of the steps in plain double: --check-pme (every
+//                  variant against the definition) and --roundings (roundings per
+//                  entry, and the groups of bit-identical variants)
 #pragma once
 
 #include <string>

@@ -88,11 +88,6 @@ Binding binding(const Grid& targets, const std::string& call, const Grid& args, 
     return b;
 }
 
-Grid column(const Grid& g) // a 3x1 / 2x1 grid as it is
-{
-    return g;
-}
-
 // --- a step's C++ ----------------------------------------------------------------------
 
 bool is_number(const std::string& s)
@@ -322,7 +317,7 @@ private:
             if (o.two_by_two)
                 group.push_back(binding(q, "cont_with_3x3_to_2x2(", block_names(o, blocked_), ", TL);"));
             else
-                group.push_back(binding(q, "cont_with_3x1_to_2x1(", column(block_names(o, blocked_)), ", TOP);"));
+                group.push_back(binding(q, "cont_with_3x1_to_2x1(", block_names(o, blocked_), ", TOP);"));
         }
         emit_bindings(out, "        ", "std::tie(", ")", group);
     }

@@ -353,7 +353,7 @@ public:
             check_call(f.call, true);
         }
         for (const auto* form : {&pme_.unblocked, &pme_.blocked})
-            for (const Step& s : *form) check_step(s, form == &pme_.blocked);
+            for (const Step& s : *form) check_step(s);
         return pme_;
     }
 
@@ -470,8 +470,8 @@ private:
         throw Error(where.str() + ": unknown quadrant '" + q + "'");
     }
 
-    // The blocks a call's arguments name (merges looked into), for `o` (output)
-    // parameters only when outputs_only.
+    // The blocks a view argument names (merges looked into); a finishing update may
+    // also name whole operands and quadrants.
     void blocks_of(const Expr& e, std::vector<std::pair<Block, Location>>& out, bool finishing) const
     {
         if (e.call) {
@@ -531,12 +531,10 @@ private:
         return written;
     }
 
-    void check_step(const Step& s, bool blocked) const
+    void check_step(const Step& s) const
     {
         const auto written = check_call(s.call, false);
         for (const auto& [block, where] : written) {
-            const auto names = block_names(*block.operand, blocked);
-            (void)names;
             for (const bool after : {false, true}) {
                 const auto& tasks = after ? s.after : s.before;
                 if (tasks.empty()) continue;
