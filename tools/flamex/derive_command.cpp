@@ -12,7 +12,7 @@ namespace {
 const Option kDeriveVariant{"--variant", nullptr, "N", "only the variant libflame numbers N (needed by --emit cpp)"};
 const Option kBlocked{"--blocked", nullptr, nullptr, "the blocked form (default: unblocked)"};
 const Option kEmit{"--emit", nullptr, "text|cpp|latex",
-                   "what to write: the worksheets (text, the default), the variant file (cpp), or the worksheets as a LaTeX document (latex)"};
+                   "the worksheets (default), the variant file, or the worksheets as LaTeX"};
 const Option kDeriveOutput{"--output", "-o", "FILE", "write to FILE instead of stdout"};
 const Option kCheckPme{"--check-pme", nullptr, nullptr,
                        "run every variant on small random problems against the operation's definition"};
@@ -125,14 +125,15 @@ std::vector<Command> derive_commands()
         {"derive", {"OP"},
          "Derives the loop invariants of operation OP from its PME description\n"
          "(derive/pme/OP.pme) and prints the PME, the invariants (numbered as libflame\n"
-         "numbers its variants) and each variant's worksheet, every step filled; with\n"
-         "--emit cpp the variant as a flamex source file; with --check-pme, whether every\n"
-         "variant meets the operation's definition on small random problems (exit status\n"
-         "1 naming the steps and tasks to blame when not); with --roundings, how many\n"
-         "roundings each entry receives on a correctly rounded backend and which variants\n"
-         "must therefore give identical bits. An unknown operation or\n"
-         "variant, or an infeasible variant, is exit status 1 with the reason.\n"
-         "FLAMEX_PME_DIR names another folder of descriptions.",
+         "numbers its variants) and each variant's worksheet, every step filled. --emit cpp\n"
+         "writes the variant as a flamex source file, --emit latex the worksheets as a\n"
+         "document; --check-pme runs every variant on small random problems against the\n"
+         "operation's definition (exit status 1, naming the steps and tasks to blame, when\n"
+         "one fails); --roundings counts the roundings each entry receives on a correctly\n"
+         "rounded backend and groups the variants that must give identical bits there.\n"
+         "OP may name a family (lu: lu_nopiv and lu_piv). An unknown operation or variant,\n"
+         "or an infeasible variant, is exit status 1 with the reason. FLAMEX_PME_DIR names\n"
+         "another folder of descriptions.",
          {&kDeriveVariant, &kBlocked, &kEmit, &kDeriveOutput, &kCheckPme, &kRoundings, &kDeriveList, &kHelp},
          {},
          {},
