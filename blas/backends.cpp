@@ -103,6 +103,14 @@ void trsm(const char* op, Side side, Obj T, Obj B)
     if (T.length() != need) fail(op, "T is " + dims(T) + " but B is " + dims(B));
 }
 
+void syrk(const char* op, Trans trans, Obj A, Obj C)
+{
+    if (C.length() != C.width()) fail(op, "C is " + dims(C) + ", not square");
+    if (rows_of(trans, A) != C.length())
+        fail(op, "op(A) is " + std::to_string(rows_of(trans, A)) + "x" + std::to_string(cols_of(trans, A)) +
+                     " but C is " + dims(C));
+}
+
 void pivots(const char* op, PivObj p, Obj A)
 {
     if (p.width() != 1 && !p.empty()) fail(op, "pivots must be a column vector");

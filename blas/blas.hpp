@@ -7,12 +7,21 @@
 //   opencl  the exact kernels on an OpenCL device.
 // A variant written against this interface runs unchanged on all of them.
 //
+// Symmetric and triangular operands are square views of which only one triangle
+// (uplo) is read, or written: syrk neither reads nor writes C's other triangle;
+// with Diag::Unit the diagonal of T is not read either (taken as ones). syrk with a
+// vector A (n x 1 with NO_TRANSPOSE, 1 x n with TRANSPOSE) is BLAS's syr.
+//
 // Contract for every backend:
 //  - dimensions are checked and a mismatch throws flamex::Error naming the operation;
 //  - invscal divides (never multiplies by a reciprocal);
 //  - iamax returns the first index of the largest magnitude (deterministic ties);
-//  - beta == 0 in dots, gemv and gemm means the output is not read (BLAS convention):
-//    rho, y or C may hold NaN or inf and the result is alpha op(...) alone;
+//  - beta == 0 in dots, gemv, gemm and syrk means the output is not read (BLAS
+//    convention): rho, y or C may hold NaN or inf and the result is alpha op(...) alone;
+//  - sqrt and reciprocal act on a 1x1 view where the backend holds it (a variant
+//    never reads it back to the host): one correctly rounded IEEE operation,
+//    sqrt(-x) = NaN, sqrt(-0) = -0, 1 / +-0 = +-inf, a true division (never an
+//    approximate reciprocal) on every backend;
 //  - between acquire(A) and release(A) the contents of A's base buffer belong to
 //    the backend: the host reads elements only through element().
 #pragma once
@@ -61,9 +70,30 @@ public:
     virtual void gemm(Trans transa, Trans transb, double alpha, Obj A, Obj B, double beta, Obj C) const = 0;
     // B := alpha op(T)^{-1} B (side LEFT) or alpha B op(T)^{-1} (side RIGHT)
     virtual void trsm(Side side, Uplo uplo, Trans trans, Diag diag, double alpha, Obj T, Obj B) const = 0;
+    // C := alpha op(A) op(A)^T + beta C, op(A) = A (NO_TRANSPOSE) or A^T; only C's
+    // uplo triangle is read and written.
+    virtual void syrk(Uplo uplo, Trans trans, double alpha, Obj A, double beta, Obj C) const = 0;
+    virtual void trmv(Uplo uplo, Trans trans, Diag diag, Obj T, Obj x) const = 0; // x := op(T) x
+    // B := alpha op(T) B (side LEFT) or alpha B op(T) (side RIGHT)
+    virtual void trmm(Side side, Uplo uplo, Trans trans, Diag diag, double alpha, Obj T, Obj B) const = 0;
+    virtual void sqrt(Obj alpha) const = 0;       // alpha := sqrt(alpha), alpha 1x1
+    virtual void reciprocal(Obj alpha) const = 0; // alpha := 1 / alpha, alpha 1x1
     virtual dim_t iamax(Obj x) const = 0;
     // For i = 0..size(p)-1 swap rows i and i + p[i] of A (FLAME's pivot offsets).
     virtual void apply_pivots(PivObj p, Obj A) const = 0;
+
+    // The order-fixed updates (variants/lu_*_blk_var5_fma.cpp): IEEE operations in a
+    // fixed order, with the arithmetic of this backend's ger and invscal.
+    //   gemm_ordered  C := C - A B, each c_ij taking fma(-1 * a_il, b_lj, c_ij) for
+    //                 l = 0, 1, ..., k-1 in that order: k calls of ger(-1, a_l, b_l^T, C).
+    //   trsm_ordered  B := L^{-1} B, L lower triangular: row l of B, once the rows
+    //                 above it have updated it, is divided by l_ll (invscal; not for
+    //                 UNIT), then updates the rows below it (ger(-1, ...)).
+    // The defaults are those ger and invscal calls (blas/ordered.cpp); a backend whose
+    // ger is one fma(alpha * x_i, y_j, a_ij) per element may give the same bits
+    // faster (`exact`: blas/ordered_gemm.hpp).
+    virtual void gemm_ordered(Obj A, Obj B, Obj C) const;
+    virtual void trsm_ordered(Diag diag, Obj L, Obj B) const;
 
     // Host access and residency; host-memory backends need nothing here.
     virtual double element(Obj A, dim_t i, dim_t j) const { return A(i, j); }
@@ -105,10 +135,11 @@ void vector(const char* op, Obj x);
 void same_length(const char* op, Obj x, Obj y);
 void scalar(const char* op, Obj rho);
 void gemv(const char* op, Trans trans, Obj A, Obj x, Obj y);
-void trsv(const char* op, Obj T, Obj x);
+void trsv(const char* op, Obj T, Obj x); // trmv too
 void ger(const char* op, Obj x, Obj y, Obj A);
 void gemm(const char* op, Trans transa, Trans transb, Obj A, Obj B, Obj C);
-void trsm(const char* op, Side side, Obj T, Obj B);
+void trsm(const char* op, Side side, Obj T, Obj B); // trmm too
+void syrk(const char* op, Trans trans, Obj A, Obj C);
 void pivots(const char* op, PivObj p, Obj A);
 } // namespace check
 

@@ -3,6 +3,8 @@
 // flamex's own headers.
 #include <blis.h>
 
+#include <cmath>
+
 #include "blas/backend_factories.hpp"
 
 namespace flamex {
@@ -113,6 +115,41 @@ public:
         check::trsm("trsm", side, T, B);
         bli_dtrsm(to_blis(side), to_blis(uplo), to_blis(trans), to_blis(diag), B.length(), B.width(), &alpha,
                   T.buffer(), T.row_stride(), T.col_stride(), B.buffer(), B.row_stride(), B.col_stride());
+    }
+
+    void syrk(Uplo uplo, Trans trans, double alpha, Obj A, double beta, Obj C) const override
+    {
+        check::syrk("syrk", trans, A, C);
+        const dim_t k = trans == Trans::No ? A.width() : A.length();
+        bli_dsyrk(to_blis(uplo), to_blis(trans), C.length(), k, &alpha, A.buffer(), A.row_stride(), A.col_stride(),
+                  &beta, C.buffer(), C.row_stride(), C.col_stride());
+    }
+
+    void trmv(Uplo uplo, Trans trans, Diag diag, Obj T, Obj x) const override
+    {
+        check::trsv("trmv", T, x);
+        double one = 1.0;
+        bli_dtrmv(to_blis(uplo), to_blis(trans), to_blis(diag), T.length(), &one, T.buffer(), T.row_stride(),
+                  T.col_stride(), x.buffer(), x.vector_inc());
+    }
+
+    void trmm(Side side, Uplo uplo, Trans trans, Diag diag, double alpha, Obj T, Obj B) const override
+    {
+        check::trsm("trmm", side, T, B);
+        bli_dtrmm(to_blis(side), to_blis(uplo), to_blis(trans), to_blis(diag), B.length(), B.width(), &alpha,
+                  T.buffer(), T.row_stride(), T.col_stride(), B.buffer(), B.row_stride(), B.col_stride());
+    }
+
+    void sqrt(Obj alpha) const override
+    {
+        check::scalar("sqrt", alpha);
+        alpha(0, 0) = std::sqrt(alpha(0, 0));
+    }
+
+    void reciprocal(Obj alpha) const override
+    {
+        check::scalar("reciprocal", alpha);
+        alpha(0, 0) = 1.0 / alpha(0, 0);
     }
 
     dim_t iamax(Obj x) const override

@@ -17,6 +17,15 @@
 //                  correctly rounded quotient of the exact residual given the
 //                  earlier x_j (round(residual) with a unit diagonal). Entries of
 //                  T outside its triangle (and a unit diagonal) are never read.
+//   syrk           c_ij := round(alpha * S + beta * c_ij) as gemm, S the exact dot of
+//                  rows i and j of op(A), for C's uplo triangle only.
+//   trmv, trmm     each output round(alpha * S), S the exact sum of its row's
+//                  triangle of products, the diagonal one included (with a unit
+//                  diagonal, the old x_k itself): one rounding; trmv has alpha = 1.
+//                  The old x (each right-hand side of trmm) is copied first, so
+//                  writing in place reads nothing already overwritten.
+//   sqrt,          one IEEE operation (std::sqrt, 1.0 / alpha): correctly rounded.
+//   reciprocal
 //   iamax          first index of the largest |x_i|; the first NaN, if any (BLIS's
 //                  bli_damaxv rule, so pivots match blis on equal candidates).
 //
@@ -53,7 +62,8 @@
 //
 // Threads: a small persistent pool (BackendOptions::threads - 1 workers plus the
 // caller). Work is split by output elements (rows of gemv, columns or rows of
-// gemm, right-hand sides of trsm, columns of ger) or, for sum, dot and the panel
+// gemm, right-hand sides of trsm and trmm, columns of ger and syrk, rows of trmv)
+// or, for sum, dot and the panel
 // of a triangular solve, by chunks whose Accumulators are merged. Operations
 // below about 2^17 products stay on the calling thread (FLAMEX_EXACT_PARALLEL_MIN
 // overrides that threshold); exact_backend_parallel_runs() counts the splits.
@@ -77,6 +87,8 @@
 
 #include "blas/backend_factories.hpp"
 #include "blas/exact_columns.hpp"
+#include "blas/exact_gemm.hpp"
+#include "blas/ordered_gemm.hpp"
 #include "exact/exact.hpp"
 
 namespace flamex {
@@ -100,6 +112,22 @@ index_t parallel_min_from_environment()
     const long long v = std::strtoll(env, &end, 10);
     if (end == env || *end != '\0' || v < 1)
         throw Error(std::string("exact backend: FLAMEX_EXACT_PARALLEL_MIN must be a positive integer, got '") + env + "'");
+    return static_cast<index_t>(v);
+}
+
+// gemm's products (m n k) from which it goes through BLIS dgemm (blas/exact_gemm.hpp)
+// rather than element by element; FLAMEX_EXACT_GEMM_SPLIT_MIN overrides it (tests:
+// 1 for the split wherever it applies, a huge value for the per-element kernel).
+constexpr index_t DEFAULT_SPLIT_MIN = index_t{1} << 21;
+
+index_t split_min_from_environment()
+{
+    const char* env = std::getenv("FLAMEX_EXACT_GEMM_SPLIT_MIN");
+    if (env == nullptr || *env == '\0') return DEFAULT_SPLIT_MIN;
+    char* end = nullptr;
+    const long long v = std::strtoll(env, &end, 10);
+    if (end == env || *end != '\0' || v < 1)
+        throw Error(std::string("exact backend: FLAMEX_EXACT_GEMM_SPLIT_MIN must be a positive integer, got '") + env + "'");
     return static_cast<index_t>(v);
 }
 
@@ -418,7 +446,7 @@ class ExactBackend final : public Blas {
 public:
     explicit ExactBackend(const BackendOptions& options)
         : threads_(options.threads), block_(options.block > 0 ? options.block : DEFAULT_BLOCK),
-          parallel_min_(parallel_min_from_environment()),
+          parallel_min_(parallel_min_from_environment()), split_min_(split_min_from_environment()),
           pool_(options.threads > 1 ? std::make_unique<Pool>(options.threads) : nullptr)
     {
     }
@@ -613,6 +641,25 @@ public:
         check::gemm("gemm", transa, transb, A, B, C);
         const Mat EA = op(A, transa), EB = op(B, transb);
         const index_t m = C.length(), n = C.width(), k = EA.n;
+        exact_gemm::Plan plan;
+        if (m * n * k >= split_min_ &&
+            exact_gemm::plan(m, n, k, alpha, {EA.p, EA.rs, EA.cs}, {EB.p, EB.rs, EB.cs}, beta, C.buffer(),
+                             C.row_stride(), C.col_stride(), {}, plan)) {
+            parallel(parts_for(m * n * k), [&](int t, int T) {
+                const auto [lo, hi] = share(n, t, T);
+                exact_gemm::run(plan, lo, hi);
+            });
+            return;
+        }
+        gemm_elementwise(transa, transb, alpha, A, B, beta, C);
+    }
+
+    // Each element's exact dot product on its own (blas/exact_columns.hpp): small
+    // products, IEEE specials, and (tests) the reference for the split path.
+    void gemm_elementwise(Trans transa, Trans transb, double alpha, Obj A, Obj B, double beta, Obj C) const
+    {
+        const Mat EA = op(A, transa), EB = op(B, transb);
+        const index_t m = C.length(), n = C.width(), k = EA.n;
         if (m == 0 || n == 0) return;
         double* pc = C.buffer();
         const index_t crs = C.row_stride(), ccs = C.col_stride();
@@ -684,6 +731,98 @@ public:
         });
     }
 
+    void syrk(Uplo uplo, Trans trans, double alpha, Obj A, double beta, Obj C) const override
+    {
+        check::syrk("syrk", trans, A, C);
+        const index_t n = C.length();
+        if (n == 0) return;
+        // C := alpha E E^T + beta C with E = op(A), n x k: column j of C is the panel
+        // of E's rows in the triangle times row j of E. Rows with neither unit stride
+        // (a view with general strides) are copied column-major first.
+        Mat E = op(A, trans);
+        const index_t k = E.n;
+        std::vector<double> ecopy;
+        if (E.rs != 1 && E.cs != 1 && n > 1 && k > 0) {
+            ecopy.resize(static_cast<std::size_t>(n * k));
+            for (index_t l = 0; l < k; ++l)
+                for (index_t i = 0; i < n; ++i) ecopy[static_cast<std::size_t>(i + l * n)] = E(i, l);
+            E = {ecopy.data(), 1, n, n, k};
+        }
+        double* pc = C.buffer();
+        const index_t crs = C.row_stride(), ccs = C.col_stride();
+        const bool lower = uplo == Uplo::Lower;
+        parallel(parts_for(n * n / 2 * std::max<index_t>(k, 1)), [&](int t, int T) {
+            Accumulator* acc = accumulators(workspace().acc, ROWS);
+            double* comps = doubles(workspace().comps, ROWS * NC);
+            // Columns dealt round robin: the triangle's columns differ in length.
+            for (index_t j = t; j < n; j += T) {
+                const index_t lo = lower ? j : 0, hi = lower ? n : j + 1;
+                for (index_t r = lo; r < hi; r += ROWS) {
+                    const index_t nr = std::min(ROWS, hi - r);
+                    for (index_t q = 0; q < nr; ++q) acc[q].reset();
+                    panel_serial(E, r, nr, 0, k, E.p + j * E.rs, E.cs, acc, comps);
+                    for (index_t q = 0; q < nr; ++q) {
+                        double* c = pc + (r + q) * crs + j * ccs;
+                        *c = finish(acc[q], comps + q * NC, alpha, beta, c);
+                    }
+                }
+            }
+        });
+    }
+
+    void trmv(Uplo uplo, Trans trans, Diag diag, Obj T, Obj x) const override
+    {
+        check::trsv("trmv", T, x);
+        const index_t n = T.length();
+        if (n == 0) return;
+        const bool lower = (uplo == Uplo::Lower) == (trans == Trans::No);
+        double* px = x.buffer();
+        const index_t inc = x.vector_inc();
+        std::vector<double> old(static_cast<std::size_t>(n));
+        for (index_t k = 0; k < n; ++k) old[static_cast<std::size_t>(k)] = px[k * inc];
+        parallel(parts_for(n * n / 2), [&](int t, int P) {
+            const auto [lo, hi] = share(n, t, P, exblas::COLUMNS_ROW_BLOCK);
+            triangle_rows(op(T, trans), lower, diag == Diag::Unit, 1.0, old.data(), px, inc, lo, hi);
+        });
+    }
+
+    void trmm(Side side, Uplo uplo, Trans trans, Diag diag, double alpha, Obj T, Obj B) const override
+    {
+        check::trsm("trmm", side, T, B);
+        const bool left = side == Side::Left;
+        // Right: each row b^T of B becomes alpha b^T op(T) = alpha (op(T)^T b)^T.
+        const Trans t = left ? trans : flip(trans);
+        const bool lower = (uplo == Uplo::Lower) == (t == Trans::No);
+        const index_t n = T.length(), nrhs = left ? B.width() : B.length();
+        if (n == 0 || nrhs == 0) return;
+        const index_t inc = left ? B.row_stride() : B.col_stride();  // along one right-hand side
+        const index_t step = left ? B.col_stride() : B.row_stride(); // from one to the next
+        double* pb = B.buffer();
+        const Mat E = op(T, t);
+        parallel(parts_for(nrhs * n * n / 2), [&](int part, int P) {
+            const auto [lo, hi] = share(nrhs, part, P);
+            std::vector<double>& old = workspace().vec;
+            old.resize(static_cast<std::size_t>(n));
+            for (index_t r = lo; r < hi; ++r) {
+                double* x = pb + r * step;
+                for (index_t k = 0; k < n; ++k) old[static_cast<std::size_t>(k)] = x[k * inc];
+                triangle_rows(E, lower, diag == Diag::Unit, alpha, old.data(), x, inc, 0, n);
+            }
+        });
+    }
+
+    void sqrt(Obj alpha) const override
+    {
+        check::scalar("sqrt", alpha);
+        alpha(0, 0) = std::sqrt(alpha(0, 0));
+    }
+
+    void reciprocal(Obj alpha) const override
+    {
+        check::scalar("reciprocal", alpha);
+        alpha(0, 0) = 1.0 / alpha(0, 0);
+    }
+
     dim_t iamax(Obj x) const override
     {
         check::vector("iamax", x);
@@ -706,6 +845,31 @@ public:
     {
         check::pivots("apply_pivots", p, A);
         apply_pivots_reference(p, A);
+    }
+
+    // The order-fixed updates through the blocked host kernels (blas/ordered_gemm.hpp),
+    // columns of C or B split among threads: the k loop is never split.
+    void gemm_ordered(Obj A, Obj B, Obj C) const override
+    {
+        check::gemm("gemm_ordered", Trans::No, Trans::No, A, B, C);
+        const index_t m = C.length(), n = C.width(), k = A.width();
+        parallel(parts_for(m * n * k), [&](int t, int T) {
+            const auto [lo, hi] = share(n, t, T, 8);
+            ordered::gemm_minus(m, hi - lo, k, {A.buffer(), A.row_stride(), A.col_stride()},
+                                {B.buffer() + lo * B.col_stride(), B.row_stride(), B.col_stride()},
+                                {C.buffer() + lo * C.col_stride(), C.row_stride(), C.col_stride()});
+        });
+    }
+
+    void trsm_ordered(Diag diag, Obj L, Obj B) const override
+    {
+        check::trsm("trsm_ordered", Side::Left, L, B);
+        const index_t m = B.length(), n = B.width();
+        parallel(parts_for(m * m * n / 2), [&](int t, int T) {
+            const auto [lo, hi] = share(n, t, T, 8);
+            ordered::trsm_lower(diag == Diag::Unit, m, hi - lo, {L.buffer(), L.row_stride(), L.col_stride()},
+                                {B.buffer() + lo * B.col_stride(), B.row_stride(), B.col_stride()});
+        });
     }
 
 private:
@@ -783,6 +947,37 @@ private:
         });
         for (int t = 1; t < parts; ++t)
             for (index_t r = 0; r < nr; ++r) acc[r].merge(extra[(t - 1) * nr + r]);
+    }
+
+    // x[k * incx] := round(alpha S_k) for k in [lo, hi): S_k the exact sum of
+    // E(k, j) v_j over row k's triangle of the n x n E (lower: j <= k, else j >= k),
+    // with v_k itself for the diagonal product when unit. v (contiguous) holds the
+    // operand, so x may be the same vector. Each block of rows sends the columns it
+    // shares through the kernel and adds the rest of its triangle product by product.
+    static void triangle_rows(const Mat& E, bool lower, bool unit, double alpha, const double* v, double* x,
+                              index_t incx, index_t lo, index_t hi)
+    {
+        const index_t n = E.m;
+        Accumulator* acc = accumulators(workspace().acc, ROWS);
+        double* comps = doubles(workspace().comps, ROWS * NC);
+        for (index_t r = lo; r < hi; r += ROWS) {
+            const index_t nr = std::min(ROWS, hi - r);
+            for (index_t q = 0; q < nr; ++q) acc[q].reset();
+            const index_t c0 = lower ? 0 : r + nr, nc = lower ? r : n - r - nr;
+            panel_serial(E, r, nr, c0, nc, v, 1, acc, comps);
+            for (index_t q = 0; q < nr; ++q) {
+                const index_t k = r + q;
+                Accumulator& a = acc[q];
+                for (int p = 0; p < NC; ++p) a.add_component(comps[q * NC + p]);
+                const index_t j0 = lower ? r : k + 1, j1 = lower ? k : r + nr;
+                for (index_t j = j0; j < j1; ++j) a.add_product(E(k, j), v[j]);
+                if (unit)
+                    a.add(v[k]);
+                else
+                    a.add_product(E(k, k), v[k]);
+                x[k * incx] = finish(a, alpha, 0.0, nullptr);
+            }
+        }
     }
 
     // The system of tri with right-hand side alpha * x (x[k * inc]), solved in place.
@@ -940,6 +1135,7 @@ private:
     int threads_;
     index_t block_;
     index_t parallel_min_;
+    index_t split_min_;
     std::unique_ptr<Pool> pool_;
 };
 

@@ -102,6 +102,51 @@ void RecordingBlas::trsm(Side side, Uplo uplo, Trans trans, Diag diag, double al
     inner_.trsm(side, uplo, trans, diag, alpha, T, B);
 }
 
+void RecordingBlas::syrk(Uplo uplo, Trans trans, double alpha, Obj A, double beta, Obj C) const
+{
+    record(std::string("syrk ") + flag(uplo) + " " + flag(trans) + " " + real(alpha) + " " + view("A", A) + " " +
+           real(beta) + " " + view("C", C));
+    inner_.syrk(uplo, trans, alpha, A, beta, C);
+}
+
+void RecordingBlas::trmv(Uplo uplo, Trans trans, Diag diag, Obj T, Obj x) const
+{
+    record(std::string("trmv ") + flag(uplo) + " " + flag(trans) + " " + flag(diag) + " " + view("T", T) + " " +
+           view("x", x));
+    inner_.trmv(uplo, trans, diag, T, x);
+}
+
+void RecordingBlas::trmm(Side side, Uplo uplo, Trans trans, Diag diag, double alpha, Obj T, Obj B) const
+{
+    record(std::string("trmm ") + flag(side) + " " + flag(uplo) + " " + flag(trans) + " " + flag(diag) + " " +
+           real(alpha) + " " + view("T", T) + " " + view("B", B));
+    inner_.trmm(side, uplo, trans, diag, alpha, T, B);
+}
+
+void RecordingBlas::sqrt(Obj alpha) const
+{
+    record("sqrt " + view("alpha", alpha));
+    inner_.sqrt(alpha);
+}
+
+void RecordingBlas::reciprocal(Obj alpha) const
+{
+    record("reciprocal " + view("alpha", alpha));
+    inner_.reciprocal(alpha);
+}
+
+void RecordingBlas::gemm_ordered(Obj A, Obj B, Obj C) const
+{
+    record("gemm_ordered " + view("A", A) + " " + view("B", B) + " " + view("C", C));
+    inner_.gemm_ordered(A, B, C);
+}
+
+void RecordingBlas::trsm_ordered(Diag diag, Obj L, Obj B) const
+{
+    record(std::string("trsm_ordered ") + flag(diag) + " " + view("L", L) + " " + view("B", B));
+    inner_.trsm_ordered(diag, L, B);
+}
+
 dim_t RecordingBlas::iamax(Obj x) const
 {
     record("iamax " + view("x", x));

@@ -38,6 +38,13 @@ public:
     void ger(double alpha, Obj x, Obj y, Obj A) const override;
     void gemm(Trans transa, Trans transb, double alpha, Obj A, Obj B, double beta, Obj C) const override;
     void trsm(Side side, Uplo uplo, Trans trans, Diag diag, double alpha, Obj T, Obj B) const override;
+    void syrk(Uplo uplo, Trans trans, double alpha, Obj A, double beta, Obj C) const override;
+    void trmv(Uplo uplo, Trans trans, Diag diag, Obj T, Obj x) const override;
+    void trmm(Side side, Uplo uplo, Trans trans, Diag diag, double alpha, Obj T, Obj B) const override;
+    void sqrt(Obj alpha) const override;
+    void reciprocal(Obj alpha) const override;
+    void gemm_ordered(Obj A, Obj B, Obj C) const override;
+    void trsm_ordered(Diag diag, Obj L, Obj B) const override;
     dim_t iamax(Obj x) const override;
     void apply_pivots(PivObj p, Obj A) const override;
 

@@ -34,6 +34,18 @@ __kernel void invscal(long n, double alpha, __global double* x, long xoff, long 
     if (i < n) x[xoff + i * incx] = x[xoff + i * incx] / alpha;
 }
 
+// alpha := sqrt(alpha) and alpha := 1 / alpha for a scalar held on the device: one
+// work-item, one IEEE operation (correctly rounded for double in OpenCL C).
+__kernel void scalar_sqrt(__global double* alpha, long off)
+{
+    if (get_global_id(0) == 0) alpha[off] = sqrt(alpha[off]);
+}
+
+__kernel void scalar_reciprocal(__global double* alpha, long off)
+{
+    if (get_global_id(0) == 0) alpha[off] = 1.0 / alpha[off];
+}
+
 // Y := X, both m x n (a vector is an m x 1 matrix whose row stride is its increment)
 __kernel void copy_matrix(long m, long n, __global const double* x, long xoff, long xrs, long xcs,
                           __global double* y, long yoff, long yrs, long ycs)

@@ -773,18 +773,32 @@ __kernel void dot_finish(__global long* digits, __global int* meta, long acc, in
 
 // One work-item per output (i, q): the whole row into a private expansion and a
 // private superaccumulator, then y := round(alpha S + beta y).
+// Restrictions for syrk, trmv and trmm (0 = none):
+//   outputs   1: only outputs with i >= q, 2: only i <= q (a triangle of C);
+//   triangle  1: row i has columns l <= i only, 2: l >= i only (op(A) square and
+//             triangular); with unit, the diagonal product is x_i itself and
+//             a_ii is not read.
 __kernel void mv_direct(long nrows, long ncols, long nvec, __global const double* a, long aoff, long ars,
                         long acs, __global const double* x, long xoff, long xinc, long xstep, double alpha,
-                        double beta, __global double* y, long yoff, long yinc, long ystep)
+                        double beta, __global double* y, long yoff, long yinc, long ystep, int outputs,
+                        int triangle, int unit)
 {
     const long i = get_global_id(0), q = get_global_id(1);
     if (i >= nrows || q >= nvec) return;
+    if ((outputs == 1 && i < q) || (outputs == 2 && i > q)) return;
     __global const double* row = a + aoff + i * ars;
     __global const double* v = x + xoff + q * xstep;
     PAcc acc;
     pacc_init(&acc);
     double c[NC] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-    for (long l = 0; l < ncols; ++l) pacc_add_product(c, &acc, row[l * acs], v[l * xinc]);
+    const long l0 = triangle == 2 ? i + 1 : 0, l1 = triangle == 1 ? i : ncols;
+    for (long l = l0; l < l1; ++l) pacc_add_product(c, &acc, row[l * acs], v[l * xinc]);
+    if (triangle != 0) {
+        if (unit)
+            pacc_term(&acc, v[i * xinc]);
+        else
+            pacc_add_product(c, &acc, row[i * acs], v[i * xinc]);
+    }
     pacc_flush(c, &acc);
     __global double* out = y + yoff + i * yinc + q * ystep;
     *out = finish_output(&acc, alpha, beta, out);

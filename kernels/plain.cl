@@ -207,3 +207,54 @@ __kernel void trsm_left(long n, long nrhs, int lower, int unit, double alpha,
         barrier(CLK_GLOBAL_MEM_FENCE);
     }
 }
+
+// --- syrk -------------------------------------------------------------------------
+// C := beta C + alpha A A^T for A n x k (op() folded into the strides), only the
+// lower (lower != 0) or upper triangle of C: one work-item per element, its k
+// products summed in order. BLIS's rules: beta == 0 overwrites without reading.
+__kernel void syrk(long n, long k, int lower, double alpha, __global const double* a, long aoff, long ars, long acs,
+                   double beta, __global double* c, long coff, long crs, long ccs)
+{
+    const long i = get_global_id(0), j = get_global_id(1);
+    if (i >= n || j >= n || (lower ? i < j : i > j)) return;
+    double t = 0.0;
+    for (long l = 0; l < k; ++l) t += a[aoff + i * ars + l * acs] * a[aoff + j * ars + l * acs];
+    const long o = coff + i * crs + j * ccs;
+    const double r = beta == 0.0 ? 0.0 : beta * c[o];
+    c[o] = alpha == 0.0 ? r : r + alpha * t;
+}
+
+// --- trmv and trmm ----------------------------------------------------------------
+// B := alpha T B for T n x n triangular (lower != 0: lower) with op() and the side
+// folded into the strides by the host, B n x nrhs. One work-group per column of B,
+// in place as the reference BLAS's dtrmv: column j of T at a time, from the last
+// (lower) or the first (upper), b_i += t_ij b_j for the rows it reaches, then
+// b_j := t_jj b_j; barriers between the steps. trmv is nrhs = 1, alpha = 1.
+__kernel void trmm_left(long n, long nrhs, int lower, int unit, double alpha,
+                        __global const double* t, long toff, long trs, long tcs,
+                        __global double* b, long boff, long brs, long bcs)
+{
+    const long col = get_group_id(0);
+    const long lid = get_local_id(0), wg = get_local_size(0);
+    if (col >= nrhs) return; // uniform across the work-group
+    __global double* x = b + boff + col * bcs;
+    if (alpha != 1.0) {
+        for (long i = lid; i < n; i += wg) x[i * brs] = alpha == 0.0 ? 0.0 : alpha * x[i * brs];
+        if (alpha == 0.0) return; // uniform: B := 0, as BLIS
+        barrier(CLK_GLOBAL_MEM_FENCE);
+    }
+    for (long s = 0; s < n; ++s) {
+        const long j = lower ? n - 1 - s : s;
+        const double xj = x[j * brs];
+        if (lower) {
+            for (long i = j + 1 + lid; i < n; i += wg) x[i * brs] = x[i * brs] + t[toff + i * trs + j * tcs] * xj;
+        } else {
+            for (long i = lid; i < j; i += wg) x[i * brs] = x[i * brs] + t[toff + i * trs + j * tcs] * xj;
+        }
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        if (!unit) {
+            if (lid == 0) x[j * brs] = t[toff + j * trs + j * tcs] * xj;
+            barrier(CLK_GLOBAL_MEM_FENCE);
+        }
+    }
+}

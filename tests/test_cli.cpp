@@ -19,7 +19,10 @@
 #include "support/test_support.hpp"
 #include "io/matrix_market.hpp"
 #include "reference/generators.hpp"
+#include "variants/chol.hpp"
+#include "variants/ldlt.hpp"
 #include "variants/lu.hpp"
+#include "variants/trinv.hpp"
 
 using flamex::dim_t;
 using flamex::Matrix;
@@ -633,7 +636,7 @@ TEST_F(Cli, TrsvRefinementKeepsTheResidualSmall)
 
 TEST_F(Cli, HelpForEachSubcommand)
 {
-    for (const char* sub : {"lu", "solve", "dot", "gemv", "trsv", "backends"}) {
+    for (const char* sub : {"lu", "chol", "ldlt", "trinv", "solve", "dot", "gemv", "trsv", "backends"}) {
         const Result r = run({sub, "--help"});
         EXPECT_EQ(r.status, 0) << sub << ": " << r.err;
         EXPECT_NE(r.out.find(std::string("usage: flamex ") + sub), std::string::npos) << r.out;
@@ -641,7 +644,7 @@ TEST_F(Cli, HelpForEachSubcommand)
     }
     const Result top = run({"--help"});
     EXPECT_EQ(top.status, 0);
-    for (const char* sub : {"lu", "solve", "dot", "gemv", "trsv", "backends"})
+    for (const char* sub : {"lu", "chol", "ldlt", "trinv", "solve", "dot", "gemv", "trsv", "backends"})
         EXPECT_NE(top.out.find(std::string("flamex ") + sub), std::string::npos) << top.out;
     const Result short_help = run({"solve", "-h"});
     EXPECT_EQ(short_help.status, 0);
@@ -748,4 +751,161 @@ TEST_F(Cli, ExactBackendWritesTheLibrarysBits)
     const Result solve_singular = run({"solve", s_file, write("b3.mtx", matrix_file_text(3, 1, {1, 2, 3})), "--backend", "exact"});
     EXPECT_EQ(solve_singular.status, 1) << solve_singular.err;
     EXPECT_NE(solve_singular.err.find("zero pivot in column 2"), std::string::npos) << solve_singular.err;
+}
+
+// --- chol, ldlt, trinv ---------------------------------------------------------------------
+
+namespace {
+
+// B B^T + n I (B uniform in [-1, 1]) in the lower triangle, `upper` above it: only
+// the lower triangle is a symmetric positive definite matrix's.
+Matrix spd_lower(dim_t n, std::uint64_t seed, double upper)
+{
+    const Matrix B = flamex::test::random_matrix(n, n, seed);
+    Matrix A(n, n);
+    for (dim_t j = 0; j < n; ++j)
+        for (dim_t i = 0; i < n; ++i) {
+            double s = i == j ? static_cast<double>(n) : 0.0;
+            for (dim_t k = 0; k < n; ++k) s += B(i, k) * B(j, k);
+            A(i, j) = i >= j ? s : upper;
+        }
+    return A;
+}
+
+bool zero_above_diagonal(const Matrix& L)
+{
+    for (dim_t j = 0; j < L.width(); ++j)
+        for (dim_t i = 0; i < j; ++i)
+            if (L(i, j) != 0.0 || std::signbit(L(i, j))) return false;
+    return true;
+}
+
+} // namespace
+
+TEST_F(Cli, CholWritesTheLibrarysFactorOfTheLowerTriangle)
+{
+    // The upper triangle holds garbage: only the lower one is read, as LAPACK's potrf.
+    const Matrix A = spd_lower(9, 3, -123.0);
+    const std::string a_file = write("A.mtx", A);
+    for (const flamex::CholVariant& v : flamex::chol_variants())
+        for (const char* backend : {"blis", "exact"}) {
+            SCOPED_TRACE(v.name + std::string(" on ") + backend);
+            Matrix L = A;
+            flamex::CholControl control;
+            control.block = 4;
+            ASSERT_TRUE(flamex::chol(*flamex::make_backend(backend), v, L, control).ok());
+            for (dim_t j = 0; j < 9; ++j)
+                for (dim_t i = 0; i < j; ++i) L(i, j) = 0.0;
+            const Result r = run({"chol", a_file, "--variant", v.name, "--backend", backend, "--block", "4", "-o",
+                                  path("L.mtx")});
+            ASSERT_EQ(r.status, 0) << r.err;
+            EXPECT_EQ(summary_value(r.out, "info"), "0") << r.out;
+            EXPECT_EQ(summary_value(r.out, "variant"), v.name) << r.out;
+            const Matrix written = io::read_matrix_market(path("L.mtx"));
+            EXPECT_TRUE(zero_above_diagonal(written));
+            EXPECT_TRUE(flamex::test::bitwise_equal(written, L));
+        }
+    // A symmetric Matrix Market file gives the same factor.
+    const Result sym = run({"chol", write("S.mtx", "%%MatrixMarket matrix coordinate real symmetric\n2 2 3\n1 1 4\n2 1 2\n2 2 5\n"),
+                            "-o", "-"});
+    ASSERT_EQ(sym.status, 0) << sym.err;
+    const Matrix L = read_stdout();
+    EXPECT_EQ(L(0, 0), 2.0);
+    EXPECT_EQ(L(1, 0), 1.0);
+    EXPECT_EQ(L(1, 1), 2.0);
+}
+
+TEST_F(Cli, CholNotPositiveDefiniteNamesTheColumnAndWritesNothing)
+{
+    // [4 2 0; 2 1 0; 0 0 1]: the second pivot is 1 - 2 * 2 / 4 = 0
+    const std::string A = write("A.mtx", matrix_file_text(3, 3, {4, 2, 0, 2, 1, 0, 0, 0, 1}));
+    for (const char* variant : {"chol_unb_var1", "chol_unb_var2", "chol_blk_var3"}) {
+        const Result r = run({"chol", A, "--variant", variant, "--block", "2", "-o", path("L.mtx")});
+        EXPECT_EQ(r.status, 1) << r.err;
+        EXPECT_NE(r.err.find("chol: matrix is not positive definite: column 2"), std::string::npos) << r.err;
+        EXPECT_EQ(summary_value(r.out, "info"), "2") << r.out;
+        EXPECT_FALSE(std::filesystem::exists(path("L.mtx"))) << variant;
+    }
+    const Result to_stdout = run({"chol", A, "-o", "-"});
+    EXPECT_EQ(to_stdout.status, 1);
+    EXPECT_EQ(to_stdout.out, "") << "stdout was to carry the factor: no summary there either";
+}
+
+TEST_F(Cli, LdltWritesTheHandWrittenVariantsFactors)
+{
+    const Matrix A = spd_lower(7, 5, 77.0);
+    const std::string a_file = write("A.mtx", A);
+    for (int number : {1, 2, 3}) {
+        Matrix LD = A;
+        ASSERT_TRUE(flamex::ldlt_variant<double>(number)(LD.view()).ok());
+        for (dim_t j = 0; j < 7; ++j)
+            for (dim_t i = 0; i < j; ++i) LD(i, j) = 0.0;
+        const std::string name = "ldlt_unb_var" + std::to_string(number);
+        const Result r = run({"ldlt", a_file, "--variant", name, "-o", path("LD.mtx")});
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(summary_value(r.out, "backend"), "host") << r.out;
+        EXPECT_TRUE(flamex::test::bitwise_equal(io::read_matrix_market(path("LD.mtx")), LD)) << name;
+    }
+    // A zero pivot: [1 1; 1 1] has d2 = 0.
+    const Result zero = run({"ldlt", write("Z.mtx", matrix_file_text(2, 2, {1, 1, 1, 1}))});
+    EXPECT_EQ(zero.status, 1) << zero.err;
+    EXPECT_NE(zero.err.find("ldlt: zero or non-finite pivot in column 2"), std::string::npos) << zero.err;
+    EXPECT_EQ(summary_value(zero.out, "info"), "2") << zero.out;
+}
+
+TEST_F(Cli, TrinvWritesTheInverseOfTheLowerTriangle)
+{
+    Matrix A = flamex::test::random_matrix(8, 8, 6);
+    for (dim_t i = 0; i < 8; ++i) A(i, i) = 8.0 + i;
+    const std::string a_file = write("A.mtx", A);
+    for (const flamex::TrinvVariant& v : flamex::trinv_variants()) {
+        Matrix X = A;
+        flamex::TrinvControl control;
+        control.block = 3;
+        ASSERT_TRUE(flamex::trinv(*flamex::make_backend("exact"), v, X, control).ok());
+        for (dim_t j = 0; j < 8; ++j)
+            for (dim_t i = 0; i < j; ++i) X(i, j) = 0.0;
+        const Result r = run({"trinv", a_file, "--variant", v.name, "--backend", "exact", "--block", "3", "-o", "-"});
+        ASSERT_EQ(r.status, 0) << r.err;
+        const Matrix written = read_stdout();
+        EXPECT_TRUE(flamex::test::bitwise_equal(written, X)) << v.name;
+        // L X = I over the lower triangle, to rounding
+        for (dim_t j = 0; j < 8; ++j)
+            for (dim_t i = j; i < 8; ++i) {
+                long double s = 0;
+                for (dim_t k = j; k <= i; ++k) s += static_cast<long double>(A(i, k)) * written(k, j);
+                EXPECT_NEAR(static_cast<double>(s), i == j ? 1.0 : 0.0, 1e-15) << v.name << " (" << i << "," << j << ")";
+            }
+    }
+    const Result singular = run({"trinv", write("S.mtx", matrix_file_text(3, 3, {1, 2, 3, 0, 4, 5, 0, 0, 0}))});
+    EXPECT_EQ(singular.status, 1) << singular.err;
+    EXPECT_NE(singular.err.find("trinv: matrix is singular: zero on the diagonal in column 3"), std::string::npos)
+        << singular.err;
+    EXPECT_EQ(summary_value(singular.out, "info"), "3") << singular.out;
+}
+
+TEST_F(Cli, CholLdltTrinvListsAndBadInput)
+{
+    for (const std::string sub : {"chol", "ldlt", "trinv"}) {
+        const Result list = run({sub, "--list"});
+        ASSERT_EQ(list.status, 0) << list.err;
+        std::istringstream lines(list.out);
+        int count = 0;
+        for (std::string line; std::getline(lines, line); ++count) {
+            EXPECT_EQ(line.rfind(sub + "_", 0), 0u) << line;
+            EXPECT_GT(line.size(), line.find(' ') + 2) << "no summary: " << line;
+        }
+        EXPECT_EQ(count, sub == "chol" ? 6 : sub == "ldlt" ? 3 : 8) << list.out;
+        const std::string rect = write("R.mtx", matrix_file_text(2, 3, {1, 2, 3, 4, 5, 6}));
+        expect_bad_input({sub, rect}, {rect, sub + " needs a square matrix, got 2x3"});
+        const std::string A = write("A.mtx", matrix_file_text(1, 1, {4}));
+        expect_bad_input({sub, A, "--variant", sub + "_unb_var9"}, {sub + "_unb_var9", sub + "_unb_var1"});
+        expect_bad_input({sub, A, "--backend", "nonesuch"}, {"unknown backend 'nonesuch'"});
+        expect_bad_input({sub, A, "--pivots", path("p.txt")}, {"--pivots"});
+        expect_bad_input({sub}, {sub});
+    }
+    const std::string A = write("A.mtx", matrix_file_text(1, 1, {4}));
+    expect_bad_input({"chol", A, "--inner", "chol_unb_var1"}, {"--inner applies only to blocked variants"});
+    expect_bad_input({"trinv", A, "--variant", "trinv_blk_var1", "--inner", "trinv_blk_var2"}, {"must be unblocked"});
+    expect_bad_input({"ldlt", A, "--inner", "ldlt_unb_var1"}, {"--inner"});
 }

@@ -1,7 +1,8 @@
 // Contracts of the BLAS, exact and OpenCL host layers that no other test pins down:
 //  - every backend's dimension errors name the operation ("gemv: ...");
 //  - every backend's invscal divides (on inputs where multiplying by the rounded
-//    reciprocal gives other bits) and ignores rho, y, C when beta == 0;
+//    reciprocal gives other bits) and ignores rho, y, C when beta == 0 (syrk: and
+//    leaves C's other triangle alone);
 //  - the superaccumulator stays exact across its lazy normalization (every 2^29
 //    plain additions, and when merges carry pending additions over);
 //  - Accumulator::add_scaled's range error, exact::exact_dots's IEEE beta == 0;
@@ -100,6 +101,15 @@ TEST_P(EveryBackend, DimensionErrorsNameTheOperation)
         {"trsm", [&] { b.trsm(Side::Left, Uplo::Lower, Trans::No, Diag::NonUnit, 1.0, A, S); }},
         {"trsm", [&] { b.trsm(Side::Left, Uplo::Lower, Trans::No, Diag::NonUnit, 1.0, S, A); }},
         {"trsm", [&] { b.trsm(Side::Top, Uplo::Lower, Trans::No, Diag::NonUnit, 1.0, S, S); }},
+        {"syrk", [&] { b.syrk(Uplo::Lower, Trans::No, 1.0, A, 0.0, S); }},
+        {"syrk", [&] { b.syrk(Uplo::Lower, Trans::Yes, 1.0, A, 0.0, A); }},
+        {"trmv", [&] { b.trmv(Uplo::Lower, Trans::No, Diag::NonUnit, A, x4); }},
+        {"trmv", [&] { b.trmv(Uplo::Upper, Trans::Yes, Diag::Unit, S, x4); }},
+        {"trmm", [&] { b.trmm(Side::Left, Uplo::Lower, Trans::No, Diag::NonUnit, 1.0, A, S); }},
+        {"trmm", [&] { b.trmm(Side::Right, Uplo::Lower, Trans::No, Diag::NonUnit, 1.0, S, A.view().sub(0, 0, 4, 2)); }},
+        {"trmm", [&] { b.trmm(Side::Top, Uplo::Lower, Trans::No, Diag::NonUnit, 1.0, S, S); }},
+        {"sqrt", [&] { b.sqrt(x3); }},
+        {"reciprocal", [&] { b.reciprocal(rho); }},
         {"iamax", [&] { b.iamax(M); }},
         {"apply_pivots", [&] { b.apply_pivots(p5, A); }},
         {"apply_pivots", [&] { b.apply_pivots(p2, A); }},
@@ -141,6 +151,17 @@ TEST_P(EveryBackend, InvscalDividesAndBetaZeroReadsNothing)
     for (dim_t i = 0; i < 6; ++i) {
         EXPECT_TRUE(std::isfinite(y(i, 0))) << i;
         for (dim_t j = 0; j < 6; ++j) EXPECT_TRUE(std::isfinite(C(i, j))) << i << "," << j;
+    }
+    // syrk: beta == 0 reads nothing of C, and nothing outside its triangle is touched.
+    for (Uplo uplo : {Uplo::Lower, Uplo::Upper}) {
+        for (dim_t i = 0; i < 6; ++i)
+            for (dim_t j = 0; j < 6; ++j) C(i, j) = NaN;
+        blas().syrk(uplo, Trans::No, 1.0, A, 0.0, C);
+        for (dim_t i = 0; i < 6; ++i)
+            for (dim_t j = 0; j < 6; ++j) {
+                const bool inside = uplo == Uplo::Lower ? i >= j : i <= j;
+                EXPECT_EQ(std::isfinite(C(i, j)), inside) << "syrk " << int(uplo) << " C(" << i << "," << j << ")";
+            }
     }
 }
 

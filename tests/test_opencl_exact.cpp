@@ -872,6 +872,89 @@ TEST(OpenClExact, TrsmEveryCase)
                     }
 }
 
+// --- syrk, trmv, trmm, sqrt, reciprocal ---------------------------------------------------------
+
+// C with NaN outside its uplo triangle (syrk must neither read nor write there).
+Matrix outside_triangle_nan(const Matrix& C, Uplo uplo)
+{
+    Matrix P = C;
+    for (dim_t c = 0; c < C.width(); ++c)
+        for (dim_t r = 0; r < C.length(); ++r)
+            if ((uplo == Uplo::Lower) ? r < c : r > c) P(r, c) = kNaN;
+    return P;
+}
+
+TEST(OpenClExact, SyrkEveryCase)
+{
+    REQUIRE_DEVICE();
+    struct Shape {
+        dim_t n, k;
+    };
+    for (Shape s : {Shape{1, 1}, Shape{6, 0}, Shape{13, 1}, Shape{19, 9}, Shape{33, 90}})
+        for (Uplo u : kUplos)
+            for (Trans t : kTrans) {
+                const Matrix A = t == Trans::No ? wide(s.n, s.k, 500, 300) : wide(s.k, s.n, 500, 300);
+                const Matrix C = outside_triangle_nan(wide(s.n, s.n, 501), u);
+                for (double alpha : {1.0, -1.0, 0.7})
+                    for (double beta : {0.0, 1.0, -0.5}) {
+                        Matrix Cb = C;
+                        if (beta == 0.0) Cb(s.n - 1, 0) = Cb(0, s.n - 1) = Cb(0, 0) = kNaN; // not read
+                        expect_identical(std::string("syrk ") + (u == Uplo::Lower ? "L" : "U") + name_of(t) + " " +
+                                             std::to_string(s.n) + "x" + std::to_string(s.k) + " alpha " + hex(alpha) +
+                                             " beta " + hex(beta),
+                                         {embed(A), embed(Cb)}, [=](const Blas& b, const std::vector<Obj>& v) {
+                                             b.syrk(u, t, alpha, v[0], beta, v[1]);
+                                             return 0.0;
+                                         });
+                    }
+            }
+}
+
+TEST(OpenClExact, TrmvAndTrmmEveryCase)
+{
+    REQUIRE_DEVICE();
+    for (dim_t n : {1, 2, 17, 70})
+        for (Uplo u : kUplos)
+            for (Trans t : kTrans)
+                for (Diag d : kDiags) {
+                    const Matrix T = poisoned(wide(n, n, 600 + static_cast<std::uint64_t>(n), 300), u, d);
+                    const Matrix x = wide(n, 1, 601, 300);
+                    const std::string shape = std::string(u == Uplo::Lower ? "L" : "U") + name_of(t) +
+                                              (d == Diag::Unit ? "U" : "N") + " n=" + std::to_string(n);
+                    expect_identical("trmv " + shape, {embed(T), row_of(x)}, [=](const Blas& b, const std::vector<Obj>& v) {
+                        b.trmv(u, t, d, v[0], v[1]);
+                        return 0.0;
+                    });
+                    for (Side side : {Side::Left, Side::Right}) {
+                        const Matrix B = side == Side::Left ? wide(n, 5, 602, 300) : wide(5, n, 602, 300);
+                        for (double alpha : {1.0, -0.3, 0.0, kNaN})
+                            expect_identical(std::string("trmm ") + (side == Side::Left ? "left " : "right ") + shape +
+                                                 " alpha " + hex(alpha),
+                                             {embed(T), embed(B)}, [=](const Blas& b, const std::vector<Obj>& v) {
+                                                 b.trmm(side, u, t, d, alpha, v[0], v[1]);
+                                                 return 0.0;
+                                             });
+                    }
+                }
+}
+
+TEST(OpenClExact, SqrtAndReciprocalOfSpecialValues)
+{
+    REQUIRE_DEVICE();
+    for (double value : special_values()) {
+        Matrix a(1, 1);
+        a(0, 0) = value;
+        expect_identical("sqrt " + hex(value), {embed(a)}, [](const Blas& b, const std::vector<Obj>& v) {
+            b.sqrt(v[0]);
+            return 0.0;
+        });
+        expect_identical("reciprocal " + hex(value), {embed(a)}, [](const Blas& b, const std::vector<Obj>& v) {
+            b.reciprocal(v[0]);
+            return 0.0;
+        });
+    }
+}
+
 // --- LU --------------------------------------------------------------------------------------
 
 struct Factors {

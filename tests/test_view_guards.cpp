@@ -1,6 +1,6 @@
 // No backend writes outside the views it is given. Every operand of every writing
-// operation (scal, invscal, axpy, copy, dots, gemv, trsv, ger, gemm, trsm,
-// apply_pivots, every LU variant) is a view inside a larger allocation whose other
+// operation (scal, invscal, axpy, copy, dots, gemv, trsv, trmv, ger, gemm, trsm,
+// trmm, syrk and syr, sqrt, reciprocal, apply_pivots, every LU, Cholesky, triangular inverse and triangular solve variant) is a view inside a larger allocation whose other
 // elements hold a signalling-NaN guard (tests/support/backend_checks.hpp); after
 // the operation the guards must be bit for bit untouched, on every backend (blis,
 // exact on 1 and 2 threads with the threading threshold lowered, opencl,
@@ -24,7 +24,10 @@
 #include "blas/blas.hpp"
 #include "support/backend_checks.hpp"
 #include "support/test_support.hpp"
+#include "variants/chol.hpp"
 #include "variants/lu.hpp"
+#include "variants/trinv.hpp"
+#include "variants/trsm.hpp"
 
 namespace {
 
@@ -136,6 +139,9 @@ TEST_P(ViewGuards, MatrixVectorOperations)
                 Guarded x = random(m, 1, 16);
                 run("trsv " + std::to_string(int(uplo)) + std::to_string(int(trans)) + std::to_string(int(diag)), x,
                     {&T}, [&] { blas().trsv(uplo, trans, diag, T.view(), x.view()); });
+                Guarded xr = random(1, m, 17); // a row: stride = the leading dimension, gaps guarded
+                run("trmv " + std::to_string(int(uplo)) + std::to_string(int(trans)) + std::to_string(int(diag)), xr,
+                    {&T}, [&] { blas().trmv(uplo, trans, diag, T.view(), xr.view()); });
             }
 }
 
@@ -157,6 +163,28 @@ TEST_P(ViewGuards, MatrixMatrixOperations)
                 run("trsm " + std::to_string(int(side)) + std::to_string(int(uplo)) + std::to_string(int(trans)), B,
                     {&T}, [&] { blas().trsm(side, uplo, trans, Diag::NonUnit, 2.0, T.view(), B.view()); });
             }
+    for (Side side : {Side::Left, Side::Right})
+        for (Uplo uplo : {Uplo::Lower, Uplo::Upper})
+            for (Trans trans : {Trans::No, Trans::Yes})
+                for (Diag diag : {Diag::NonUnit, Diag::Unit}) {
+                    Guarded T = random(side == Side::Left ? m : n, side == Side::Left ? m : n, 26), B = random(m, n, 27);
+                    run("trmm " + std::to_string(int(side)) + std::to_string(int(uplo)) + std::to_string(int(trans)) +
+                            std::to_string(int(diag)),
+                        B, {&T}, [&] { blas().trmm(side, uplo, trans, diag, -1.5, T.view(), B.view()); });
+                }
+    for (Uplo uplo : {Uplo::Lower, Uplo::Upper})
+        for (Trans trans : {Trans::No, Trans::Yes}) {
+            Guarded A = trans == Trans::No ? random(m, k, 28) : random(k, m, 28), C = random(m, m, 29);
+            run("syrk " + std::to_string(int(uplo)) + std::to_string(int(trans)), C, {&A},
+                [&] { blas().syrk(uplo, trans, 0.5, A.view(), 2.0, C.view()); });
+            Guarded x = trans == Trans::No ? random(m, 1, 30) : random(1, m, 30); // syr: a vector A
+            run("syr " + std::to_string(int(uplo)) + std::to_string(int(trans)), C, {&x},
+                [&] { blas().syrk(uplo, trans, -1.0, x.view(), 1.0, C.view()); });
+        }
+    Guarded s = random(1, 1, 31);
+    s.view()(0, 0) = 2.5;
+    run("sqrt", s, {}, [&] { blas().sqrt(s.view()); });
+    run("reciprocal", s, {}, [&] { blas().reciprocal(s.view()); });
     Guarded A = random(m, n, 25);
     flamex::Pivots p(n);
     for (dim_t i = 0; i < n; ++i) p[i] = static_cast<int>((3 * i + 1) % (m - i));
@@ -171,6 +199,34 @@ TEST_P(ViewGuards, EveryLuVariant)
         flamex::LuControl control;
         control.block = 4;
         run(v.name, A, {}, [&] { EXPECT_TRUE(flamex::lu(blas(), v, A.view(), p.view(), control).ok()) << v.name; });
+    }
+}
+
+TEST_P(ViewGuards, EveryCholVariant)
+{
+    for (const flamex::CholVariant& v : flamex::chol_variants()) {
+        Guarded A = dominant(11, 32);
+        // a lower triangle in [-1, 1] and 20 on the diagonal: symmetric positive definite
+        for (dim_t i = 0; i < 11; ++i) A.view()(i, i) = 20.0;
+        flamex::CholControl control;
+        control.block = 4;
+        run(v.name, A, {}, [&] { EXPECT_TRUE(flamex::chol(blas(), v, A.view(), control).ok()) << v.name; });
+    }
+}
+
+TEST_P(ViewGuards, EveryTrinvAndTrsmVariant)
+{
+    for (const flamex::TrinvVariant& v : flamex::trinv_variants()) {
+        Guarded A = dominant(11, 33);
+        flamex::TrinvControl control;
+        control.block = 4;
+        run(v.name, A, {}, [&] { EXPECT_TRUE(flamex::trinv(blas(), v, A.view(), control).ok()) << v.name; });
+    }
+    for (const flamex::TrsmVariant& v : flamex::trsm_variants()) {
+        Guarded L = dominant(11, 34), B = random(11, 6, 35);
+        flamex::TrsmControl control;
+        control.block = 4;
+        run(v.name, B, {&L}, [&] { EXPECT_TRUE(flamex::trsm_lln(blas(), v, L.view(), B.view(), control).ok()) << v.name; });
     }
 }
 

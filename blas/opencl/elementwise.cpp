@@ -47,8 +47,25 @@ Kernel KernelMaker::operator()(const char* name) const
 Elementwise::Elementwise(const Context& context, DeviceMemory& memory, const KernelMaker& make, bool skip_identities)
     : context_(&context), memory_(&memory), skip_identities_(skip_identities), scal_(make("scal")),
       invscal_(make("invscal")), axpy_(make("axpy")), copy_(make("copy_matrix")), apply_pivots_(make("apply_pivots")),
-      iamax_partial_(make("iamax_partial")), iamax_finish_(make("iamax_finish"))
+      iamax_partial_(make("iamax_partial")), iamax_finish_(make("iamax_finish")), sqrt_(make("scalar_sqrt")),
+      reciprocal_(make("scalar_reciprocal"))
 {
+}
+
+namespace {
+void scalar_operation(const Context& context, DeviceMemory& memory, const Kernel& kernel, const char* op, Obj alpha)
+{
+    check::scalar(op, alpha);
+    auto b = memory.bind({{alpha, Access::ReadWrite}});
+    launch(context, kernel.k, cl::NDRange(1), cl::NDRange(1), b[0].buffer, b[0].offset);
+    b.commit();
+}
+} // namespace
+
+void Elementwise::sqrt(Obj alpha) const { scalar_operation(*context_, *memory_, sqrt_, "sqrt", alpha); }
+void Elementwise::reciprocal(Obj alpha) const
+{
+    scalar_operation(*context_, *memory_, reciprocal_, "reciprocal", alpha);
 }
 
 void Elementwise::scal(double alpha, Obj x) const

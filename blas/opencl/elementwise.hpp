@@ -5,11 +5,12 @@
 //                                        with the work-group size each runs with;
 //   range1, range2                       launch ranges rounded up to whole work-groups;
 //   Elementwise                          the host side of scal, invscal, axpy, copy,
-//                                        apply_pivots and iamax: checks, binding,
-//                                        launches, read-back.
+//                                        apply_pivots, iamax, sqrt and reciprocal:
+//                                        checks, binding, launches, read-back.
 //
 // Elementwise launches kernels of the backend's own program by name. invscal,
-// copy_matrix, apply_pivots and the iamax kernels are kernels/elementwise.cl, which
+// copy_matrix, apply_pivots, the iamax kernels, scalar_sqrt and scalar_reciprocal
+// are kernels/elementwise.cl, which
 // both programs include, so they give the same bits in both backends; scal and axpy
 // take the same arguments in both programs but differ (plain.cl follows BLIS and
 // rounds a * x + y twice, exact.cl rounds once with an fma).
@@ -81,6 +82,8 @@ public:
     void axpy(double alpha, Obj x, Obj y) const;
     void copy(Obj x, Obj y) const;
     void apply_pivots(PivObj p, Obj A) const;
+    void sqrt(Obj alpha) const;
+    void reciprocal(Obj alpha) const;
 
     // The work-groups iamax_partial runs for n elements with `local` work-items each.
     using Groups = std::function<std::size_t(dim_t n, std::size_t local)>;
@@ -93,7 +96,7 @@ private:
     const Context* context_ = nullptr;
     DeviceMemory* memory_ = nullptr;
     bool skip_identities_ = false;
-    Kernel scal_, invscal_, axpy_, copy_, apply_pivots_, iamax_partial_, iamax_finish_;
+    Kernel scal_, invscal_, axpy_, copy_, apply_pivots_, iamax_partial_, iamax_finish_, sqrt_, reciprocal_;
     mutable cl::Buffer pivots_;
     mutable std::uint64_t pivots_bytes_ = 0;
 };

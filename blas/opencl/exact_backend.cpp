@@ -23,12 +23,20 @@
 //                    right-hand side, no barriers): each unknown the correctly
 //                    rounded quotient of its exact residual, as exact::divide_round.
 //                    trsm solves up to 4096 / trsv_block right-hand sides at once.
+//   syrk, trmv,      mv_direct restricted to a triangle: of the outputs (syrk: column
+//   trmm             q of C is op(A) times row q of op(A), its rows on one side of
+//                    the diagonal only) or of each row (trmv, trmm: the triangle of
+//                    op(T), the diagonal product x_i itself when unit). trmv and trmm
+//                    first copy x or B into a scratch buffer on the device (copy_matrix),
+//                    so the products read the old values while they overwrite them.
+//   sqrt, reciprocal one IEEE operation on the device (kernels/elementwise.cl, double
+//                    sqrt and division are correctly rounded in OpenCL C).
 //   ger              fma(alpha x_i, y_j, a_ij) when alpha x_i is exact, else a private
 //                    superaccumulator; scal, invscal, axpy, copy: one IEEE operation
 //                    per element; iamax: a reduction in a total order (the first NaN,
 //                    else the first largest |x_i|), its index read back;
 //                    apply_pivots: the pivots uploaded, rows swapped per column.
-//                    These six run through opencl::Elementwise
+//                    These six and sqrt, reciprocal run through opencl::Elementwise
 //                    (blas/opencl/elementwise.hpp), shared with opencl-plain, as are
 //                    all but scal's and axpy's kernels (kernels/elementwise.cl).
 //
@@ -44,6 +52,7 @@
 #include "blas/opencl/exact_backend.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "blas/backend_factories.hpp"
@@ -117,6 +126,7 @@ public:
         mv_finish_ = make("mv_finish");
         tri_block_ = make("tri_block");
         ger_ = make("ger");
+        copy_ = make("copy_matrix");
         elementwise_ = opencl::Elementwise(*context_, memory_, make, /*skip_identities*/ false);
         result_ = context_->allocate(sizeof(double));
         part_value_ = context_->allocate(kMaxGroups * sizeof(double));
@@ -252,6 +262,52 @@ public:
         b.commit();
     }
 
+    void syrk(Uplo uplo, Trans trans, double alpha, Obj A, double beta, Obj C) const override
+    {
+        check::syrk("syrk", trans, A, C);
+        const dim_t n = C.length(), k = trans == Trans::No ? A.width() : A.length();
+        if (n == 0) return;
+        auto b = memory_.bind({{A, Access::Read}, {C, Access::ReadWrite}});
+        const bool no = trans == Trans::No;
+        const cl_long ars = no ? b[0].rs : b[0].cs, acs = no ? b[0].cs : b[0].rs;
+        // Column q of C is op(A) times row q of op(A), rows on uplo's side of q only.
+        const std::size_t local = mv_direct_.local;
+        launch(*context_, mv_direct_.k, range2(n, n, local), cl::NDRange(local, 1), cl_long(n), cl_long(k),
+               cl_long(n), b[0].buffer, b[0].offset, ars, acs, b[0].buffer, b[0].offset, acs, ars, cl_double(alpha),
+               cl_double(beta), b[1].buffer, b[1].offset, b[1].rs, b[1].cs, cl_int(uplo == Uplo::Lower ? 1 : 2),
+               cl_int(0), cl_int(0));
+        b.commit();
+    }
+
+    void trmv(Uplo uplo, Trans trans, Diag diag, Obj T, Obj x) const override
+    {
+        check::trsv("trmv", T, x);
+        const dim_t n = T.length();
+        if (n == 0) return;
+        auto b = memory_.bind({{T, Access::Read}, {x, Access::ReadWrite}});
+        triangle_product(b[0], uplo, trans, diag, 1.0, n, 1, b[1], b[1].inc, 0);
+        b.commit();
+    }
+
+    void trmm(Side side, Uplo uplo, Trans trans, Diag diag, double alpha, Obj T, Obj B) const override
+    {
+        check::trsm("trmm", side, T, B);
+        if (B.empty()) return;
+        auto b = memory_.bind({{T, Access::Read}, {B, Access::ReadWrite}});
+        if (side == Side::Left) {
+            // op(T) times each column of B.
+            triangle_product(b[0], uplo, trans, diag, alpha, B.length(), B.width(), b[1], b[1].rs, b[1].cs);
+        } else {
+            // b^T op(T) = (op(T)^T b)^T for each row b^T of B.
+            const Trans flipped = trans == Trans::No ? Trans::Yes : Trans::No;
+            triangle_product(b[0], uplo, flipped, diag, alpha, B.width(), B.length(), b[1], b[1].cs, b[1].rs);
+        }
+        b.commit();
+    }
+
+    void sqrt(Obj alpha) const override { elementwise_.sqrt(alpha); }
+    void reciprocal(Obj alpha) const override { elementwise_.reciprocal(alpha); }
+
     dim_t iamax(Obj x) const override
     {
         return elementwise_.iamax(
@@ -365,7 +421,8 @@ private:
             launch(*context_, mv_direct_.k,
                    cl::NDRange(opencl::round_up(static_cast<std::size_t>(p.m), local), static_cast<std::size_t>(p.nvec)),
                    cl::NDRange(local, 1), p.m, p.k, p.nvec, *p.a, p.aoff, p.ars, p.acs, *p.x, p.xoff, p.xinc, p.xstep,
-                   cl_double(alpha), cl_double(beta), *p.y, p.yoff, p.yinc, p.ystep);
+                   cl_double(alpha), cl_double(beta), *p.y, p.yoff, p.yinc, p.ystep, cl_int(0), cl_int(0),
+                   cl_int(0));
             return;
         }
         // Outputs in batches of whole vectors that fit in the pool.
@@ -382,6 +439,27 @@ private:
                    *p.y, p.yoff + q0 * p.ystep, p.yinc, p.ystep);
             done();
         }
+    }
+
+    // X := alpha op(T) X for nrhs vectors of n elements, element i of vector q at
+    // X.offset + i * xinc + q * xstep: the vectors are copied into scratch_ (n x nrhs,
+    // contiguous) and each output is the exact sum over its row's triangle, rounded once.
+    void triangle_product(const DeviceView& T, Uplo uplo, Trans trans, Diag diag, double alpha, dim_t n, dim_t nrhs,
+                          const DeviceView& X, cl_long xinc, cl_long xstep) const
+    {
+        const std::uint64_t bytes = static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(nrhs) * sizeof(double);
+        if (bytes > scratch_bytes_) {
+            scratch_ = context_->allocate(bytes);
+            scratch_bytes_ = bytes;
+        }
+        launch(*context_, copy_.k, range2(n, nrhs, copy_.local), cl::NDRange(copy_.local, 1), cl_long(n),
+               cl_long(nrhs), X.buffer, X.offset, xinc, xstep, scratch_, cl_long(0), cl_long(1), cl_long(n));
+        const Triangle tri = triangle(T, uplo, trans, diag);
+        const std::size_t local = mv_direct_.local;
+        launch(*context_, mv_direct_.k, range2(n, nrhs, local), cl::NDRange(local, 1), cl_long(n), cl_long(n),
+               cl_long(nrhs), T.buffer, T.offset, tri.rs, tri.cs, scratch_, cl_long(0), cl_long(1), cl_long(n),
+               cl_double(alpha), cl_double(0.0), X.buffer, X.offset, xinc, xstep, cl_int(0),
+               cl_int(tri.forward ? 1 : 2), cl_int(tri.unit ? 1 : 0));
     }
 
     // Superaccumulator q * accld + i += sum_l A(i, l) x_q(l) for i < rows, l < cols, q < nvec.
@@ -438,10 +516,11 @@ private:
     mutable opencl::DeviceMemory memory_;
     ExactTuning::Matvec matvec_;
     std::size_t chunk_, trsv_block_, groups_, target_groups_ = 8;
-    Kernel acc_reset_, dot_partial_, dot_finish_, mv_direct_, mv_partial_, mv_finish_, tri_block_, ger_;
+    Kernel acc_reset_, dot_partial_, dot_finish_, mv_direct_, mv_partial_, mv_finish_, tri_block_, ger_, copy_;
     opencl::Elementwise elementwise_;
     cl::Buffer result_, part_value_, part_index_;
-    mutable cl::Buffer digits_, meta_;
+    mutable cl::Buffer digits_, meta_, scratch_;
+    mutable std::uint64_t scratch_bytes_ = 0;
     mutable std::size_t capacity_ = 0;
     mutable bool clean_ = false;
 };

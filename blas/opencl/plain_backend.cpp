@@ -18,7 +18,10 @@
 //
 // scal, invscal, axpy, copy, apply_pivots and iamax run through opencl::Elementwise
 // (blas/opencl/elementwise.hpp), shared with the exact `opencl` backend; so are
-// invscal, copy_matrix, apply_pivots and iamax's kernels (kernels/elementwise.cl).
+// invscal, copy_matrix, apply_pivots and iamax's kernels (kernels/elementwise.cl),
+// and sqrt and reciprocal. syrk sums each element's products in order; trmv and trmm
+// update in place column by column as the reference BLAS (one work-group per
+// right-hand side).
 #include <algorithm>
 
 #include "blas/backend_factories.hpp"
@@ -54,6 +57,8 @@ public:
         gemv_groups_ = make("gemv_groups");
         gemm_ = make("gemm_tiled");
         trsm_ = make("trsm_left");
+        syrk_ = make("syrk");
+        trmm_ = make("trmm_left");
         // gemm: the largest square tile within its work-group size whose two tiles fit
         // in local memory.
         tile_ = 1;
@@ -196,6 +201,52 @@ public:
         b.commit();
     }
 
+    void syrk(Uplo uplo, Trans trans, double alpha, Obj A, double beta, Obj C) const override
+    {
+        check::syrk("syrk", trans, A, C);
+        const dim_t n = C.length(), k = trans == Trans::No ? A.width() : A.length();
+        if (n == 0) return;
+        auto b = memory_.bind({{A, Access::Read}, {C, Access::ReadWrite}});
+        const cl_long ars = trans == Trans::No ? b[0].rs : b[0].cs, acs = trans == Trans::No ? b[0].cs : b[0].rs;
+        launch(*context_, syrk_.k, range2(n, n, syrk_.local), cl::NDRange(syrk_.local, 1), cl_long(n), cl_long(k),
+               cl_int(uplo == Uplo::Lower ? 1 : 0), cl_double(alpha), b[0].buffer, b[0].offset, ars, acs,
+               cl_double(beta), b[1].buffer, b[1].offset, b[1].rs, b[1].cs);
+        b.commit();
+    }
+
+    void trmv(Uplo uplo, Trans trans, Diag diag, Obj T, Obj x) const override
+    {
+        check::trsv("trmv", T, x);
+        const dim_t n = T.length();
+        if (n == 0) return;
+        auto b = memory_.bind({{T, Access::Read}, {x, Access::ReadWrite}});
+        multiply(n, 1, (uplo == Uplo::Lower) != (trans == Trans::Yes), diag == Diag::Unit, 1.0, b[0],
+                 trans == Trans::Yes, b[1].buffer, b[1].offset, b[1].inc, 0);
+        b.commit();
+    }
+
+    void trmm(Side side, Uplo uplo, Trans trans, Diag diag, double alpha, Obj T, Obj B) const override
+    {
+        check::trsm("trmm", side, T, B);
+        if (B.empty()) return;
+        auto b = memory_.bind({{T, Access::Read}, {B, Access::ReadWrite}});
+        const bool lower = uplo == Uplo::Lower, unit = diag == Diag::Unit;
+        if (side == Side::Left) {
+            const bool transposed = trans == Trans::Yes;
+            multiply(B.length(), B.width(), lower != transposed, unit, alpha, b[0], transposed, b[1].buffer,
+                     b[1].offset, b[1].rs, b[1].cs);
+        } else {
+            // B op(T) = (op(T)^T B^T)^T: the rows of B times op(T)^T from the left.
+            const bool transposed = trans == Trans::No;
+            multiply(B.width(), B.length(), lower != transposed, unit, alpha, b[0], transposed, b[1].buffer,
+                     b[1].offset, b[1].cs, b[1].rs);
+        }
+        b.commit();
+    }
+
+    void sqrt(Obj alpha) const override { elementwise_.sqrt(alpha); }
+    void reciprocal(Obj alpha) const override { elementwise_.reciprocal(alpha); }
+
     dim_t iamax(Obj x) const override
     {
         return elementwise_.iamax(x, reduction_groups, partial_, partial_index_, result_);
@@ -248,11 +299,23 @@ private:
                T.offset, trs, tcs, b, boff, brs, bcs);
     }
 
+    // B := alpha T B, with the arguments of solve.
+    void multiply(dim_t n, dim_t nrhs, bool lower, bool unit, double alpha, const DeviceView& T, bool transposed,
+                  const cl::Buffer& b, cl_long boff, cl_long brs, cl_long bcs) const
+    {
+        if (n == 0 || nrhs == 0) return;
+        const cl_long trs = transposed ? T.cs : T.rs, tcs = transposed ? T.rs : T.cs;
+        const std::size_t local = trmm_.local;
+        launch(*context_, trmm_.k, cl::NDRange(static_cast<std::size_t>(nrhs) * local), cl::NDRange(local),
+               cl_long(n), cl_long(nrhs), cl_int(lower ? 1 : 0), cl_int(unit ? 1 : 0), cl_double(alpha), T.buffer,
+               T.offset, trs, tcs, b, boff, brs, bcs);
+    }
+
     std::shared_ptr<opencl::Context> context_;
     std::shared_ptr<const opencl::Program> program_;
     mutable opencl::DeviceMemory memory_;
     std::size_t tile_ = 1;
-    Kernel sum_partial_, dot_partial_, sum_finish_, ger_, gemv_rows_, gemv_groups_, gemm_, trsm_;
+    Kernel sum_partial_, dot_partial_, sum_finish_, ger_, gemv_rows_, gemv_groups_, gemm_, trsm_, syrk_, trmm_;
     opencl::Elementwise elementwise_;
     cl::Buffer partial_, partial_index_, result_;
 };

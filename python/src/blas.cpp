@@ -100,6 +100,33 @@ void bind_backend_class(py::module_& m)
             b.blas->trsm(side, uplo, trans, diag, alpha, vT, vB);
         }, py::arg("side"), py::arg("uplo"), py::arg("trans"), py::arg("diag"), py::arg("alpha"), py::arg("T"), py::arg("B"),
            "B := alpha op(T)^{-1} B (LEFT) or alpha B op(T)^{-1} (RIGHT)")
+        .def("syrk", [](const PyBackend& b, Uplo uplo, Trans trans, double alpha, py::handle A, double beta, py::handle C) {
+            const Obj vA = as_obj(A, "A", false), vC = as_obj(C, "C", true);
+            FLAMEX_NOGIL;
+            b.blas->syrk(uplo, trans, alpha, vA, beta, vC);
+        }, py::arg("uplo"), py::arg("trans"), py::arg("alpha"), py::arg("A"), py::arg("beta"), py::arg("C"),
+           "C := alpha op(A) op(A)^T + beta C, only C's uplo triangle read and written (C not read when beta == 0)")
+        .def("trmv", [](const PyBackend& b, Uplo uplo, Trans trans, Diag diag, py::handle T, py::handle x) {
+            const Obj vT = as_obj(T, "T", false), vx = as_obj(x, "x", true);
+            FLAMEX_NOGIL;
+            b.blas->trmv(uplo, trans, diag, vT, vx);
+        }, py::arg("uplo"), py::arg("trans"), py::arg("diag"), py::arg("T"), py::arg("x"), "x := op(T) x")
+        .def("trmm", [](const PyBackend& b, Side side, Uplo uplo, Trans trans, Diag diag, double alpha, py::handle T, py::handle B) {
+            const Obj vT = as_obj(T, "T", false), vB = as_obj(B, "B", true);
+            FLAMEX_NOGIL;
+            b.blas->trmm(side, uplo, trans, diag, alpha, vT, vB);
+        }, py::arg("side"), py::arg("uplo"), py::arg("trans"), py::arg("diag"), py::arg("alpha"), py::arg("T"), py::arg("B"),
+           "B := alpha op(T) B (LEFT) or alpha B op(T) (RIGHT)")
+        .def("sqrt", [](const PyBackend& b, py::handle alpha) {
+            const Obj v = as_obj(alpha, "alpha", true);
+            FLAMEX_NOGIL;
+            b.blas->sqrt(v);
+        }, py::arg("alpha"), "alpha := sqrt(alpha) (alpha 1x1, correctly rounded)")
+        .def("reciprocal", [](const PyBackend& b, py::handle alpha) {
+            const Obj v = as_obj(alpha, "alpha", true);
+            FLAMEX_NOGIL;
+            b.blas->reciprocal(v);
+        }, py::arg("alpha"), "alpha := 1 / alpha (alpha 1x1, a correctly rounded division)")
         .def("iamax", [](const PyBackend& b, py::handle x) {
             const Obj vx = as_obj(x, "x", false);
             FLAMEX_NOGIL;

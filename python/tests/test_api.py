@@ -52,6 +52,16 @@ def test_every_blas_operation_agrees_with_numpy(name, rng):
     np.testing.assert_allclose(L @ D, C, **tol)
     E = np.asfortranarray(C.T.copy()); blas.trsm(flamex.RIGHT, flamex.LOWER, flamex.TRANSPOSE, flamex.NONUNIT, 1.0, L, E)
     np.testing.assert_allclose(E @ L.T, C.T, **tol)
+    S = C[:, :6].copy(order="F")[:6]; S0 = S.copy()                  # syrk: only the lower triangle
+    blas.syrk(flamex.LOWER, flamex.NO_TRANSPOSE, 2.0, A[:6], -1.0, S)
+    np.testing.assert_allclose(np.tril(S), np.tril(2 * A[:6] @ A[:6].T - S0), **tol)
+    np.testing.assert_array_equal(np.triu(S, 1), np.triu(S0, 1))
+    z = x.copy(); blas.trmv(flamex.LOWER, flamex.TRANSPOSE, flamex.UNIT, L, z)
+    np.testing.assert_allclose(z, (np.tril(L, -1) + np.eye(7)).T @ x, **tol)
+    D = C.copy(order="F"); blas.trmm(flamex.LEFT, flamex.LOWER, flamex.NO_TRANSPOSE, flamex.NONUNIT, -2.0, L, D)
+    np.testing.assert_allclose(D, -2 * L @ C, **tol)
+    s = np.array([[2.0]], order="F"); blas.sqrt(s); assert s[0, 0] == np.sqrt(2.0)
+    blas.reciprocal(s); assert s[0, 0] == 1 / np.sqrt(2.0)
     assert blas.iamax(np.array([1.0, -3.0, 3.0, 2.0])) == 1           # first of the ties
     P = A.copy(order="F"); blas.apply_pivots(np.array([2, 0], dtype=np.int32), P)
     np.testing.assert_array_equal(P[[2, 1, 0]], A[:3])

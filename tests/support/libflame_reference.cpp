@@ -87,7 +87,214 @@ private:
     fla_lu_t* lu_;
 };
 
+// Chol's control tree: syrk (herk), trsm and gemm to the external BLAS, the
+// diagonal blocks to FLA_Chol_l_unb_var`inner_number`.
+class CholTree {
+public:
+    CholTree(int number, dim_t block, int inner_number)
+    {
+        const auto b = static_cast<::dim_t>(block);
+        blocksize_ = FLA_Blocksize_create(b, b, b, b);
+        inner_ = FLA_Cntl_chol_obj_create(FLA_FLAT, FLA_UNBLOCKED_VARIANT1 - 1 + inner_number, nullptr, nullptr,
+                                          nullptr, nullptr, nullptr);
+        herk_ = FLA_Cntl_herk_obj_create(FLA_FLAT, FLA_SUBPROBLEM, nullptr, nullptr, nullptr, nullptr);
+        trsm_ = FLA_Cntl_trsm_obj_create(FLA_FLAT, FLA_SUBPROBLEM, nullptr, nullptr, nullptr, nullptr);
+        gemm_ = FLA_Cntl_gemm_obj_create(FLA_FLAT, FLA_SUBPROBLEM, nullptr, nullptr, nullptr);
+        chol_ = FLA_Cntl_chol_obj_create(FLA_FLAT, FLA_BLOCKED_VARIANT1 - 1 + number, blocksize_, inner_, herk_, trsm_,
+                                         gemm_);
+    }
+    ~CholTree()
+    {
+        FLA_Cntl_obj_free(chol_);
+        FLA_Cntl_obj_free(inner_);
+        FLA_Cntl_obj_free(herk_);
+        FLA_Cntl_obj_free(trsm_);
+        FLA_Cntl_obj_free(gemm_);
+        FLA_Blocksize_free(blocksize_);
+    }
+    CholTree(const CholTree&) = delete;
+    CholTree& operator=(const CholTree&) = delete;
+    fla_chol_t* get() const { return chol_; }
+
+private:
+    fla_blocksize_t* blocksize_;
+    fla_chol_t* inner_;
+    fla_herk_t* herk_;
+    fla_trsm_t* trsm_;
+    fla_gemm_t* gemm_;
+    fla_chol_t* chol_;
+};
+
+FLA_Error chol(bool blocked, int number, FLA_Obj A, const CholTree* tree)
+{
+    if (!blocked) {
+        switch (number) {
+        case 1: return FLA_Chol_l_unb_var1(A);
+        case 2: return FLA_Chol_l_unb_var2(A);
+        case 3: return FLA_Chol_l_unb_var3(A);
+        }
+    } else {
+        switch (number) {
+        case 1: return FLA_Chol_l_blk_var1(A, tree->get());
+        case 2: return FLA_Chol_l_blk_var2(A, tree->get());
+        case 3: return FLA_Chol_l_blk_var3(A, tree->get());
+        }
+    }
+    throw Error("libflame has no " + std::string(blocked ? "blocked" : "unblocked") + " Cholesky variant " +
+                std::to_string(number));
+}
+
+// Trinv's control tree: trmm, trsm and gemm to the external BLAS, the diagonal
+// blocks to FLA_Trinv_ln_unb_var`inner_number`.
+class TrinvTree {
+public:
+    TrinvTree(int number, dim_t block, int inner_number)
+    {
+        const auto b = static_cast<::dim_t>(block);
+        blocksize_ = FLA_Blocksize_create(b, b, b, b);
+        inner_ = FLA_Cntl_trinv_obj_create(FLA_FLAT, FLA_UNBLOCKED_VARIANT1 - 1 + inner_number, nullptr, nullptr,
+                                           nullptr, nullptr, nullptr, nullptr);
+        trmm_ = FLA_Cntl_trmm_obj_create(FLA_FLAT, FLA_SUBPROBLEM, nullptr, nullptr, nullptr, nullptr);
+        trsm_ = FLA_Cntl_trsm_obj_create(FLA_FLAT, FLA_SUBPROBLEM, nullptr, nullptr, nullptr, nullptr);
+        gemm_ = FLA_Cntl_gemm_obj_create(FLA_FLAT, FLA_SUBPROBLEM, nullptr, nullptr, nullptr);
+        trinv_ = FLA_Cntl_trinv_obj_create(FLA_FLAT, FLA_BLOCKED_VARIANT1 - 1 + number, blocksize_, inner_, trmm_,
+                                           trsm_, trsm_, gemm_);
+    }
+    ~TrinvTree()
+    {
+        FLA_Cntl_obj_free(trinv_);
+        FLA_Cntl_obj_free(inner_);
+        FLA_Cntl_obj_free(trmm_);
+        FLA_Cntl_obj_free(trsm_);
+        FLA_Cntl_obj_free(gemm_);
+        FLA_Blocksize_free(blocksize_);
+    }
+    TrinvTree(const TrinvTree&) = delete;
+    TrinvTree& operator=(const TrinvTree&) = delete;
+    fla_trinv_t* get() const { return trinv_; }
+
+private:
+    fla_blocksize_t* blocksize_;
+    fla_trinv_t* inner_;
+    fla_trmm_t* trmm_;
+    fla_trsm_t* trsm_;
+    fla_gemm_t* gemm_;
+    fla_trinv_t* trinv_;
+};
+
+// Trsm's control tree: scaling and gemm to the external BLAS, the subproblems to
+// FLA_Trsm_lln_unb_var`inner_number`.
+class TrsmTree {
+public:
+    TrsmTree(int number, dim_t block, int inner_number)
+    {
+        const auto b = static_cast<::dim_t>(block);
+        blocksize_ = FLA_Blocksize_create(b, b, b, b);
+        scal_ = FLA_Cntl_scal_obj_create(FLA_FLAT, FLA_SUBPROBLEM, nullptr, nullptr);
+        gemm_ = FLA_Cntl_gemm_obj_create(FLA_FLAT, FLA_SUBPROBLEM, nullptr, nullptr, nullptr);
+        inner_ = FLA_Cntl_trsm_obj_create(FLA_FLAT, FLA_UNBLOCKED_VARIANT1 - 1 + inner_number, nullptr, nullptr,
+                                          nullptr, nullptr);
+        trsm_ = FLA_Cntl_trsm_obj_create(FLA_FLAT, FLA_BLOCKED_VARIANT1 - 1 + number, blocksize_, scal_, inner_, gemm_);
+    }
+    ~TrsmTree()
+    {
+        FLA_Cntl_obj_free(trsm_);
+        FLA_Cntl_obj_free(inner_);
+        FLA_Cntl_obj_free(scal_);
+        FLA_Cntl_obj_free(gemm_);
+        FLA_Blocksize_free(blocksize_);
+    }
+    TrsmTree(const TrsmTree&) = delete;
+    TrsmTree& operator=(const TrsmTree&) = delete;
+    fla_trsm_t* get() const { return trsm_; }
+
+private:
+    fla_blocksize_t* blocksize_;
+    fla_scal_t* scal_;
+    fla_gemm_t* gemm_;
+    fla_trsm_t* inner_;
+    fla_trsm_t* trsm_;
+};
+
+FLA_Error trinv(bool blocked, int number, FLA_Obj A, const TrinvTree* tree)
+{
+    if (!blocked) {
+        switch (number) {
+        case 1: return FLA_Trinv_ln_unb_var1(A);
+        case 2: return FLA_Trinv_ln_unb_var2(A);
+        case 3: return FLA_Trinv_ln_unb_var3(A);
+        case 4: return FLA_Trinv_ln_unb_var4(A);
+        }
+    } else {
+        switch (number) {
+        case 1: return FLA_Trinv_ln_blk_var1(A, tree->get());
+        case 2: return FLA_Trinv_ln_blk_var2(A, tree->get());
+        case 3: return FLA_Trinv_ln_blk_var3(A, tree->get());
+        case 4: return FLA_Trinv_ln_blk_var4(A, tree->get());
+        }
+    }
+    throw Error("libflame has no " + std::string(blocked ? "blocked" : "unblocked") + " Trinv_ln variant " +
+                std::to_string(number));
+}
+
+FLA_Error trsm_lln(bool blocked, int number, FLA_Obj L, FLA_Obj B, const TrsmTree* tree)
+{
+    if (!blocked) {
+        switch (number) {
+        case 1: return FLA_Trsm_lln_unb_var1(FLA_NONUNIT_DIAG, FLA_ONE, L, B);
+        case 2: return FLA_Trsm_lln_unb_var2(FLA_NONUNIT_DIAG, FLA_ONE, L, B);
+        case 3: return FLA_Trsm_lln_unb_var3(FLA_NONUNIT_DIAG, FLA_ONE, L, B);
+        case 4: return FLA_Trsm_lln_unb_var4(FLA_NONUNIT_DIAG, FLA_ONE, L, B);
+        }
+    } else {
+        switch (number) {
+        case 1: return FLA_Trsm_lln_blk_var1(FLA_NONUNIT_DIAG, FLA_ONE, L, B, tree->get());
+        case 2: return FLA_Trsm_lln_blk_var2(FLA_NONUNIT_DIAG, FLA_ONE, L, B, tree->get());
+        case 3: return FLA_Trsm_lln_blk_var3(FLA_NONUNIT_DIAG, FLA_ONE, L, B, tree->get());
+        case 4: return FLA_Trsm_lln_blk_var4(FLA_NONUNIT_DIAG, FLA_ONE, L, B, tree->get());
+        }
+    }
+    throw Error("libflame has no " + std::string(blocked ? "blocked" : "unblocked") + " Trsm_lln variant " +
+                std::to_string(number));
+}
+
+// libflame's return value (FLA_SUCCESS, or the 0-based column) as LAPACK's info.
+dim_t info_of(FLA_Error r) { return r == FLA_SUCCESS ? 0 : static_cast<dim_t>(r) + 1; }
+
 } // namespace
+
+dim_t libflame_chol(const CholVariant& variant, Obj A, dim_t block, int inner_number)
+{
+    fla::ensure_initialized();
+    const FLA_Obj a = fla::to_fla(A);
+    if (!variant.blocked) return info_of(chol(false, variant.number, a, nullptr));
+    const CholTree tree(variant.number, block, inner_number);
+    return info_of(chol(true, variant.number, a, &tree));
+}
+
+void libflame_trinv(const TrinvVariant& variant, Obj A, dim_t block, int inner_number)
+{
+    fla::ensure_initialized();
+    const FLA_Obj a = fla::to_fla(A);
+    if (!variant.blocked) {
+        trinv(false, variant.number, a, nullptr);
+        return;
+    }
+    const TrinvTree tree(variant.number, block, inner_number);
+    trinv(true, variant.number, a, &tree);
+}
+
+void libflame_trsm_lln(const TrsmVariant& variant, Obj L, Obj B, dim_t block, int inner_number)
+{
+    fla::ensure_initialized();
+    const FLA_Obj l = fla::to_fla(L), b = fla::to_fla(B);
+    if (!variant.blocked) {
+        trsm_lln(false, variant.number, l, b, nullptr);
+        return;
+    }
+    const TrsmTree tree(variant.number, block, inner_number);
+    trsm_lln(true, variant.number, l, b, &tree);
+}
 
 int libflame_lu(const LuVariant& variant, Obj A, PivObj p, dim_t block, int inner_number)
 {

@@ -1,9 +1,12 @@
-// libflame's own LU routines, called by variant name: the reference the tests and
+// libflame's own LU, Cholesky, triangular inverse and triangular solve routines, called by variant name: the reference the tests and
 // the benchmark compare flamex's variants with. This header does not include
 // FLAME.h, so any translation unit may use it.
 #pragma once
 
+#include "variants/chol.hpp"
 #include "variants/lu.hpp"
+#include "variants/trinv.hpp"
+#include "variants/trsm.hpp"
 
 namespace flamex::test {
 
@@ -12,5 +15,19 @@ namespace flamex::test {
 // control tree of block size `block` whose subproblem is factored by libflame's
 // unblocked variant `inner_number`. Returns libflame's FLA_Error code.
 int libflame_lu(const LuVariant& variant, Obj A, PivObj p, dim_t block = 128, int inner_number = 5);
+
+// FLA_Chol_l_unb_varN, or FLA_Chol_l_blk_varN with a control tree of block size
+// `block` whose diagonal blocks go to FLA_Chol_l_unb_var`inner_number`, on the lower
+// triangle of A. Returns LAPACK's info: 0, or the 1-based column where libflame
+// found A not positive definite.
+dim_t libflame_chol(const CholVariant& variant, Obj A, dim_t block = 128, int inner_number = 3);
+
+// FLA_Trinv_ln_{unb,blk}_varN on the lower triangle of A (non-unit), blocked ones with
+// block size `block` and FLA_Trinv_ln_unb_var`inner_number` for the diagonal blocks.
+void libflame_trinv(const TrinvVariant& variant, Obj A, dim_t block = 128, int inner_number = 3);
+
+// FLA_Trsm_lln_{unb,blk}_varN: B := L^{-1} B (non-unit, alpha = 1), blocked ones with
+// block size `block` and FLA_Trsm_lln_unb_var`inner_number` for the subproblems.
+void libflame_trsm_lln(const TrsmVariant& variant, Obj L, Obj B, dim_t block = 128, int inner_number = 2);
 
 } // namespace flamex::test

@@ -4,16 +4,18 @@
 //
 //   cli.cpp             the parser, the usage and help text, the options and output
 //                       helpers several subcommands share
-//   dense_commands.cpp  lu, solve, dot, gemv, trsv, gen, backends, devices: one
-//                       dense problem in Matrix Market files, through the abstract BLAS
+//   dense_commands.cpp  lu, chol, ldlt, trinv, solve, dot, gemv, trsv, gen, backends,
+//                       devices: one dense problem in Matrix Market files, through the
+//                       abstract BLAS
 //   batch_commands.cpp  batch solve, batch gen: many small symmetric systems in one
 //                       binary batch file (batched/batched.hpp)
 //   derive_command.cpp  derive: loop invariants, worksheets and variant files from a
 //                       PME description (derive/derive.hpp)
 //   main.cpp            dispatch, --version, and the exit status of every error
 //
-// Exit status: 0 success; 1 numerical failure (a zero pivot, a zero on the diagonal
-// of a triangular matrix, a batch system that could not be solved); 2 bad usage or
+// Exit status: 0 success; 1 numerical failure (a zero pivot, a matrix that is not
+// positive definite, a zero on the diagonal of a triangular matrix, a batch system
+// that could not be solved); 2 bad usage or
 // bad input (option, number, file, dimensions, variant, backend).
 #pragma once
 

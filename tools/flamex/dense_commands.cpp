@@ -1,5 +1,7 @@
 // The dense subcommands of `flamex` (cli.hpp): one problem in Matrix Market files,
-// factored or solved by an LU variant, or one abstract BLAS operation, on any backend.
+// factored or solved by an LU variant, factored by a Cholesky or LDL^T variant,
+// inverted by a triangular inverse variant, or one abstract BLAS operation, on any
+// backend.
 #include <algorithm>
 #include <chrono>
 #include <iostream>
@@ -13,7 +15,10 @@
 #include "tools/flamex/cli.hpp"
 #include "reference/generators.hpp"
 #include "io/matrix_market.hpp"
+#include "variants/chol.hpp"
+#include "variants/ldlt.hpp"
 #include "variants/lu.hpp"
+#include "variants/trinv.hpp"
 
 namespace flamex::cli {
 namespace {
@@ -22,6 +27,14 @@ const Option kVariant{"--variant", nullptr, "NAME", "LU variant (default lu_piv_
 const Option kInner{"--inner", nullptr, "NAME", "unblocked variant for the blocks of a blocked variant"};
 const Option kRefine{"--refine", nullptr, "K", "at most K steps of iterative refinement (>= 0, default 0)"};
 const Option kList{"--list", nullptr, nullptr, "list the registered LU variants and exit"};
+const Option kCholVariant{"--variant", nullptr, "NAME", "Cholesky variant (default chol_unb_var3; see `flamex chol --list`)"};
+const Option kCholInner{"--inner", nullptr, "NAME", "unblocked Cholesky variant for the diagonal blocks of a blocked one"};
+const Option kCholList{"--list", nullptr, nullptr, "list the registered Cholesky variants and exit"};
+const Option kLdltVariant{"--variant", nullptr, "NAME", "LDL^T variant (default ldlt_unb_var3; see `flamex ldlt --list`)"};
+const Option kLdltList{"--list", nullptr, nullptr, "list the LDL^T variants and exit"};
+const Option kTrinvVariant{"--variant", nullptr, "NAME", "triangular inverse variant (default trinv_unb_var3; see `flamex trinv --list`)"};
+const Option kTrinvInner{"--inner", nullptr, "NAME", "unblocked inverse variant for the diagonal blocks of a blocked one"};
+const Option kTrinvList{"--list", nullptr, nullptr, "list the registered triangular inverse variants and exit"};
 const Option kPivots{"--pivots", nullptr, "FILE", "write the pivots to FILE, LAPACK's 1-based ipiv, one per line"};
 const Option kTrans{"--trans", nullptr, nullptr, "use the transpose of the matrix"};
 const Option kAlpha{"--alpha", nullptr, "a", "scalar alpha (default 1)"};
@@ -140,6 +153,125 @@ int run_lu(const Args& a)
             .print();
     if (!info.ok()) return singular(a, "zero pivot in column " + std::to_string(info.zero_pivot));
     return kSuccess;
+}
+
+// --- chol, ldlt, trinv: a square matrix transformed in place from its lower triangle
+
+// Prints "name  summary" lines, the names padded to one column.
+template <class Variants>
+int list_variants(const Args& a, const Variants& variants)
+{
+    if (!a.operands.empty()) throw UsageError("--list takes no matrix file");
+    size_t width = 0;
+    for (const auto& v : variants) width = std::max(width, v.name.size());
+    for (const auto& v : variants) std::cout << v.name << std::string(width + 2 - v.name.size(), ' ') << v.summary << "\n";
+    return kSuccess;
+}
+
+Matrix read_square(const Args& a)
+{
+    Matrix A = io::read_matrix_market(a.operands[0]);
+    if (A.length() != A.width())
+        throw Error(a.operands[0] + ": " + a.command + " needs a square matrix, got " + dims(A));
+    return A;
+}
+
+// The lower triangle of A with zeros above it: what chol, ldlt and trinv write.
+Matrix lower_triangle(Obj A)
+{
+    Matrix L(A.length(), A.width());
+    for (dim_t j = 0; j < A.width(); ++j)
+        for (dim_t i = j; i < A.length(); ++i) L(i, j) = A(i, j);
+    return L;
+}
+
+// The result (-o) and the summary line (unless stdout is to carry the result); when
+// info names a column, nothing is written, the summary carries info, and the failure
+// goes to stderr (exit status 1).
+int finish_in_place(const Args& a, Obj A, const std::string& variant, const std::string& backend, double seconds,
+                    dim_t info, const std::string& failure, const std::string& comment)
+{
+    bool stdout_used = a.has(kOutput) && to_stdout(a.get(kOutput));
+    if (info == 0 && a.has(kOutput)) stdout_used = write_result(a, lower_triangle(A), comment);
+    if (!stdout_used)
+        Summary().add("n", A.length()).add("variant", variant).add("backend", backend).add("time_s", seconds).add("info", info).print();
+    if (info == 0) return kSuccess;
+    std::cerr << "flamex " << a.command << ": " << failure << " " << info << "\n";
+    return kNumericalFailure;
+}
+
+int run_chol(const Args& a)
+{
+    if (a.has(kCholList)) return list_variants(a, chol_variants());
+    require_operands(command("chol"), a);
+    const CholVariant& variant = find_chol_variant(a.get(kCholVariant).value_or("chol_unb_var3"));
+    CholControl control;
+    control.block = block_of(a, control.block);
+    if (const auto inner = a.get(kCholInner)) {
+        if (!variant.blocked) throw UsageError("option --inner applies only to blocked variants; " + variant.name + " is unblocked");
+        control.inner = &find_chol_variant(*inner);
+    }
+    const auto blas = backend_of(a);
+    Matrix A = read_square(a);
+    const auto start = std::chrono::steady_clock::now();
+    const CholInfo info = chol(*blas, variant, A, control);
+    return finish_in_place(a, A, variant.name, blas->name(), seconds_since(start), info.not_positive_definite,
+                           "matrix is not positive definite: column",
+                           "Cholesky factor L (A = L L^T) of " + a.operands[0] + " by " + variant.name);
+}
+
+struct LdltVariant {
+    std::string name, summary;
+    int number;
+};
+
+const std::vector<LdltVariant>& ldlt_variants()
+{
+    static const std::vector<LdltVariant> list = {
+        {"ldlt_unb_var1", "bordered (up-looking)", 1},
+        {"ldlt_unb_var2", "left-looking", 2},
+        {"ldlt_unb_var3", "right-looking", 3},
+    };
+    return list;
+}
+
+int run_ldlt(const Args& a)
+{
+    if (a.has(kLdltList)) return list_variants(a, ldlt_variants());
+    require_operands(command("ldlt"), a);
+    const std::string name = a.get(kLdltVariant).value_or("ldlt_unb_var3");
+    const auto found = std::find_if(ldlt_variants().begin(), ldlt_variants().end(),
+                                    [&](const LdltVariant& v) { return v.name == name; });
+    if (found == ldlt_variants().end())
+        throw Error("unknown LDL^T variant '" + name + "' (known: ldlt_unb_var1, ldlt_unb_var2, ldlt_unb_var3)");
+    backend_of(a); // checked like every command's; the hand-written variants run on the host
+    Matrix A = read_square(a);
+    const auto start = std::chrono::steady_clock::now();
+    const LdltInfo info = ldlt_variant<double>(found->number)(A.view());
+    return finish_in_place(a, A, found->name, "host", seconds_since(start), info.breakdown,
+                           "zero or non-finite pivot in column",
+                           "LDL^T factors of " + a.operands[0] + " by " + found->name +
+                               ": L unit lower below the diagonal, D on it");
+}
+
+int run_trinv(const Args& a)
+{
+    if (a.has(kTrinvList)) return list_variants(a, trinv_variants());
+    require_operands(command("trinv"), a);
+    const TrinvVariant& variant = find_trinv_variant(a.get(kTrinvVariant).value_or("trinv_unb_var3"));
+    TrinvControl control;
+    control.block = block_of(a, control.block);
+    if (const auto inner = a.get(kTrinvInner)) {
+        if (!variant.blocked) throw UsageError("option --inner applies only to blocked variants; " + variant.name + " is unblocked");
+        control.inner = &find_trinv_variant(*inner);
+    }
+    const auto blas = backend_of(a);
+    Matrix A = read_square(a);
+    const auto start = std::chrono::steady_clock::now();
+    const TrinvInfo info = trinv(*blas, variant, A, control);
+    return finish_in_place(a, A, variant.name, blas->name(), seconds_since(start), info.zero_diagonal,
+                           "matrix is singular: zero on the diagonal in column",
+                           "inverse of the lower triangle of " + a.operands[0] + " by " + variant.name);
 }
 
 int run_solve(const Args& a)
@@ -333,6 +465,40 @@ std::vector<Command> dense_commands()
          {},
          {},
          run_lu},
+        {"chol", {"A.mtx"},
+         "Factors A = L L^T (Cholesky, L lower) from the lower triangle of the square A\n"
+         "(the upper one is not read, as LAPACK's potrf). With -o, L is written as Matrix\n"
+         "Market (zeros above the diagonal). Prints one summary line (n, variant,\n"
+         "backend, time_s, info) unless stdout carries a result. A matrix that is not\n"
+         "positive definite is reported on stderr with the column where that was found\n"
+         "(exit status 1; the summary's info) and nothing is written. `flamex chol --list` lists the variants.",
+         {&kCholVariant, &kBackend, &kBlock, &kCholInner, &kThreads, &kDevice, &kOutput, &kCholList, &kHelp},
+         {},
+         {},
+         run_chol},
+        {"ldlt", {"A.mtx"},
+         "Factors A = L D L^T (L unit lower, D diagonal, no pivoting) from the lower\n"
+         "triangle of the square A, with the hand-written double-precision variants of\n"
+         "variants/ldlt.hpp, which run on the host: --backend, --threads, --block and\n"
+         "--device are checked as for the other commands but do not change the arithmetic\n"
+         "(the summary says backend=host). With -o, L (below the diagonal) and D (on it)\n"
+         "are written. A zero or non-finite pivot is reported on stderr with its column\n"
+         "(exit status 1; the summary's info) and nothing is written. `flamex ldlt --list` lists the variants.",
+         {&kLdltVariant, &kBackend, &kBlock, &kThreads, &kDevice, &kOutput, &kLdltList, &kHelp},
+         {},
+         {},
+         run_ldlt},
+        {"trinv", {"A.mtx"},
+         "Inverts the lower triangle L of the square A (non-unit diagonal; the upper\n"
+         "triangle is not read). With -o, L^{-1} is written (zeros above the diagonal).\n"
+         "Prints one summary line unless stdout carries a result. A zero on the diagonal\n"
+         "is reported on stderr with its column (exit status 1; the summary's info) and\n"
+         "nothing is written.\n"
+         "`flamex trinv --list` lists the variants.",
+         {&kTrinvVariant, &kBackend, &kBlock, &kTrinvInner, &kThreads, &kDevice, &kOutput, &kTrinvList, &kHelp},
+         {},
+         {},
+         run_trinv},
         {"solve", {"A.mtx", "b.mtx"},
          "Solves A x = b (A n x n, b n x 1 or 1 x n) by LU and two triangular solves, with\n"
          "optional iterative refinement. Writes x to -o FILE (then prints one summary line:\n"
