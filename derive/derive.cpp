@@ -12,9 +12,17 @@ namespace {
 
 bool contains(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
-bool intersects(const std::vector<std::string>& a, const std::vector<std::string>& b)
+// Whether `tasks` holds one of a step's entries; an entry "tl+bla" needs both.
+bool intersects(const std::vector<std::string>& entries, const std::vector<std::string>& tasks)
 {
-    return std::any_of(a.begin(), a.end(), [&](const std::string& x) { return contains(b, x); });
+    return std::any_of(entries.begin(), entries.end(), [&](const std::string& entry) {
+        for (size_t begin = 0;;) {
+            const size_t plus = entry.find('+', begin);
+            if (!contains(tasks, entry.substr(begin, plus - begin))) return false;
+            if (plus == std::string::npos) return true;
+            begin = plus + 1;
+        }
+    });
 }
 
 std::string braces(const std::vector<std::string>& tasks)

@@ -445,7 +445,12 @@ private:
                 const Location name_at = l.here();
                 const std::string name = l.next().value;
                 if (name == "none") continue;
-                known_task(name, name_at);
+                for (size_t begin = 0;;) { // tl+bla: a step of both tasks
+                    const size_t plus = name.find('+', begin);
+                    known_task(name.substr(begin, plus - begin), name_at);
+                    if (plus == std::string::npos) break;
+                    begin = plus + 1;
+                }
                 list.push_back(name);
             }
         }
@@ -541,7 +546,7 @@ private:
                 const std::string q = quadrant_of(pme_, block, after);
                 bool covered = false;
                 for (const std::string& name : tasks)
-                    for (const std::string& tq : pme_.task(name)->quadrants) covered |= tq == q;
+                    for (const std::string& tq : pme_.task(name.substr(0, name.find('+')))->quadrants) covered |= tq == q;
                 if (!covered)
                     throw Error(where.str() + ": this block lies in " + q + (after ? " after" : " before") +
                                 " the repartitioning, where none of the step's tasks (" + join(tasks) + ") computes");

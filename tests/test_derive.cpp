@@ -13,7 +13,10 @@
 #include "blas/recording.hpp"
 #include "derive/derive.hpp"
 #include "support/test_support.hpp"
+#include "variants/chol.hpp"
 #include "variants/lu.hpp"
+#include "variants/trinv.hpp"
+#include "variants/trsm.hpp"
 
 // The generated variants, compiled here beside the library's hand-written ones of the
 // same names: the namespace keeps them apart.
@@ -35,6 +38,24 @@ using namespace ::flamex;
 #include "derive/generated/lu_piv_unb_var3.cpp"
 #include "derive/generated/lu_piv_unb_var4.cpp"
 #include "derive/generated/lu_piv_unb_var5.cpp"
+#include "derive/generated/chol_blk_var1.cpp"
+#include "derive/generated/chol_blk_var2.cpp"
+#include "derive/generated/chol_blk_var3.cpp"
+#include "derive/generated/chol_unb_var1.cpp"
+#include "derive/generated/chol_unb_var2.cpp"
+#include "derive/generated/chol_unb_var3.cpp"
+#include "derive/generated/trinv_blk_var1.cpp"
+#include "derive/generated/trinv_blk_var2.cpp"
+#include "derive/generated/trinv_blk_var3.cpp"
+#include "derive/generated/trinv_blk_var4.cpp"
+#include "derive/generated/trinv_unb_var1.cpp"
+#include "derive/generated/trinv_unb_var2.cpp"
+#include "derive/generated/trinv_unb_var3.cpp"
+#include "derive/generated/trinv_unb_var4.cpp"
+#include "derive/generated/trsm_lln_blk_var1.cpp"
+#include "derive/generated/trsm_lln_blk_var2.cpp"
+#include "derive/generated/trsm_lln_unb_var1.cpp"
+#include "derive/generated/trsm_lln_unb_var2.cpp"
 } // namespace generated
 
 namespace {
@@ -240,6 +261,92 @@ TEST(Derive, PredictedRoundingGroupsAreTheMeasuredBitEqualityOnExact)
     }
     const derive::Pme lu = derive::load_operation("lu_nopiv");
     EXPECT_EQ(derive::roundings(derive::derive_invariants(lu), false).groups, (std::vector<std::vector<int>>{{1, 2}, {3, 4}, {5}}));
+}
+
+} // namespace
+
+namespace {
+
+// The derived Cholesky, triangular-inverse and trsm variants make exactly the calls
+// of the hand-written ones (variants/chol_*, trinv_*, trsm_lln_*), on every shape.
+template <class Info, class Control, Info (*F)(const Blas&, Obj)>
+Info unb(const Blas& blas, Obj A, const Control&) { return F(blas, A); }
+template <class Info, class Control, Info (*F)(const Blas&, Obj, const Control&)>
+Info blk(const Blas& blas, Obj A, const Control& c) { return F(blas, A, c); }
+template <TrsmInfo (*F)(const Blas&, Obj, Obj)>
+TrsmInfo trsm_unb(const Blas& blas, Obj L, Obj B, const TrsmControl&) { return F(blas, L, B); }
+
+Matrix spd(dim_t n, std::uint64_t seed)
+{
+    const Matrix X = test::random_matrix(n, n, seed);
+    Matrix A(n, n);
+    for (dim_t i = 0; i < n; ++i)
+        for (dim_t j = 0; j < n; ++j) {
+            double s = i == j ? static_cast<double>(n) : 0.0;
+            for (dim_t k = 0; k < n; ++k) s += X(i, k) * X(j, k);
+            A(i, j) = s;
+        }
+    return A;
+}
+
+TEST(Derive, GeneratedCholTrinvTrsmVariantsMakeTheHandWrittenCalls)
+{
+    const auto exact = make_backend("exact");
+    const std::vector<std::pair<const char*, CholInfo (*)(const Blas&, Obj, const CholControl&)>> chol = {
+        {"chol_unb_var1", unb<CholInfo, CholControl, gen::chol_unb_var1>}, {"chol_unb_var2", unb<CholInfo, CholControl, gen::chol_unb_var2>},
+        {"chol_unb_var3", unb<CholInfo, CholControl, gen::chol_unb_var3>}, {"chol_blk_var1", blk<CholInfo, CholControl, gen::chol_blk_var1>},
+        {"chol_blk_var2", blk<CholInfo, CholControl, gen::chol_blk_var2>}, {"chol_blk_var3", blk<CholInfo, CholControl, gen::chol_blk_var3>}};
+    const std::vector<std::pair<const char*, TrinvInfo (*)(const Blas&, Obj, const TrinvControl&)>> trinv = {
+        {"trinv_unb_var1", unb<TrinvInfo, TrinvControl, gen::trinv_unb_var1>}, {"trinv_unb_var2", unb<TrinvInfo, TrinvControl, gen::trinv_unb_var2>},
+        {"trinv_unb_var3", unb<TrinvInfo, TrinvControl, gen::trinv_unb_var3>}, {"trinv_unb_var4", unb<TrinvInfo, TrinvControl, gen::trinv_unb_var4>},
+        {"trinv_blk_var1", blk<TrinvInfo, TrinvControl, gen::trinv_blk_var1>}, {"trinv_blk_var2", blk<TrinvInfo, TrinvControl, gen::trinv_blk_var2>},
+        {"trinv_blk_var3", blk<TrinvInfo, TrinvControl, gen::trinv_blk_var3>}, {"trinv_blk_var4", blk<TrinvInfo, TrinvControl, gen::trinv_blk_var4>}};
+    const std::vector<std::pair<const char*, TrsmInfo (*)(const Blas&, Obj, Obj, const TrsmControl&)>> trsm = {
+        {"trsm_lln_unb_var1", trsm_unb<gen::trsm_lln_unb_var1>}, {"trsm_lln_unb_var2", trsm_unb<gen::trsm_lln_unb_var2>},
+        {"trsm_lln_blk_var1", gen::trsm_lln_blk_var1}, {"trsm_lln_blk_var2", gen::trsm_lln_blk_var2}};
+    for (const dim_t n : {0, 1, 7, 33}) {
+        for (const auto& [name, run] : chol) {
+            SCOPED_TRACE(std::string(name) + ", n = " + std::to_string(n));
+            CholControl control;
+            control.block = 8;
+            control.inner = &find_chol_variant("chol_unb_var3");
+            Matrix A1 = spd(n, 5), A2 = A1;
+            if (n == 33) A1(20, 20) = A2(20, 20) = -1.0; // not positive definite at column 21
+            RecordingBlas hand(*exact), derived(*exact);
+            find_chol_variant(name).run(hand, A1, control);
+            run(derived, A2, control);
+            EXPECT_EQ(hand.log(), derived.log());
+            EXPECT_EQ(hand.log().empty(), n == 0);
+            EXPECT_TRUE(test::bitwise_equal(A1, A2));
+        }
+        for (const auto& [name, run] : trinv) {
+            SCOPED_TRACE(std::string(name) + ", n = " + std::to_string(n));
+            TrinvControl control;
+            control.block = 8;
+            control.inner = &find_trinv_variant("trinv_unb_var3");
+            Matrix A1 = test::diagonally_dominant(n, 6), A2 = A1;
+            RecordingBlas hand(*exact), derived(*exact);
+            find_trinv_variant(name).run(hand, A1, control);
+            run(derived, A2, control);
+            EXPECT_EQ(hand.log(), derived.log());
+            EXPECT_EQ(hand.log().empty(), n == 0);
+            EXPECT_TRUE(test::bitwise_equal(A1, A2));
+        }
+        for (const auto& [name, run] : trsm) {
+            SCOPED_TRACE(std::string(name) + ", n = " + std::to_string(n));
+            TrsmControl control;
+            control.block = 8;
+            control.inner = &find_trsm_variant("trsm_lln_unb_var2");
+            const Matrix L = test::diagonally_dominant(n, 7);
+            Matrix B1 = test::random_matrix(n, 5, 8), B2 = B1;
+            RecordingBlas hand(*exact), derived(*exact);
+            find_trsm_variant(name).run(hand, L, B1, control);
+            run(derived, L, B2, control);
+            EXPECT_EQ(hand.log(), derived.log());
+            EXPECT_EQ(hand.log().empty(), n == 0);
+            EXPECT_TRUE(test::bitwise_equal(B1, B2));
+        }
+    }
 }
 
 } // namespace

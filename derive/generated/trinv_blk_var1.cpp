@@ -4,10 +4,9 @@
 // libflame's FLA_Trinv_ln_blk_var1.
 //
 //   A10 := A10 X00                                                 trmm
-//   A10 := -A10                                                    scal
-//   A10 := L11^{-1} A10                                            trsm
+//   A10 := -L11^{-1} A10                                           trsm
 //   A11 := A11^{-1}                                                inner variant
-// A zero on the diagonal ends the inversion: L is singular.
+// A zero on the diagonal is reported by the driver before the variant runs (LAPACK's trtri).
 #include "variants/trinv.hpp"
 
 namespace flamex {
@@ -26,11 +25,8 @@ TrinvInfo trinv_blk_var1(const Blas& blas, Obj A, const TrinvControl& control)
                                                  ABL, ABR, b, b, BR);
         /*------------------------------------------------------------*/
         blas.trmm(RIGHT, LOWER, NO_TRANSPOSE, NONUNIT, 1.0, A00, A10);
-        blas.scal(-1.0, A10);
-        blas.trsm(LEFT, LOWER, NO_TRANSPOSE, NONUNIT, 1.0, A11, A10);
-        const TrinvInfo sub = trinv_inner(blas, control, A11);
-        merge_info(sub, A00.width(), info);
-        if (!sub.ok()) return info;
+        blas.trsm(LEFT, LOWER, NO_TRANSPOSE, NONUNIT, -1.0, A11, A10);
+        trinv_inner(blas, control, A11);
         /*------------------------------------------------------------*/
         std::tie(ATL, ATR,
                  ABL, ABR) = cont_with_3x3_to_2x2(A00, A01, A02,

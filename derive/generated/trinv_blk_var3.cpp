@@ -3,12 +3,11 @@
 // Generated from derive/pme/trinv.pme by `flamex derive trinv --variant 3 --blocked --emit cpp`;
 // libflame's FLA_Trinv_ln_blk_var3.
 //
-//   A21 := -A21                                                    scal
-//   A21 := A21 L11^{-1}                                            trsm
+//   A21 := -A21 L11^{-1}                                           trsm
 //   A20 := A20 + A21 A10                                           gemm
 //   A10 := L11^{-1} A10                                            trsm
 //   A11 := A11^{-1}                                                inner variant
-// A zero on the diagonal ends the inversion: L is singular.
+// A zero on the diagonal is reported by the driver before the variant runs (LAPACK's trtri).
 #include "variants/trinv.hpp"
 
 namespace flamex {
@@ -26,13 +25,10 @@ TrinvInfo trinv_blk_var3(const Blas& blas, Obj A, const TrinvControl& control)
               A20, A21, A22] = repart_2x2_to_3x3(ATL, ATR,
                                                  ABL, ABR, b, b, BR);
         /*------------------------------------------------------------*/
-        blas.scal(-1.0, A21);
-        blas.trsm(RIGHT, LOWER, NO_TRANSPOSE, NONUNIT, 1.0, A11, A21);
+        blas.trsm(RIGHT, LOWER, NO_TRANSPOSE, NONUNIT, -1.0, A11, A21);
         blas.gemm(NO_TRANSPOSE, NO_TRANSPOSE, 1.0, A21, A10, 1.0, A20);
         blas.trsm(LEFT, LOWER, NO_TRANSPOSE, NONUNIT, 1.0, A11, A10);
-        const TrinvInfo sub = trinv_inner(blas, control, A11);
-        merge_info(sub, A00.width(), info);
-        if (!sub.ok()) return info;
+        trinv_inner(blas, control, A11);
         /*------------------------------------------------------------*/
         std::tie(ATL, ATR,
                  ABL, ABR) = cont_with_3x3_to_2x2(A00, A01, A02,

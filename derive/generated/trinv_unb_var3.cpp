@@ -8,7 +8,7 @@
 //   A20     := A20 + a21 a10^T                                     ger
 //   a10^T   := a10^T / alpha11                                     invscal
 //   alpha11 := 1 / alpha11                                         reciprocal
-// A zero on the diagonal ends the inversion: L is singular.
+// A zero on the diagonal is reported by the driver before the variant runs (LAPACK's trtri).
 #include "variants/trinv.hpp"
 
 namespace flamex {
@@ -25,7 +25,6 @@ TrinvInfo trinv_unb_var3(const Blas& blas, Obj A)
               A20,  a21,     A22] = repart_2x2_to_3x3(ATL, ATR,
                                                       ABL, ABR, 1, 1, BR);
         /*------------------------------------------------------------*/
-        if (record_zero_diagonal(blas, alpha11, ATL.width(), info)) return info;
         blas.scal(-1.0, a21);
         blas.invscal(blas.element(alpha11, 0, 0), a21);
         blas.ger(1.0, a21, a10t, A20);

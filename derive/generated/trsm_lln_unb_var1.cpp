@@ -9,8 +9,9 @@
 
 namespace flamex {
 
-void trsm_lln_unb_var1(const Blas& blas, Obj L, Obj B)
+TrsmInfo trsm_lln_unb_var1(const Blas& blas, Obj L, Obj B)
 {
+    TrsmInfo info;
     auto [LTL, LTR,
           LBL, LBR] = part_2x2(L, 0, 0, TL);
     auto [BT,
@@ -38,6 +39,7 @@ void trsm_lln_unb_var1(const Blas& blas, Obj L, Obj B)
                                                   b1t,
                                                   B2, TOP);
     }
+    return info;
 }
 
 } // namespace flamex
