@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <dirent.h>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -346,6 +347,77 @@ TEST(Derive, GeneratedCholTrinvTrsmVariantsMakeTheHandWrittenCalls)
             EXPECT_EQ(hand.log().empty(), n == 0);
             EXPECT_TRUE(test::bitwise_equal(B1, B2));
         }
+    }
+}
+
+} // namespace
+
+namespace {
+
+// The partition of variants 1..count by bit equality of what `run(v, matrix)` leaves.
+std::vector<std::vector<int>> partition(int count, size_t matrices, const std::function<Matrix(int, size_t)>& run)
+{
+    std::vector<std::vector<Matrix>> results(static_cast<size_t>(count));
+    for (int v = 1; v <= count; ++v)
+        for (size_t k = 0; k < matrices; ++k) results[static_cast<size_t>(v - 1)].push_back(run(v, k));
+    std::vector<std::vector<int>> groups;
+    std::vector<bool> placed(static_cast<size_t>(count), false);
+    for (int i = 0; i < count; ++i) {
+        if (placed[static_cast<size_t>(i)]) continue;
+        groups.push_back({i + 1});
+        for (int j = i + 1; j < count; ++j) {
+            bool same = !placed[static_cast<size_t>(j)];
+            for (size_t k = 0; k < matrices && same; ++k)
+                same = test::bitwise_equal(results[static_cast<size_t>(i)][k], results[static_cast<size_t>(j)][k]);
+            if (same) {
+                groups.back().push_back(j + 1);
+                placed[static_cast<size_t>(j)] = true;
+            }
+        }
+    }
+    return groups;
+}
+
+std::vector<std::vector<int>> predicted(const std::string& op, bool blocked)
+{
+    const derive::Pme pme = derive::load_operation(op);
+    return derive::roundings(derive::derive_invariants(pme), blocked).groups;
+}
+
+// As for LU: the predicted groups of the Cholesky, triangular-inverse and trsm
+// variants are their measured bit equality on exact (blocked: b = 3, the diagonal
+// blocks by the unblocked variant of the same number).
+TEST(Derive, PredictedRoundingGroupsOfCholTrinvTrsmAreMeasuredOnExact)
+{
+    const auto exact = make_backend("exact");
+    const std::vector<dim_t> sizes = {17, 24, 31};
+    for (const bool blocked : {false, true}) {
+        const std::string form = blocked ? "_blk_var" : "_unb_var";
+        EXPECT_EQ(predicted("chol", blocked), partition(3, sizes.size(), [&](int v, size_t k) {
+                      CholControl control;
+                      control.block = 3;
+                      control.inner = &find_chol_variant("chol_unb_var" + std::to_string(v));
+                      Matrix A = spd(sizes[k], 40 + k);
+                      EXPECT_TRUE(chol(*exact, find_chol_variant("chol" + form + std::to_string(v)), A, control).ok());
+                      return A;
+                  })) << "chol" << form;
+        EXPECT_EQ(predicted("trinv", blocked), partition(4, sizes.size(), [&](int v, size_t k) {
+                      TrinvControl control;
+                      control.block = 3;
+                      control.inner = &find_trinv_variant("trinv_unb_var" + std::to_string(v));
+                      Matrix A = test::diagonally_dominant(sizes[k], 50 + k);
+                      EXPECT_TRUE(trinv(*exact, find_trinv_variant("trinv" + form + std::to_string(v)), A, control).ok());
+                      return A;
+                  })) << "trinv" << form;
+        EXPECT_EQ(predicted("trsm_lln", blocked), partition(2, sizes.size(), [&](int v, size_t k) {
+                      TrsmControl control;
+                      control.block = 3;
+                      control.inner = &find_trsm_variant("trsm_lln_unb_var" + std::to_string(v));
+                      const Matrix L = test::diagonally_dominant(sizes[k], 60 + k);
+                      Matrix B = test::random_matrix(sizes[k], 4, 70 + k);
+                      find_trsm_variant("trsm_lln" + form + std::to_string(v)).run(*exact, L, B, control);
+                      return B;
+                  })) << "trsm_lln" << form;
     }
 }
 
