@@ -176,7 +176,8 @@ TEST(DeriveCli, CheckPmeNamesTheTaskOfAFlippedSign)
 namespace {
 
 // The README's walk-through ("Deriving a variant") runs as written: its bash block,
-// with build/flamex this build's program, ends by finding the predicted bit identity.
+// with build/flamex this build's program and a scratch directory as the working
+// directory, ends by finding the predicted bit identity.
 TEST(DeriveCli, ReadmeWalkThroughRuns)
 {
     const std::string readme = slurp(kSource + "/README.md");
@@ -190,7 +191,7 @@ TEST(DeriveCli, ReadmeWalkThroughRuns)
     for (size_t at = script.find("build/flamex"); at != std::string::npos; at = script.find("build/flamex", at + program.size()))
         script.replace(at, std::string("build/flamex").size(), program);
     ScratchDir scratch("derive-readme");
-    const auto r = run_program("bash", {"-c", "cd '" + kSource + "' && " + script}, scratch);
+    const auto r = run_program("bash", {"-c", "cd '" + scratch.dir() + "' && " + script}, scratch);
     EXPECT_EQ(r.status, 0) << r.out << r.err;
     EXPECT_NE(r.out.find("variants 3 and 4: identical bits, as predicted"), std::string::npos) << r.out << r.err;
     EXPECT_NE(r.err.find("lu_piv: variant 1 {tl} is infeasible"), std::string::npos) << r.err;
