@@ -294,12 +294,16 @@ void Interpreter::call(const Expr& c, const std::map<std::string, Obj>& V, const
         const double pivot = view(a[0], V)(0, 0);
         if (pivot == 0.0 && !pme_.continue_on_zero_pivot) problem_.stopped = true;
     } else if (op == "inner") {
-        Obj A = view(a[0], V);
+        // The arguments are the operands' views, in the description's order.
+        std::map<std::string, Obj> inner;
         std::map<std::string, PivObj> inner_pivots;
-        if (a.size() > 1 && a[1].text() != "PivObj()")
-            for (const Operand& o : pme_.operands)
-                if (o.pivots) inner_pivots[o.name] = pivot_view(a[1], P);
-        std::map<std::string, Obj> inner{{pme_.operands.front().name, A}};
+        for (size_t k = 0; k < a.size() && k < pme_.operands.size(); ++k) {
+            const Operand& o = pme_.operands[k];
+            if (!o.pivots)
+                inner[o.name] = view(a[k], V);
+            else if (a[k].text() != "PivObj()")
+                inner_pivots[o.name] = pivot_view(a[k], P);
+        }
         run(inv, false, inner, inner_pivots, block);
     } else {
         throw Error(c.where.str() + ": --check-pme cannot run '" + op + "'");

@@ -12,9 +12,17 @@ namespace {
 
 bool contains(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
-bool intersects(const std::vector<std::string>& a, const std::vector<std::string>& b)
+// Whether `tasks` holds one of a step's entries; an entry "tl+bla" needs both.
+bool intersects(const std::vector<std::string>& entries, const std::vector<std::string>& tasks)
 {
-    return std::any_of(a.begin(), a.end(), [&](const std::string& x) { return contains(b, x); });
+    return std::any_of(entries.begin(), entries.end(), [&](const std::string& entry) {
+        for (size_t begin = 0;;) {
+            const size_t plus = entry.find('+', begin);
+            if (!contains(tasks, entry.substr(begin, plus - begin))) return false;
+            if (plus == std::string::npos) return true;
+            begin = plus + 1;
+        }
+    });
 }
 
 std::string braces(const std::vector<std::string>& tasks)
@@ -182,13 +190,19 @@ std::string quadrants_text(const Task& t)
 
 // Each block's state: the quadrant it lies in, the invariant's tasks that have
 // computed that quadrant, and the steps on the block those tasks comprise.
-void states(std::ostream& out, const Pme& pme, const Invariant& inv, bool blocked, bool after)
+std::vector<std::vector<std::string>> states(const Pme& pme, const Invariant& inv, bool blocked, bool after)
 {
+    std::vector<std::vector<std::string>> lines;
+    // An operand whose PME has no task in TR is a lower triangle: the blocks above
+    // the diagonal are not referenced and not shown.
+    bool upper_referenced = false;
+    for (const Task& t : pme.tasks) upper_referenced |= contains(t.quadrants, "TR");
     for (const Operand& o : pme.operands) {
         if (o.pivots) continue;
         const auto names = block_names(o, blocked);
         for (size_t i = 0; i < names.size(); ++i)
             for (size_t j = 0; j < names[i].size(); ++j) {
+                if (&o == &pme.operands.front() && !upper_referenced && j > i) continue;
                 const std::string& name = names[i][j];
                 const std::string quadrant = quadrant_of(pme, Block{&o, static_cast<int>(i), static_cast<int>(j)}, after);
                 std::string tasks;
@@ -208,33 +222,30 @@ void states(std::ostream& out, const Pme& pme, const Invariant& inv, bool blocke
                     }
                     if (writes) done += (done.empty() ? "" : "; ") + s.description;
                 }
-                std::string line = "      " + display(name);
-                line += std::string(line.size() < 15 ? 15 - line.size() : 1, ' ') + quadrant;
-                line += std::string(line.size() < 22 ? 22 - line.size() : 1, ' ');
-                line += tasks.empty() ? "as it was" : "by " + tasks + (done.empty() ? "" : ": " + done);
-                out << line << "\n";
+                lines.push_back({display(name), quadrant, tasks.empty() ? "as it was" : "by " + tasks + (done.empty() ? "" : ": " + done)});
             }
     }
+    return lines;
 }
 
 } // namespace
 
-std::string worksheet_text(const Derivation& d, const Invariant& inv, bool blocked)
+Worksheet worksheet(const Derivation& d, const Invariant& inv, bool blocked)
 {
     const Pme& pme = *d.pme;
-    std::ostringstream out;
-    const std::string form = blocked ? "blocked" : "unblocked";
-    out << "Worksheet: " << pme.name << " variant " << (inv.number ? std::to_string(inv.number) : "(unnumbered)") << ", " << form
-        << (inv.summary.empty() ? "" : ", " + inv.summary) << "\n";
-    if (inv.number)
-        out << "  " << variant_name(pme, inv.number, blocked) << ", libflame's " << libflame_name(pme, inv.number, blocked) << "\n";
-    out << "  1a precondition     " << pme.precondition << "\n";
-    out << "  2  invariant        ";
-    bool first = true;
+    Worksheet w;
+    w.title = pme.name + " variant " + (inv.number ? std::to_string(inv.number) : "(unnumbered)") + ", " +
+              (blocked ? "blocked" : "unblocked") + (inv.summary.empty() ? "" : ", " + inv.summary);
+    if (inv.number) w.names = variant_name(pme, inv.number, blocked) + ", libflame's " + libflame_name(pme, inv.number, blocked);
+    const auto row = [&](const std::string& label, bool listing) -> WorksheetRow& {
+        w.rows.push_back({label, listing, {}});
+        return w.rows.back();
+    };
+    row("1a precondition", false).lines.push_back({pme.precondition});
+    WorksheetRow& invariant = row("2  invariant", false);
     for (const std::string& name : inv.tasks) {
         const Task& t = *pme.task(name);
-        out << (first ? "" : "                     ") << t.formula << "   [" << quadrants_text(t) << "]\n";
-        first = false;
+        invariant.lines.push_back({t.formula + "   [" + quadrants_text(t) + "]"});
     }
     std::set<std::string> covered;
     for (const std::string& name : inv.tasks)
@@ -243,53 +254,56 @@ std::string worksheet_text(const Derivation& d, const Invariant& inv, bool block
     for (const Task& t : pme.tasks)
         for (const std::string& q : t.quadrants)
             if (!covered.count(q) && rest.find(q) == std::string::npos) rest += (rest.empty() ? "" : ", ") + q;
-    if (!rest.empty()) out << "                     and otherwise as it was: " << rest << "\n";
-    out << "  3  loop guard       " << pme.guard << "\n";
-    out << "  4  partitioning     ";
-    first = true;
-    for (const Operand& o : pme.operands) {
-        out << (first ? "" : "                     ") << o.name << " -> " << grid_text(quadrant_names(o)) << ", "
-            << quadrant_names(o)[0][0] << (o.two_by_two ? " 0 x 0" : " with 0 rows") << "\n";
-        first = false;
-    }
+    if (!rest.empty()) invariant.lines.push_back({"and otherwise as it was: " + rest});
+    row("3  loop guard", false).lines.push_back({pme.guard});
+    WorksheetRow& partitioning = row("4  partitioning", false);
+    for (const Operand& o : pme.operands)
+        partitioning.lines.push_back({o.name + " -> " + grid_text(quadrant_names(o)) + ", " + quadrant_names(o)[0][0] +
+                                      (o.two_by_two ? " 0 x 0" : " with 0 rows")});
     const std::string size = blocked ? "b x b, b = " + (pme.cpp.count("blocksize") ? pme.cpp.at("blocksize").front() : std::string("min(nb, ...)"))
                                      : "1 x 1";
-    out << "  5a repartitioning   ";
-    first = true;
-    for (const Operand& o : pme.operands) {
-        out << (first ? "" : "                     ") << grid_text(quadrant_names(o)) << " -> " << grid_text(block_names(o, blocked))
-            << "\n";
-        first = false;
+    WorksheetRow& repartitioning = row("5a repartitioning", false);
+    for (const Operand& o : pme.operands)
+        repartitioning.lines.push_back({grid_text(quadrant_names(o)) + " -> " + grid_text(block_names(o, blocked))});
+    repartitioning.lines.push_back({display(block_names(pme.operands.front(), blocked)[1][1]) + " is " + size});
+    row("6  before the update", true).lines = states(pme, inv, blocked, false);
+    row("7  after the update", true).lines = states(pme, inv, blocked, true);
+    WorksheetRow& steps = row("8  updates", true);
+    for (const Step* s : updates(pme, inv, blocked)) steps.lines.push_back({s->description, s->call.text()});
+    if (steps.lines.empty()) steps.lines.push_back({"(none)"});
+    WorksheetRow& cont = row("5b continue with", false);
+    for (const Operand& o : pme.operands) cont.lines.push_back({grid_text(quadrant_names(o)) + " <- " + grid_text(block_names(o, blocked))});
+    row("1b postcondition", false).lines.push_back({pme.postcondition});
+    WorksheetRow& after = row("after the loop (m != n)", true);
+    for (const Finish* f : finishes(pme, inv)) after.lines.push_back({f->description, f->call.text()});
+    if (after.lines.empty()) after.lines.push_back({"nothing: every task outside the invariant lies in a quadrant that is then empty"});
+    return w;
+}
+
+std::string worksheet_text(const Derivation& d, const Invariant& inv, bool blocked)
+{
+    const Worksheet w = worksheet(d, inv, blocked);
+    std::ostringstream out;
+    out << "Worksheet: " << w.title << "\n";
+    if (!w.names.empty()) out << "  " << w.names << "\n";
+    const auto pad = [](std::string s, size_t width) { return s + std::string(s.size() < width ? width - s.size() : 1, ' '); };
+    for (const WorksheetRow& r : w.rows) {
+        if (!r.listing) {
+            for (size_t i = 0; i < r.lines.size(); ++i) out << (i == 0 ? pad("  " + r.label, 22) : std::string(22, ' ')) << r.lines[i][0] << "\n";
+            continue;
+        }
+        out << "  " << r.label << "\n";
+        for (const auto& cells : r.lines) {
+            std::string line = "      ";
+            if (cells.size() == 3)
+                line += pad(cells[0], 9) + pad(cells[1], 7) + cells[2];
+            else if (cells.size() == 2)
+                line += pad(cells[0], 40) + cells[1];
+            else
+                line += cells[0];
+            out << line << "\n";
+        }
     }
-    out << "                     " << display(block_names(pme.operands.front(), blocked)[1][1]) << " is " << size << "\n";
-    out << "  6  before the update\n";
-    states(out, pme, inv, blocked, false);
-    out << "  7  after the update\n";
-    states(out, pme, inv, blocked, true);
-    out << "  8  updates\n";
-    const auto list = updates(pme, inv, blocked);
-    for (const Step* s : list) {
-        std::string line = "      " + s->description;
-        line += std::string(line.size() < 46 ? 46 - line.size() : 1, ' ');
-        out << line << s->call.text() << "\n";
-    }
-    if (list.empty()) out << "      (none)\n";
-    out << "  5b continue with    ";
-    first = true;
-    for (const Operand& o : pme.operands) {
-        out << (first ? "" : "                     ") << grid_text(quadrant_names(o)) << " <- " << grid_text(block_names(o, blocked))
-            << "\n";
-        first = false;
-    }
-    out << "  1b postcondition    " << pme.postcondition << "\n";
-    const auto after = finishes(pme, inv);
-    out << "  after the loop (m != n)\n";
-    for (const Finish* f : after) {
-        std::string line = "      " + f->description;
-        line += std::string(line.size() < 46 ? 46 - line.size() : 1, ' ');
-        out << line << f->call.text() << "\n";
-    }
-    if (after.empty()) out << "      nothing: every task outside the invariant lies in a quadrant that is then empty\n";
     return out.str();
 }
 
@@ -345,7 +359,11 @@ std::string list_text(const std::vector<Derivation>& all)
 std::string pme_directory()
 {
     if (const char* dir = std::getenv("FLAMEX_PME_DIR")) return dir;
-    return FLAMEX_PME_SOURCE_DIR;
+    if (DIR* d = opendir(FLAMEX_PME_SOURCE_DIR)) {
+        closedir(d);
+        return FLAMEX_PME_SOURCE_DIR;
+    }
+    return FLAMEX_PME_INSTALL_DIR;
 }
 
 std::vector<std::string> operation_names()

@@ -16,8 +16,9 @@
 //   derive.cpp     enumeration, updates, the text worksheet
 //   emit_cpp.cpp   the variant file (variants/lu_piv_unb_var3.cpp's style)
 //   emit_latex.cpp the worksheet as a LaTeX document
-//   check_pme.cpp  the recursive algorithm the PME implies, run against the definition
-//   roundings.cpp  roundings per entry and the groups of bit-identical variants
+//   check_pme.cpp  an interpreter of the steps in plain double: --check-pme (every
+//                  variant against the definition) and --roundings (roundings per
+//                  entry, and the groups of bit-identical variants)
 #pragma once
 
 #include <string>
@@ -70,9 +71,28 @@ std::string display(const std::string& block);
 // `flamex derive OP`'s text: the PME, the invariants, and the worksheet of each
 // variant (or the one with `number` != 0) in the chosen form.
 std::string text_report(const Derivation& d, int number, bool blocked);
+
+// A worksheet, every step filled: rows in the order the algorithm reads (1a, 2, 3,
+// 4, 5a, 6, 7, 8, 5b, 1b, after the loop), each with its lines; a listing row's lines
+// are cells (block, quadrant, state) or (update, BLAS call). Rendered as text here and
+// as LaTeX by emit_latex.
+struct WorksheetRow {
+    std::string label;
+    bool listing = false;
+    std::vector<std::vector<std::string>> lines;
+};
+struct Worksheet {
+    std::string title, names;
+    std::vector<WorksheetRow> rows;
+};
+Worksheet worksheet(const Derivation& d, const Invariant& inv, bool blocked);
 std::string worksheet_text(const Derivation& d, const Invariant& inv, bool blocked);
 // `flamex derive --list`: the operations and their invariants.
 std::string list_text(const std::vector<Derivation>& all);
+
+// The worksheets of every variant as a complete LaTeX document (its own macros,
+// nothing beyond Debian's texlive-latex-base).
+std::string emit_latex(const Derivation& d, bool blocked);
 
 // The variant as a C++ source file in flamex's style.
 std::string emit_cpp(const Pme& pme, const Invariant& inv, bool blocked);

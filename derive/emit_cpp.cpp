@@ -88,11 +88,6 @@ Binding binding(const Grid& targets, const std::string& call, const Grid& args, 
     return b;
 }
 
-Grid column(const Grid& g) // a 3x1 / 2x1 grid as it is
-{
-    return g;
-}
-
 // --- a step's C++ ----------------------------------------------------------------------
 
 bool is_number(const std::string& s)
@@ -214,6 +209,21 @@ std::string box_line(const std::string& text, const std::string& op, size_t lhs_
     return line;
 }
 
+// "// " lines of at most 90 columns, broken between words.
+std::string wrap_comment(const std::string& text)
+{
+    std::string out, line;
+    std::istringstream words(text);
+    for (std::string w; words >> w;) {
+        if (!line.empty() && line.size() + 1 + w.size() > 87) {
+            out += "// " + line + "\n";
+            line.clear();
+        }
+        line += (line.empty() ? "" : " ") + w;
+    }
+    return out + "// " + line + "\n";
+}
+
 class Emitter {
 public:
     Emitter(const Pme& pme, const Invariant& inv, bool blocked) : pme_(pme), inv_(inv), blocked_(blocked) {}
@@ -248,15 +258,16 @@ private:
 
     void header(std::ostream& out)
     {
-        out << "// " << pme_.title << ", " << (blocked_ ? "blocked" : "unblocked") << ", variant " << inv_.number << ": "
-            << inv_.summary << ".\n";
+        out << wrap_comment(pme_.title + ", " + (blocked_ ? "blocked" : "unblocked") + ", variant " + std::to_string(inv_.number) + ": " +
+                            inv_.summary + ".");
         out << "// Generated from derive/pme/" << pme_.name << ".pme by `flamex derive " << pme_.name << " --variant "
             << inv_.number << (blocked_ ? " --blocked" : "") << " --emit cpp`;\n// libflame's "
             << libflame_name(pme_, inv_.number, blocked_) << ".\n//\n";
         for (const auto& [text, op] : box_.lines) out << box_line(text, op, lhs_width()) << "\n";
         const auto after = finishes(pme_, inv_);
         if (after.empty()) {
-            out << "// The invariant covers every quadrant the loop leaves non-empty, so m != n needs nothing more.\n";
+            if (pme_.guard.find("width()") != std::string::npos)
+                out << "// The invariant covers every quadrant the loop leaves non-empty, so m != n needs nothing more.\n";
         } else {
             out << "// and, after the loop, the part of A it did not reach:\n";
             for (const Finish* f : after) {
@@ -306,7 +317,7 @@ private:
             if (o.two_by_two)
                 group.push_back(binding(q, "cont_with_3x3_to_2x2(", block_names(o, blocked_), ", TL);"));
             else
-                group.push_back(binding(q, "cont_with_3x1_to_2x1(", column(block_names(o, blocked_)), ", TOP);"));
+                group.push_back(binding(q, "cont_with_3x1_to_2x1(", block_names(o, blocked_), ", TOP);"));
         }
         emit_bindings(out, "        ", "std::tie(", ")", group);
     }

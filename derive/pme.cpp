@@ -353,7 +353,7 @@ public:
             check_call(f.call, true);
         }
         for (const auto* form : {&pme_.unblocked, &pme_.blocked})
-            for (const Step& s : *form) check_step(s, form == &pme_.blocked);
+            for (const Step& s : *form) check_step(s);
         return pme_;
     }
 
@@ -445,7 +445,12 @@ private:
                 const Location name_at = l.here();
                 const std::string name = l.next().value;
                 if (name == "none") continue;
-                known_task(name, name_at);
+                for (size_t begin = 0;;) { // tl+bla: a step of both tasks
+                    const size_t plus = name.find('+', begin);
+                    known_task(name.substr(begin, plus - begin), name_at);
+                    if (plus == std::string::npos) break;
+                    begin = plus + 1;
+                }
                 list.push_back(name);
             }
         }
@@ -470,8 +475,8 @@ private:
         throw Error(where.str() + ": unknown quadrant '" + q + "'");
     }
 
-    // The blocks a call's arguments name (merges looked into), for `o` (output)
-    // parameters only when outputs_only.
+    // The blocks a view argument names (merges looked into); a finishing update may
+    // also name whole operands and quadrants.
     void blocks_of(const Expr& e, std::vector<std::pair<Block, Location>>& out, bool finishing) const
     {
         if (e.call) {
@@ -531,19 +536,17 @@ private:
         return written;
     }
 
-    void check_step(const Step& s, bool blocked) const
+    void check_step(const Step& s) const
     {
         const auto written = check_call(s.call, false);
         for (const auto& [block, where] : written) {
-            const auto names = block_names(*block.operand, blocked);
-            (void)names;
             for (const bool after : {false, true}) {
                 const auto& tasks = after ? s.after : s.before;
                 if (tasks.empty()) continue;
                 const std::string q = quadrant_of(pme_, block, after);
                 bool covered = false;
                 for (const std::string& name : tasks)
-                    for (const std::string& tq : pme_.task(name)->quadrants) covered |= tq == q;
+                    for (const std::string& tq : pme_.task(name.substr(0, name.find('+')))->quadrants) covered |= tq == q;
                 if (!covered)
                     throw Error(where.str() + ": this block lies in " + q + (after ? " after" : " before") +
                                 " the repartitioning, where none of the step's tasks (" + join(tasks) + ") computes");

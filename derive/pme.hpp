@@ -30,7 +30,9 @@
 //                                           tasks it belongs to after and before the
 //                                           repartitioning (`none`: in no invariant), and
 //                                           the abstract BLAS operation that performs it;
-//                                           `divides` marks a step that divides by the pivot
+//                                           `divides` marks a step that divides by the pivot;
+//                                           after tl+bla: a step of both tasks, done only
+//                                           when the invariant holds both
 //   note "..."                              a line of the generated file's header comment
 //   definition "unit_lower(A) * upper(A) = Ahat"   the operation's definition, for
 //                                           --check-pme: the operands after (A) and

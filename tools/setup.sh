@@ -13,6 +13,7 @@ packages=(
   python3-nbclient python3-nbformat python3-ipykernel python3-venv python3-pip
   clang libclang-rt-14-dev
   oclgrind
+  texlive-latex-base
 )
 
 missing=()

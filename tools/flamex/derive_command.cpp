@@ -11,7 +11,8 @@ namespace {
 
 const Option kDeriveVariant{"--variant", nullptr, "N", "only the variant libflame numbers N (needed by --emit cpp)"};
 const Option kBlocked{"--blocked", nullptr, nullptr, "the blocked form (default: unblocked)"};
-const Option kEmit{"--emit", nullptr, "text|cpp", "what to write: the worksheets (text, the default) or the variant file (cpp)"};
+const Option kEmit{"--emit", nullptr, "text|cpp|latex",
+                   "the worksheets (default), the variant file, or the worksheets as LaTeX"};
 const Option kDeriveOutput{"--output", "-o", "FILE", "write to FILE instead of stdout"};
 const Option kCheckPme{"--check-pme", nullptr, nullptr,
                        "run every variant on small random problems against the operation's definition"};
@@ -39,6 +40,46 @@ void write(const Args& a, const std::string& text)
     if (!out) throw Error("cannot write '" + *path + "'");
 }
 
+// The operations OP names: itself, or the family OP_*: `lu` is lu_nopiv and lu_piv.
+std::vector<std::string> operations_named(const std::string& op)
+{
+    std::vector<std::string> names;
+    for (const std::string& name : derive::operation_names()) {
+        if (name == op) return {name};
+        if (name.rfind(op + "_", 0) == 0) names.push_back(name);
+    }
+    if (names.empty()) {
+        std::string known;
+        for (const std::string& n : derive::operation_names()) known += (known.empty() ? "" : ", ") + n;
+        throw DerivationFailure("unknown operation '" + op + "' (known: " + known + ")");
+    }
+    return names;
+}
+
+// What `flamex derive` prints for one operation; ok is false when --check-pme fails.
+std::string derive_operation(const Args& a, const derive::Pme& pme, bool& ok)
+{
+    const derive::Derivation d = derive::derive_invariants(pme);
+    const bool blocked = a.has(kBlocked);
+    if (blocked && pme.blocked.empty()) throw DerivationFailure(pme.name + ": the description has no blocked form");
+    if (a.has(kCheckPme)) return derive::check_pme(d, ok);
+    if (a.has(kRoundings)) return derive::roundings(d, blocked).text;
+    const int number = static_cast<int>(integer_option(a, kDeriveVariant, 0, 1, 99));
+    const derive::Invariant* inv = nullptr;
+    try {
+        if (number != 0) inv = &derive::find_variant(d, number);
+        const std::string emit = a.get(kEmit).value_or("text");
+        if (emit == "latex") return derive::emit_latex(d, blocked);
+        if (emit == "text") return derive::text_report(d, number, blocked);
+        if (!inv) throw UsageError("--emit cpp needs --variant N");
+        return derive::emit_cpp(pme, *inv, blocked);
+    } catch (const UsageError&) {
+        throw;
+    } catch (const Error& e) {
+        throw DerivationFailure(e.what()); // an unknown or infeasible variant, an operation the BLAS lacks
+    }
+}
+
 int run_derive(const Args& a)
 {
     if (a.has(kDeriveList)) {
@@ -52,68 +93,28 @@ int run_derive(const Args& a)
     }
     require_operands(command("derive"), a);
     const std::string emit = a.get(kEmit).value_or("text");
-    if (emit != "text" && emit != "cpp") throw UsageError("--emit is text or cpp, not '" + emit + "'");
-    const int number = static_cast<int>(integer_option(a, kDeriveVariant, 0, 1, 99));
-    const bool blocked = a.has(kBlocked);
+    if (emit != "text" && emit != "cpp" && emit != "latex") throw UsageError("--emit is text, cpp or latex, not '" + emit + "'");
+    integer_option(a, kDeriveVariant, 0, 1, 99); // a bad number is bad usage before anything is derived
     try {
-        // OP is an operation, or a family of them: `lu` is lu_nopiv and lu_piv.
-        std::vector<std::string> names;
-        for (const std::string& name : derive::operation_names())
-            if (name == a.operands[0] || name.rfind(a.operands[0] + "_", 0) == 0) names.push_back(name);
-        if (std::find(names.begin(), names.end(), a.operands[0]) != names.end()) names = {a.operands[0]};
-        if (names.empty()) {
-            std::string known;
-            for (const std::string& n : derive::operation_names()) known += (known.empty() ? "" : ", ") + n;
-            throw DerivationFailure("unknown operation '" + a.operands[0] + "' (known: " + known + ")");
-        }
-        if (names.size() > 1 && (number != 0 || emit != "text")) {
+        const std::vector<std::string> names = operations_named(a.operands[0]);
+        if (names.size() > 1 && (a.has(kDeriveVariant) || emit != "text")) {
             std::string list;
             for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
-            throw DerivationFailure(a.operands[0] + " names several operations (" + list + "): --variant and --emit cpp need one");
+            throw DerivationFailure(a.operands[0] + " names several operations (" + list + "): --variant and --emit need one");
         }
         std::string text;
+        bool ok = true;
         for (const std::string& name : names) {
-            const derive::Pme pme = derive::load_operation(name);
-            const derive::Derivation d = derive::derive_invariants(pme);
-            if (blocked && pme.blocked.empty()) throw DerivationFailure(pme.name + ": the description has no blocked form");
-            const derive::Invariant* inv = nullptr;
-            if (number != 0) {
-                try {
-                    inv = &derive::find_variant(d, number);
-                } catch (const Error& e) {
-                    throw DerivationFailure(e.what());
-                }
-            }
-            if (a.has(kCheckPme)) {
-                bool ok = true;
-                text += derive::check_pme(d, ok);
-                if (!ok) {
-                    write(a, text);
-                    return kNumericalFailure;
-                }
-                continue;
-            }
-            if (a.has(kRoundings)) {
-                text += (text.empty() ? "" : "\n") + derive::roundings(d, blocked).text;
-                continue;
-            }
-            if (emit == "cpp") {
-                if (!inv) throw UsageError("--emit cpp needs --variant N");
-                try {
-                    text += derive::emit_cpp(pme, *inv, blocked);
-                } catch (const Error& e) {
-                    throw DerivationFailure(e.what());
-                }
-            } else {
-                text += (text.empty() ? "" : "\n") + derive::text_report(d, number, blocked);
-            }
+            if (!text.empty()) text += "\n";
+            text += derive_operation(a, derive::load_operation(name), ok);
+            if (!ok) break;
         }
         write(a, text);
+        return ok ? kSuccess : kNumericalFailure;
     } catch (const DerivationFailure& e) {
         std::cerr << "flamex derive: " << e.what() << "\n";
         return kNumericalFailure;
     }
-    return kSuccess;
 }
 
 } // namespace
@@ -124,14 +125,15 @@ std::vector<Command> derive_commands()
         {"derive", {"OP"},
          "Derives the loop invariants of operation OP from its PME description\n"
          "(derive/pme/OP.pme) and prints the PME, the invariants (numbered as libflame\n"
-         "numbers its variants) and each variant's worksheet, every step filled; with\n"
-         "--emit cpp the variant as a flamex source file; with --check-pme, whether every\n"
-         "variant meets the operation's definition on small random problems (exit status\n"
-         "1 naming the steps and tasks to blame when not); with --roundings, how many\n"
-         "roundings each entry receives on a correctly rounded backend and which variants\n"
-         "must therefore give identical bits. An unknown operation or\n"
-         "variant, or an infeasible variant, is exit status 1 with the reason.\n"
-         "FLAMEX_PME_DIR names another folder of descriptions.",
+         "numbers its variants) and each variant's worksheet, every step filled. --emit cpp\n"
+         "writes the variant as a flamex source file, --emit latex the worksheets as a\n"
+         "document; --check-pme runs every variant on small random problems against the\n"
+         "operation's definition (exit status 1, naming the steps and tasks to blame, when\n"
+         "one fails); --roundings counts the roundings each entry receives on a correctly\n"
+         "rounded backend and groups the variants that must give identical bits there.\n"
+         "OP may name a family (lu: lu_nopiv and lu_piv). An unknown operation or variant,\n"
+         "or an infeasible variant, is exit status 1 with the reason. FLAMEX_PME_DIR names\n"
+         "another folder of descriptions.",
          {&kDeriveVariant, &kBlocked, &kEmit, &kDeriveOutput, &kCheckPme, &kRoundings, &kDeriveList, &kHelp},
          {},
          {},

@@ -1,0 +1,41 @@
+// Triangular inverse (lower, non-unit), blocked, variant 3: A_BL := -L_BL X_TL
+// (right-looking, rank-1 updates).
+// Generated from derive/pme/trinv.pme by `flamex derive trinv --variant 3 --blocked --emit cpp`;
+// libflame's FLA_Trinv_ln_blk_var3.
+//
+//   A21 := -A21 L11^{-1}                                           trsm
+//   A20 := A20 + A21 A10                                           gemm
+//   A10 := L11^{-1} A10                                            trsm
+//   A11 := A11^{-1}                                                inner variant
+// A zero on the diagonal is reported by the driver before the variant runs (LAPACK's trtri).
+#include "variants/trinv.hpp"
+
+namespace flamex {
+
+TrinvInfo trinv_blk_var3(const Blas& blas, Obj A, const TrinvControl& control)
+{
+    TrinvInfo info;
+    auto [ATL, ATR,
+          ABL, ABR] = part_2x2(A, 0, 0, TL);
+
+    while (ATL.length() < A.length()) {
+        const dim_t b = determine_blocksize(control, ABR);
+        auto [A00, A01, A02,
+              A10, A11, A12,
+              A20, A21, A22] = repart_2x2_to_3x3(ATL, ATR,
+                                                 ABL, ABR, b, b, BR);
+        /*------------------------------------------------------------*/
+        blas.trsm(RIGHT, LOWER, NO_TRANSPOSE, NONUNIT, -1.0, A11, A21);
+        blas.gemm(NO_TRANSPOSE, NO_TRANSPOSE, 1.0, A21, A10, 1.0, A20);
+        blas.trsm(LEFT, LOWER, NO_TRANSPOSE, NONUNIT, 1.0, A11, A10);
+        trinv_inner(blas, control, A11);
+        /*------------------------------------------------------------*/
+        std::tie(ATL, ATR,
+                 ABL, ABR) = cont_with_3x3_to_2x2(A00, A01, A02,
+                                                  A10, A11, A12,
+                                                  A20, A21, A22, TL);
+    }
+    return info;
+}
+
+} // namespace flamex
