@@ -100,7 +100,7 @@ void check_residual(int n, const T* A, const T* x, const T* y, SystemReport& rep
     }
 }
 
-// householder-pcr, dc and auto, one system (ldlt goes by blocks of lanes: ldlt_lanes).
+// dc and auto, one system (ldlt and householder-pcr go by blocks of lanes: solve_lanes).
 template <class T>
 void solve_system(int n, const T* A, const T* y, T* x, SystemReport& rep, const Plan& plan, Workspace<T>& ws)
 {
@@ -144,16 +144,16 @@ void solve_system(int n, const T* A, const T* y, T* x, SystemReport& rep, const 
     check_residual(n, A, x, y, rep, plan);
 }
 
-// ldlt on the block of systems k0 .. k0 + count - 1 with the lane kernels (the next
-// next_count systems are the thread's next block): the per-system outcomes become
-// the reports solve_system would give.
+// ldlt or householder-pcr on the block of systems k0 .. k0 + count - 1 with the lane
+// kernels (the next next_count systems are the thread's next block): the per-system
+// outcomes become the reports solve_system would give.
 template <class T>
-void ldlt_lanes(const Batch<T>& batch, std::size_t k0, std::size_t count, std::size_t next_count, lanes::Isa isa,
-                int variant, const Plan& plan, Result<T>& result, std::vector<T>& workspace)
+void solve_lanes(const Batch<T>& batch, std::size_t k0, std::size_t count, std::size_t next_count, lanes::Isa isa,
+                 lanes::Kernel kernel, int variant, const Plan& plan, Result<T>& result, std::vector<T>& workspace)
 {
     const int n = batch.n;
     std::int32_t outcome[lanes::kMaxLanes];
-    lanes::LdltBlock<T> block;
+    lanes::SystemBlock<T> block;
     block.n = n;
     block.variant = variant;
     block.A = batch.matrix(k0);
@@ -164,13 +164,13 @@ void ldlt_lanes(const Batch<T>& batch, std::size_t k0, std::size_t count, std::s
     block.x = result.x.data() + k0 * n;
     block.outcome = outcome;
     block.workspace = workspace.data();
-    lanes::ldlt_block(isa, block);
+    lanes::solve_block(isa, kernel, block);
     const double nan = std::numeric_limits<double>::quiet_NaN();
     for (std::size_t l = 0; l < count; ++l) {
         const std::size_t k = k0 + l;
         SystemReport& rep = result.report[k];
         rep = SystemReport{};
-        rep.solved_by = Method::Ldlt;
+        rep.solved_by = kernel == lanes::Kernel::Ldlt ? Method::Ldlt : Method::HouseholderPcr;
         if (outcome[l] == lanes::kSolved) {
             check_residual(n, batch.matrix(k), result.x.data() + k * n, batch.rhs(k), rep, plan);
             continue;
@@ -208,10 +208,11 @@ Result<T> solve(const Batch<T>& batch, const Options& options)
     // Dynamic chunks for balance (repairs are costly); which thread takes a chunk
     // changes nothing in the results, nor does the lane a system gets.
     const auto start = std::chrono::steady_clock::now();
-    if (plan.method == Method::Ldlt) {
+    if (plan.method == Method::Ldlt || plan.method == Method::HouseholderPcr) {
         // Chunks of blocks, so that a thread knows the block it solves next (and
         // prefetches it).
         const lanes::Isa isa = lanes::active_isa();
+        const lanes::Kernel kernel = plan.method == Method::Ldlt ? lanes::Kernel::Ldlt : lanes::Kernel::HouseholderPcr;
         const std::size_t W = static_cast<std::size_t>(lanes::lane_count<T>(isa)), per_chunk = 256;
         detail::parallel_for(
             (batch.count + per_chunk - 1) / per_chunk, options.threads, 1,
@@ -219,8 +220,8 @@ Result<T> solve(const Batch<T>& batch, const Options& options)
             [&](std::size_t c, std::vector<T>& ws) {
                 const std::size_t stop = std::min(batch.count, (c + 1) * per_chunk);
                 for (std::size_t k0 = c * per_chunk; k0 < stop; k0 += W)
-                    ldlt_lanes(batch, k0, std::min(stop, k0 + W) - k0, std::min(stop, k0 + 2 * W) - std::min(stop, k0 + W),
-                               isa, options.ldlt_variant, plan, result, ws);
+                    solve_lanes(batch, k0, std::min(stop, k0 + W) - k0, std::min(stop, k0 + 2 * W) - std::min(stop, k0 + W),
+                                isa, kernel, options.ldlt_variant, plan, result, ws);
             });
     } else {
         detail::parallel_for(
