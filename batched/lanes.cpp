@@ -40,6 +40,18 @@ struct Lanes {
     static V copysign(V mag, V sgn) { return std::copysign(mag, sgn); }
     static V sqrt(V a) { return std::sqrt(a); }
     static V hypot(V a, V b) { return std::hypot(a, b); }
+    using DV = double;
+    using DI = bool;
+    static constexpr int H = 1;
+    static DV dset1(double v) { return v; }
+    static DI dfalse() { return false; }
+    static DV widen(V v, int) { return static_cast<double>(v); }
+    static DI dor(DI a, DI b) { return a || b; }
+    static DV dabs(DV v) { return std::fabs(v); }
+    static DV dmax(DV a, DV b) { return std::max(a, b); }
+    static DI dnot_finite(DV v) { return !std::isfinite(v); }
+    static void dstore(double* p, DV v) { *p = v; }
+    static bool lane(DI m, int) { return m; }
 };
 
 #include "batched/lanes_body.inc"

@@ -53,13 +53,14 @@ inline constexpr int kMaxLanes = 16;
 
 // The interleaved workspace: the lower triangle of A packed by columns (entry (i, j),
 // i >= j, is vector packed_index(n, i, j)), then y (n vectors), then (householder-pcr)
-// d, e, tau, w (n each) and PCR's 6n, each vector W scalars, 64-byte aligned.
+// d, e, tau, w (n each) and PCR's 6n, then a copy of A and y for the residuals, each
+// vector W scalars, 64-byte aligned.
 constexpr int packed_index(int n, int i, int j) { return j * n - j * (j - 1) / 2 + i - j; }
 constexpr int packed_size(int n) { return n * (n + 1) / 2; }
 template <class T>
 constexpr std::size_t workspace_scalars(int n)
 {
-    return static_cast<std::size_t>(packed_size(n) + 11 * n) * kMaxLanes + 64 / sizeof(T);
+    return static_cast<std::size_t>(2 * packed_size(n) + 12 * n) * kMaxLanes + 64 / sizeof(T);
 }
 
 // A system's outcome: solved, invalid input (a NaN or infinity in the lower triangle
@@ -78,6 +79,7 @@ struct SystemBlock {
     int count = 0;
     T* x = nullptr;
     std::int32_t* outcome = nullptr;
+    double* residual = nullptr; // if set: relative_residual of every solved system
     T* workspace = nullptr; // workspace_scalars<T>(n)
     // The block to be solved next by the same thread (its first matrix and number of
     // systems), prefetched during this one; nullptr: none.

@@ -48,13 +48,33 @@ FLAMEX_LANES_TARGET_AVX2
 
 namespace avx2 {
 
+// The residuals' double-precision lanes, W / H per register (H = 2 for float).
+struct Doubles {
+    using DV = __m256d;
+    using DI = __m256d;
+    static DV dset1(double v) { return _mm256_set1_pd(v); }
+    static DI dfalse() { return _mm256_setzero_pd(); }
+    static DI dor(DI a, DI b) { return _mm256_or_pd(a, b); }
+    static DV dabs(DV v) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), v); }
+    static DV dmax(DV a, DV b) { return _mm256_blendv_pd(a, b, _mm256_cmp_pd(a, b, _CMP_LT_OQ)); } // std::max
+    static DI dnot_finite(DV v)
+    {
+        const DV d = _mm256_sub_pd(v, v);
+        return _mm256_cmp_pd(d, d, _CMP_UNORD_Q);
+    }
+    static void dstore(double* p, DV v) { _mm256_storeu_pd(p, v); }
+    static bool lane(DI m, int l) { return (_mm256_movemask_pd(m) >> l) & 1; }
+};
+
 template <class Real>
 struct Lanes;
 
 template <>
-struct Lanes<float> {
+struct Lanes<float> : Doubles {
     using T = float;
     using V = __m256;
+    static constexpr int H = 2;
+    static DV widen(V v, int h) { return _mm256_cvtps_pd(h == 0 ? _mm256_castps256_ps128(v) : _mm256_extractf128_ps(v, 1)); }
     static constexpr int W = 8;
     static V set1(T t) { return _mm256_set1_ps(t); }
     static V load_rows(const T* p, int rows)
@@ -114,9 +134,11 @@ struct Lanes<float> {
 };
 
 template <>
-struct Lanes<double> {
+struct Lanes<double> : Doubles {
     using T = double;
     using V = __m256d;
+    static constexpr int H = 1;
+    static DV widen(V v, int) { return v; }
     static constexpr int W = 4;
     static V set1(T t) { return _mm256_set1_pd(t); }
     static V load_rows(const T* p, int rows)
@@ -175,17 +197,52 @@ FLAMEX_LANES_TARGET_END
 
 // --- AVX-512F: 16 floats, 8 doubles -------------------------------------------------
 
+// GCC 12's AVX-512 headers start many intrinsics from an undefined vector and then warn
+// that it may be used uninitialized (GCC bug 105593); here the zero-masked forms are
+// used where they exist, and the warning is off for the rest (the 512-to-256 casts).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 FLAMEX_LANES_TARGET_AVX512
 
 namespace avx512 {
+
+// The residuals' double-precision lanes, W / H per register (H = 2 for float).
+struct Doubles {
+    using DV = __m512d;
+    using DI = __mmask8;
+    static DV dset1(double v) { return _mm512_set1_pd(v); }
+    static DI dfalse() { return 0; }
+    static DI dor(DI a, DI b) { return static_cast<DI>(a | b); }
+    static DV dabs(DV v)
+    {
+        return _mm512_castsi512_pd(_mm512_maskz_andnot_epi64(__mmask8(0xff), _mm512_set1_epi64(INT64_MIN), _mm512_castpd_si512(v)));
+    }
+    static DV dmax(DV a, DV b) { return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, b, _CMP_LT_OQ), a, b); } // std::max
+    static DI dnot_finite(DV v)
+    {
+        const DV d = _mm512_sub_pd(v, v);
+        return _mm512_cmp_pd_mask(d, d, _CMP_UNORD_Q);
+    }
+    static void dstore(double* p, DV v) { _mm512_storeu_pd(p, v); }
+    static bool lane(DI m, int l) { return (m >> l) & 1; }
+};
 
 template <class Real>
 struct Lanes;
 
 template <>
-struct Lanes<float> {
+struct Lanes<float> : Doubles {
     using T = float;
     using V = __m512;
+    static constexpr int H = 2;
+    static DV widen(V v, int h)
+    {
+        const __m256 half = h == 0 ? _mm512_castps512_ps256(v) : _mm256_castpd_ps(_mm512_castpd512_pd256(_mm512_maskz_shuffle_f64x2(__mmask8(0xff), _mm512_castps_pd(v), _mm512_castps_pd(v), 0xEE)));
+        return _mm512_maskz_cvtps_pd(__mmask8(0xff), half);
+    }
     static constexpr int W = 16;
     static V set1(T t) { return _mm512_set1_ps(t); }
     static V load_rows(const T* p, int rows)
@@ -252,9 +309,11 @@ struct Lanes<float> {
 };
 
 template <>
-struct Lanes<double> {
+struct Lanes<double> : Doubles {
     using T = double;
     using V = __m512d;
+    static constexpr int H = 1;
+    static DV widen(V v, int) { return v; }
     static constexpr int W = 8;
     static V set1(T t) { return _mm512_set1_pd(t); }
     static V load_rows(const T* p, int rows)
@@ -318,6 +377,10 @@ void solve_block_avx512(Kernel kernel, const SystemBlock<float>& block) { avx512
 void solve_block_avx512(Kernel kernel, const SystemBlock<double>& block) { avx512::Kernels<avx512::Lanes<double>>::run(kernel, block); }
 
 FLAMEX_LANES_TARGET_END
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 } // namespace flamex::batched::lanes::detail
 

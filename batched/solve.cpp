@@ -153,6 +153,7 @@ void solve_lanes(const Batch<T>& batch, std::size_t k0, std::size_t count, std::
 {
     const int n = batch.n;
     std::int32_t outcome[lanes::kMaxLanes];
+    double residual[lanes::kMaxLanes];
     lanes::SystemBlock<T> block;
     block.n = n;
     block.variant = variant;
@@ -164,6 +165,7 @@ void solve_lanes(const Batch<T>& batch, std::size_t k0, std::size_t count, std::
     block.x = result.x.data() + k0 * n;
     block.outcome = outcome;
     block.workspace = workspace.data();
+    block.residual = plan.residuals ? residual : nullptr;
     lanes::solve_block(isa, kernel, block);
     const double nan = std::numeric_limits<double>::quiet_NaN();
     for (std::size_t l = 0; l < count; ++l) {
@@ -172,7 +174,8 @@ void solve_lanes(const Batch<T>& batch, std::size_t k0, std::size_t count, std::
         rep = SystemReport{};
         rep.solved_by = kernel == lanes::Kernel::Ldlt ? Method::Ldlt : Method::HouseholderPcr;
         if (outcome[l] == lanes::kSolved) {
-            check_residual(n, batch.matrix(k), result.x.data() + k * n, batch.rhs(k), rep, plan);
+            rep.residual = rep.first_residual = plan.residuals ? residual[l] : nan;
+            if (plan.residuals && !(rep.residual <= plan.tolerance)) rep.status = Status::Flagged;
             continue;
         }
         rep.status = outcome[l] == lanes::kInvalid ? Status::InvalidInput : Status::Breakdown;
