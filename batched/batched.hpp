@@ -72,7 +72,7 @@
 // sequence of operations, whichever thread that is: the results (x and reports) are
 // bit-identical for any Options::threads. (Timing is the only thing that varies.)
 //
-// ONE SIMD LANE PER SYSTEM (ldlt, householder-pcr). On the CPU these two methods run
+// ONE SIMD LANE PER SYSTEM (ldlt, householder-pcr, auto). On the CPU these methods run
 // the paper's "SIMD" organization: blocks of 16 systems in single and 8 in double
 // precision (AVX-512; 8 and 4 with AVX2; 1 without either, chosen at run time or by
 // FLAMEX_BATCH_ISA=avx512|avx2|scalar) are transposed on the fly from the layout
@@ -82,7 +82,8 @@
 // with no fused multiply-add, so the results are bit-identical to it whatever the
 // instruction set, the batch size (a last partial block included) or the thread
 // count; a breakdown, a NaN or an infinity stays in its lane and is reported for its
-// system. dc and auto run one system at a time.
+// system. The residual check runs in the lanes too (in double). auto's repairs (dc on
+// the systems the check flags) and dc run one system at a time.
 #pragma once
 
 #include <cstddef>
