@@ -71,6 +71,19 @@
 // REPRODUCIBILITY. Every system is computed by one thread, start to end, by the same
 // sequence of operations, whichever thread that is: the results (x and reports) are
 // bit-identical for any Options::threads. (Timing is the only thing that varies.)
+//
+// ONE SIMD LANE PER SYSTEM (ldlt, householder-pcr, auto). On the CPU these methods run
+// the paper's "SIMD" organization: blocks of 16 systems in single and 8 in double
+// precision (AVX-512; 8 and 4 with AVX2; 1 without either, chosen at run time or by
+// FLAMEX_BATCH_ISA=avx512|avx2|scalar) are transposed on the fly from the layout
+// above into an interleaved workspace, lane l of every vector holding system l's
+// entry, and solved in lock step (batched/lanes.hpp). Per lane the operations and
+// their order are the per-system code's (variants/ldlt.hpp, batched/per_system.hpp),
+// with no fused multiply-add, so the results are bit-identical to it whatever the
+// instruction set, the batch size (a last partial block included) or the thread
+// count; a breakdown, a NaN or an infinity stays in its lane and is reported for its
+// system. The residual check runs in the lanes too (in double). auto's repairs (dc on
+// the systems the check flags) and dc run one system at a time.
 #pragma once
 
 #include <cstddef>

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -28,14 +29,37 @@ struct Lanes {
     static void transpose(V*) {}
     static unsigned bad_pivot(V d) { return shared::bad_pivot(d) ? 1u : 0u; }
     static unsigned not_finite(V v) { return v != v ? 1u : 0u; }
+    using M = bool;
+    static M le(V a, V b) { return a <= b; }
+    static M eq(V a, V b) { return a == b; }
+    static M mnot(M m) { return !m; }
+    static V select(M m, V t, V f) { return m ? t : f; }
+    static bool all(M m) { return m; }
+    static bool none(M m) { return !m; }
+    static V abs(V a) { return std::fabs(a); }
+    static V copysign(V mag, V sgn) { return std::copysign(mag, sgn); }
+    static V sqrt(V a) { return std::sqrt(a); }
+    static V hypot(V a, V b) { return std::hypot(a, b); }
+    using DV = double;
+    using DI = bool;
+    static constexpr int H = 1;
+    static DV dset1(double v) { return v; }
+    static DI dfalse() { return false; }
+    static DV widen(V v, int) { return static_cast<double>(v); }
+    static DI dor(DI a, DI b) { return a || b; }
+    static DV dabs(DV v) { return std::fabs(v); }
+    static DV dmax(DV a, DV b) { return std::max(a, b); }
+    static DI dnot_finite(DV v) { return !std::isfinite(v); }
+    static void dstore(double* p, DV v) { *p = v; }
+    static bool lane(DI m, int) { return m; }
 };
 
 #include "batched/lanes_body.inc"
 
 } // namespace scalar
 
-void ldlt_block_scalar(const LdltBlock<float>& block) { scalar::Kernels<scalar::Lanes<float>>::ldlt(block); }
-void ldlt_block_scalar(const LdltBlock<double>& block) { scalar::Kernels<scalar::Lanes<double>>::ldlt(block); }
+void solve_block_scalar(Kernel kernel, const SystemBlock<float>& block) { scalar::Kernels<scalar::Lanes<float>>::run(kernel, block); }
+void solve_block_scalar(Kernel kernel, const SystemBlock<double>& block) { scalar::Kernels<scalar::Lanes<double>>::run(kernel, block); }
 
 } // namespace detail
 
@@ -91,18 +115,18 @@ void set_isa(Isa isa)
 }
 
 template <class T>
-void ldlt_block(Isa isa, const LdltBlock<T>& block)
+void solve_block(Isa isa, Kernel kernel, const SystemBlock<T>& block)
 {
     switch (isa) {
 #if defined(FLAMEX_LANES_X86)
-    case Isa::Avx512: detail::ldlt_block_avx512(block); return;
-    case Isa::Avx2: detail::ldlt_block_avx2(block); return;
+    case Isa::Avx512: detail::solve_block_avx512(kernel, block); return;
+    case Isa::Avx2: detail::solve_block_avx2(kernel, block); return;
 #endif
-    default: detail::ldlt_block_scalar(block); return;
+    default: detail::solve_block_scalar(kernel, block); return;
     }
 }
 
-template void ldlt_block<float>(Isa, const LdltBlock<float>&);
-template void ldlt_block<double>(Isa, const LdltBlock<double>&);
+template void solve_block<float>(Isa, Kernel, const SystemBlock<float>&);
+template void solve_block<double>(Isa, Kernel, const SystemBlock<double>&);
 
 } // namespace flamex::batched::lanes

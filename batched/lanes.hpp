@@ -52,14 +52,15 @@ constexpr int lane_count(Isa isa)
 inline constexpr int kMaxLanes = 16;
 
 // The interleaved workspace: the lower triangle of A packed by columns (entry (i, j),
-// i >= j, is vector packed_index(n, i, j)), then y (n vectors), each vector W scalars,
-// 64-byte aligned.
+// i >= j, is vector packed_index(n, i, j)), then y (n vectors), then (householder-pcr)
+// d, e, tau, w (n each) and PCR's 6n, then a copy of A and y for the residuals, each
+// vector W scalars, 64-byte aligned.
 constexpr int packed_index(int n, int i, int j) { return j * n - j * (j - 1) / 2 + i - j; }
 constexpr int packed_size(int n) { return n * (n + 1) / 2; }
 template <class T>
 constexpr std::size_t workspace_scalars(int n)
 {
-    return static_cast<std::size_t>(packed_size(n) + n) * kMaxLanes + 64 / sizeof(T);
+    return static_cast<std::size_t>(2 * packed_size(n) + 12 * n) * kMaxLanes + 64 / sizeof(T);
 }
 
 // A system's outcome: solved, invalid input (a NaN or infinity in the lower triangle
@@ -70,14 +71,15 @@ inline constexpr std::int32_t kInvalid = -1;
 // One block: systems k = 0 .. count-1 (count <= lane_count) of a system-major batch,
 // A at A + k n^2, y at y + k n; solutions to x + k n (NaN unless solved); outcome[k].
 template <class T>
-struct LdltBlock {
+struct SystemBlock {
     int n = 0;
-    int variant = 3; // FLAME variant of variants/ldlt.hpp: 1, 2 or 3
+    int variant = 3; // ldlt: the FLAME variant of variants/ldlt.hpp, 1, 2 or 3
     const T* A = nullptr;
     const T* y = nullptr;
     int count = 0;
     T* x = nullptr;
     std::int32_t* outcome = nullptr;
+    double* residual = nullptr; // if set: relative_residual of every solved system
     T* workspace = nullptr; // workspace_scalars<T>(n)
     // The block to be solved next by the same thread (its first matrix and number of
     // systems), prefetched during this one; nullptr: none.
@@ -85,19 +87,23 @@ struct LdltBlock {
     int next_count = 0;
 };
 
-// LDL^T without pivoting and its solve on one block, with the instruction set isa.
+enum class Kernel { Ldlt, HouseholderPcr };
+
+// On one block, with the instruction set isa: LDL^T without pivoting and its solve
+// (outcome: solved, invalid or the breakdown column), or Householder
+// tridiagonalization, Q^T y, PCR and Q z (outcome: solved or invalid).
 template <class T>
-void ldlt_block(Isa isa, const LdltBlock<T>& block);
+void solve_block(Isa isa, Kernel kernel, const SystemBlock<T>& block);
 
 namespace detail {
-void ldlt_block_scalar(const LdltBlock<float>& block);
-void ldlt_block_scalar(const LdltBlock<double>& block);
+void solve_block_scalar(Kernel kernel, const SystemBlock<float>& block);
+void solve_block_scalar(Kernel kernel, const SystemBlock<double>& block);
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define FLAMEX_LANES_X86 1
-void ldlt_block_avx2(const LdltBlock<float>& block);
-void ldlt_block_avx2(const LdltBlock<double>& block);
-void ldlt_block_avx512(const LdltBlock<float>& block);
-void ldlt_block_avx512(const LdltBlock<double>& block);
+void solve_block_avx2(Kernel kernel, const SystemBlock<float>& block);
+void solve_block_avx2(Kernel kernel, const SystemBlock<double>& block);
+void solve_block_avx512(Kernel kernel, const SystemBlock<float>& block);
+void solve_block_avx512(Kernel kernel, const SystemBlock<double>& block);
 #endif
 } // namespace detail
 

@@ -12,6 +12,8 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 
 #include <cstdint>
 #include <limits>
@@ -29,19 +31,50 @@
 
 namespace flamex::batched::lanes::detail {
 
+// std::hypot lane by lane (the scalar code's hypot is libm's, which no vector
+// instruction rounds the same), outside the target regions.
+void hypot_lanes(int w, float* a, const float* b)
+{
+    for (int l = 0; l < w; ++l) a[l] = std::hypot(a[l], b[l]);
+}
+void hypot_lanes(int w, double* a, const double* b)
+{
+    for (int l = 0; l < w; ++l) a[l] = std::hypot(a[l], b[l]);
+}
+
 // --- AVX2: 8 floats, 4 doubles ------------------------------------------------------
 
 FLAMEX_LANES_TARGET_AVX2
 
 namespace avx2 {
 
+// The residuals' double-precision lanes, W / H per register (H = 2 for float).
+struct Doubles {
+    using DV = __m256d;
+    using DI = __m256d;
+    static DV dset1(double v) { return _mm256_set1_pd(v); }
+    static DI dfalse() { return _mm256_setzero_pd(); }
+    static DI dor(DI a, DI b) { return _mm256_or_pd(a, b); }
+    static DV dabs(DV v) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), v); }
+    static DV dmax(DV a, DV b) { return _mm256_blendv_pd(a, b, _mm256_cmp_pd(a, b, _CMP_LT_OQ)); } // std::max
+    static DI dnot_finite(DV v)
+    {
+        const DV d = _mm256_sub_pd(v, v);
+        return _mm256_cmp_pd(d, d, _CMP_UNORD_Q);
+    }
+    static void dstore(double* p, DV v) { _mm256_storeu_pd(p, v); }
+    static bool lane(DI m, int l) { return (_mm256_movemask_pd(m) >> l) & 1; }
+};
+
 template <class Real>
 struct Lanes;
 
 template <>
-struct Lanes<float> {
+struct Lanes<float> : Doubles {
     using T = float;
     using V = __m256;
+    static constexpr int H = 2;
+    static DV widen(V v, int h) { return _mm256_cvtps_pd(h == 0 ? _mm256_castps256_ps128(v) : _mm256_extractf128_ps(v, 1)); }
     static constexpr int W = 8;
     static V set1(T t) { return _mm256_set1_ps(t); }
     static V load_rows(const T* p, int rows)
@@ -76,12 +109,36 @@ struct Lanes<float> {
         return ~static_cast<unsigned>(_mm256_movemask_ps(good)) & 0xffu;
     }
     static unsigned not_finite(V v) { return static_cast<unsigned>(_mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q))); }
+    using M = V;
+    static M le(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_LE_OQ); }
+    static M eq(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_EQ_OQ); }
+    static M mnot(M m) { return _mm256_xor_ps(m, _mm256_castsi256_ps(_mm256_set1_epi32(-1))); }
+    static V select(M m, V t, V f) { return _mm256_blendv_ps(f, t, m); }
+    static bool all(M m) { return _mm256_movemask_ps(m) == 0xff; }
+    static bool none(M m) { return _mm256_movemask_ps(m) == 0; }
+    static V abs(V a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
+    static V copysign(V mag, V sgn)
+    {
+        const V sign = _mm256_set1_ps(-0.0f);
+        return _mm256_or_ps(_mm256_andnot_ps(sign, mag), _mm256_and_ps(sign, sgn));
+    }
+    static V sqrt(V a) { return _mm256_sqrt_ps(a); }
+    static V hypot(V a, V b)
+    {
+        alignas(64) float x[W], y[W];
+        _mm256_store_ps(x, a);
+        _mm256_store_ps(y, b);
+        hypot_lanes(W, x, y);
+        return _mm256_load_ps(x);
+    }
 };
 
 template <>
-struct Lanes<double> {
+struct Lanes<double> : Doubles {
     using T = double;
     using V = __m256d;
+    static constexpr int H = 1;
+    static DV widen(V v, int) { return v; }
     static constexpr int W = 4;
     static V set1(T t) { return _mm256_set1_pd(t); }
     static V load_rows(const T* p, int rows)
@@ -105,38 +162,95 @@ struct Lanes<double> {
         return ~static_cast<unsigned>(_mm256_movemask_pd(good)) & 0xfu;
     }
     static unsigned not_finite(V v) { return static_cast<unsigned>(_mm256_movemask_pd(_mm256_cmp_pd(v, v, _CMP_UNORD_Q))); }
+    using M = V;
+    static M le(V a, V b) { return _mm256_cmp_pd(a, b, _CMP_LE_OQ); }
+    static M eq(V a, V b) { return _mm256_cmp_pd(a, b, _CMP_EQ_OQ); }
+    static M mnot(M m) { return _mm256_xor_pd(m, _mm256_castsi256_pd(_mm256_set1_epi64x(-1))); }
+    static V select(M m, V t, V f) { return _mm256_blendv_pd(f, t, m); }
+    static bool all(M m) { return _mm256_movemask_pd(m) == 0xf; }
+    static bool none(M m) { return _mm256_movemask_pd(m) == 0; }
+    static V abs(V a) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), a); }
+    static V copysign(V mag, V sgn)
+    {
+        const V sign = _mm256_set1_pd(-0.0);
+        return _mm256_or_pd(_mm256_andnot_pd(sign, mag), _mm256_and_pd(sign, sgn));
+    }
+    static V sqrt(V a) { return _mm256_sqrt_pd(a); }
+    static V hypot(V a, V b)
+    {
+        alignas(64) double x[W], y[W];
+        _mm256_store_pd(x, a);
+        _mm256_store_pd(y, b);
+        hypot_lanes(W, x, y);
+        return _mm256_load_pd(x);
+    }
 };
 
 #include "batched/lanes_body.inc"
 
 } // namespace avx2
 
-void ldlt_block_avx2(const LdltBlock<float>& block) { avx2::Kernels<avx2::Lanes<float>>::ldlt(block); }
-void ldlt_block_avx2(const LdltBlock<double>& block) { avx2::Kernels<avx2::Lanes<double>>::ldlt(block); }
+void solve_block_avx2(Kernel kernel, const SystemBlock<float>& block) { avx2::Kernels<avx2::Lanes<float>>::run(kernel, block); }
+void solve_block_avx2(Kernel kernel, const SystemBlock<double>& block) { avx2::Kernels<avx2::Lanes<double>>::run(kernel, block); }
 
 FLAMEX_LANES_TARGET_END
 
 // --- AVX-512F: 16 floats, 8 doubles -------------------------------------------------
 
+// GCC 12's AVX-512 headers start many intrinsics from an undefined vector and then warn
+// that it may be used uninitialized (GCC bug 105593); here the zero-masked forms are
+// used where they exist, and the warning is off for the rest (the 512-to-256 casts).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 FLAMEX_LANES_TARGET_AVX512
 
 namespace avx512 {
+
+// The residuals' double-precision lanes, W / H per register (H = 2 for float).
+struct Doubles {
+    using DV = __m512d;
+    using DI = __mmask8;
+    static DV dset1(double v) { return _mm512_set1_pd(v); }
+    static DI dfalse() { return 0; }
+    static DI dor(DI a, DI b) { return static_cast<DI>(a | b); }
+    static DV dabs(DV v)
+    {
+        return _mm512_castsi512_pd(_mm512_maskz_andnot_epi64(__mmask8(0xff), _mm512_set1_epi64(INT64_MIN), _mm512_castpd_si512(v)));
+    }
+    static DV dmax(DV a, DV b) { return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, b, _CMP_LT_OQ), a, b); } // std::max
+    static DI dnot_finite(DV v)
+    {
+        const DV d = _mm512_sub_pd(v, v);
+        return _mm512_cmp_pd_mask(d, d, _CMP_UNORD_Q);
+    }
+    static void dstore(double* p, DV v) { _mm512_storeu_pd(p, v); }
+    static bool lane(DI m, int l) { return (m >> l) & 1; }
+};
 
 template <class Real>
 struct Lanes;
 
 template <>
-struct Lanes<float> {
+struct Lanes<float> : Doubles {
     using T = float;
     using V = __m512;
+    static constexpr int H = 2;
+    static DV widen(V v, int h)
+    {
+        const __m256 half = h == 0 ? _mm512_castps512_ps256(v) : _mm256_castpd_ps(_mm512_castpd512_pd256(_mm512_maskz_shuffle_f64x2(__mmask8(0xff), _mm512_castps_pd(v), _mm512_castps_pd(v), 0xEE)));
+        return _mm512_maskz_cvtps_pd(__mmask8(0xff), half);
+    }
     static constexpr int W = 16;
     static V set1(T t) { return _mm512_set1_ps(t); }
     static V load_rows(const T* p, int rows)
     {
         return _mm512_maskz_loadu_ps(rows >= W ? __mmask16(0xffff) : static_cast<__mmask16>((1u << rows) - 1), p);
     }
-    // (The shuffles are the maskz forms: the plain ones start from an undefined
-    // vector, which GCC 12 warns about.)
+    // (Here the shuffles, logic and square roots are the maskz forms: the plain ones
+    // start from an undefined vector, which GCC 12 warns about.)
     static void transpose(V* r)
     {
         V t[16], u[16];
@@ -169,12 +283,37 @@ struct Lanes<float> {
         return ~good & 0xffffu;
     }
     static unsigned not_finite(V v) { return _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q); }
+    using M = __mmask16;
+    static M le(V a, V b) { return _mm512_cmp_ps_mask(a, b, _CMP_LE_OQ); }
+    static M eq(V a, V b) { return _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ); }
+    static M mnot(M m) { return static_cast<M>(~m); }
+    static V select(M m, V t, V f) { return _mm512_mask_blend_ps(m, f, t); }
+    static bool all(M m) { return m == M(0xffff); }
+    static bool none(M m) { return m == 0; }
+    static V abs(V a) { return _mm512_castsi512_ps(_mm512_maskz_andnot_epi32(__mmask16(0xffff), _mm512_set1_epi32(INT32_MIN), _mm512_castps_si512(a))); }
+    static V copysign(V mag, V sgn)
+    {
+        const __m512i sign = _mm512_set1_epi32(INT32_MIN);
+        return _mm512_castsi512_ps(_mm512_maskz_or_epi32(__mmask16(0xffff), _mm512_maskz_andnot_epi32(__mmask16(0xffff), sign, _mm512_castps_si512(mag)),
+                                                   _mm512_maskz_and_epi32(__mmask16(0xffff), sign, _mm512_castps_si512(sgn))));
+    }
+    static V sqrt(V a) { return _mm512_maskz_sqrt_ps(__mmask16(0xffff), a); }
+    static V hypot(V a, V b)
+    {
+        alignas(64) float x[W], y[W];
+        _mm512_store_ps(x, a);
+        _mm512_store_ps(y, b);
+        hypot_lanes(W, x, y);
+        return _mm512_load_ps(x);
+    }
 };
 
 template <>
-struct Lanes<double> {
+struct Lanes<double> : Doubles {
     using T = double;
     using V = __m512d;
+    static constexpr int H = 1;
+    static DV widen(V v, int) { return v; }
     static constexpr int W = 8;
     static V set1(T t) { return _mm512_set1_pd(t); }
     static V load_rows(const T* p, int rows)
@@ -205,16 +344,43 @@ struct Lanes<double> {
         return ~good & 0xffu;
     }
     static unsigned not_finite(V v) { return _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q); }
+    using M = __mmask8;
+    static M le(V a, V b) { return _mm512_cmp_pd_mask(a, b, _CMP_LE_OQ); }
+    static M eq(V a, V b) { return _mm512_cmp_pd_mask(a, b, _CMP_EQ_OQ); }
+    static M mnot(M m) { return static_cast<M>(~m); }
+    static V select(M m, V t, V f) { return _mm512_mask_blend_pd(m, f, t); }
+    static bool all(M m) { return m == M(0xff); }
+    static bool none(M m) { return m == 0; }
+    static V abs(V a) { return _mm512_castsi512_pd(_mm512_maskz_andnot_epi64(__mmask8(0xff), _mm512_set1_epi64(INT64_MIN), _mm512_castpd_si512(a))); }
+    static V copysign(V mag, V sgn)
+    {
+        const __m512i sign = _mm512_set1_epi64(INT64_MIN);
+        return _mm512_castsi512_pd(_mm512_maskz_or_epi64(__mmask8(0xff), _mm512_maskz_andnot_epi64(__mmask8(0xff), sign, _mm512_castpd_si512(mag)),
+                                                   _mm512_maskz_and_epi64(__mmask8(0xff), sign, _mm512_castpd_si512(sgn))));
+    }
+    static V sqrt(V a) { return _mm512_maskz_sqrt_pd(__mmask8(0xff), a); }
+    static V hypot(V a, V b)
+    {
+        alignas(64) double x[W], y[W];
+        _mm512_store_pd(x, a);
+        _mm512_store_pd(y, b);
+        hypot_lanes(W, x, y);
+        return _mm512_load_pd(x);
+    }
 };
 
 #include "batched/lanes_body.inc"
 
 } // namespace avx512
 
-void ldlt_block_avx512(const LdltBlock<float>& block) { avx512::Kernels<avx512::Lanes<float>>::ldlt(block); }
-void ldlt_block_avx512(const LdltBlock<double>& block) { avx512::Kernels<avx512::Lanes<double>>::ldlt(block); }
+void solve_block_avx512(Kernel kernel, const SystemBlock<float>& block) { avx512::Kernels<avx512::Lanes<float>>::run(kernel, block); }
+void solve_block_avx512(Kernel kernel, const SystemBlock<double>& block) { avx512::Kernels<avx512::Lanes<double>>::run(kernel, block); }
 
 FLAMEX_LANES_TARGET_END
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 } // namespace flamex::batched::lanes::detail
 

@@ -80,16 +80,6 @@ int dc_solve(int n, Workspace<T>& ws, double threshold, const T* y, T* x)
 }
 
 template <class T>
-void householder_pcr_solve(int n, Workspace<T>& ws, const T* y, T* x)
-{
-    std::copy(y, y + n, x);
-    apply_qt(n, ws.A.data(), ws.tau.data(), x);
-    pcr_solve(n, ws.d.data(), ws.e.data(), x, ws.pcr);
-    apply_q(n, ws.A.data(), ws.tau.data(), x);
-}
-
-// The residual check of a solved system (or NaN when it is off).
-template <class T>
 void check_residual(int n, const T* A, const T* x, const T* y, SystemReport& rep, const Plan& plan)
 {
     if (plan.residuals) {
@@ -100,60 +90,60 @@ void check_residual(int n, const T* A, const T* x, const T* y, SystemReport& rep
     }
 }
 
-// householder-pcr, dc and auto, one system (ldlt goes by blocks of lanes: ldlt_lanes).
+// dc, one system (ldlt, householder-pcr and auto go by blocks of lanes: solve_lanes).
 template <class T>
-void solve_system(int n, const T* A, const T* y, T* x, SystemReport& rep, const Plan& plan, Workspace<T>& ws)
+void solve_dc_system(int n, const T* A, const T* y, T* x, SystemReport& rep, const Plan& plan, Workspace<T>& ws)
 {
-    const double nan = std::numeric_limits<double>::quiet_NaN();
     rep = SystemReport{};
+    rep.solved_by = Method::DivideConquer;
     if (!finite_input(n, A, y)) {
         rep.status = Status::InvalidInput;
-        rep.solved_by = plan.method == Method::Auto ? Method::HouseholderPcr : plan.method;
-        rep.residual = rep.first_residual = nan;
+        rep.residual = rep.first_residual = std::numeric_limits<double>::quiet_NaN();
         std::fill(x, x + n, std::numeric_limits<T>::quiet_NaN());
         return;
     }
     std::copy(A, A + static_cast<std::size_t>(n) * n, ws.A.begin());
-    switch (plan.method) {
-    case Method::HouseholderPcr:
-        rep.solved_by = Method::HouseholderPcr;
-        tridiagonalize(n, ws.A.data(), ws.d.data(), ws.e.data(), ws.tau.data());
-        householder_pcr_solve(n, ws, y, x);
-        break;
-    case Method::DivideConquer:
-        rep.solved_by = Method::DivideConquer;
-        tridiagonalize(n, ws.A.data(), ws.d.data(), ws.e.data(), ws.tau.data());
-        rep.discarded = static_cast<std::uint16_t>(dc_solve(n, ws, plan.threshold, y, x));
-        break;
-    case Method::Ldlt: break; // not here
-    case Method::Auto: {
-        rep.solved_by = Method::HouseholderPcr;
-        tridiagonalize(n, ws.A.data(), ws.d.data(), ws.e.data(), ws.tau.data());
-        householder_pcr_solve(n, ws, y, x);
-        const double r = relative_residual(n, A, x, y);
-        rep.residual = rep.first_residual = r;
-        if (!(r <= plan.tolerance)) {
-            rep.status = Status::Repaired;
-            rep.solved_by = Method::DivideConquer;
-            rep.discarded = static_cast<std::uint16_t>(dc_solve(n, ws, plan.threshold, y, x));
-            rep.residual = relative_residual(n, A, x, y);
-        }
-        return;
-    }
-    }
+    tridiagonalize(n, ws.A.data(), ws.d.data(), ws.e.data(), ws.tau.data());
+    rep.discarded = static_cast<std::uint16_t>(dc_solve(n, ws, plan.threshold, y, x));
     check_residual(n, A, x, y, rep, plan);
 }
 
-// ldlt on the block of systems k0 .. k0 + count - 1 with the lane kernels (the next
-// next_count systems are the thread's next block): the per-system outcomes become
-// the reports solve_system would give.
+// auto's repair of a system whose householder-pcr residual is above the tolerance:
+// dc on the same tridiagonalization (computed again: the same operations, the same
+// bits).
 template <class T>
-void ldlt_lanes(const Batch<T>& batch, std::size_t k0, std::size_t count, std::size_t next_count, lanes::Isa isa,
-                int variant, const Plan& plan, Result<T>& result, std::vector<T>& workspace)
+void repair_with_dc(int n, const T* A, const T* y, T* x, SystemReport& rep, const Plan& plan, Workspace<T>& ws)
 {
+    std::copy(A, A + static_cast<std::size_t>(n) * n, ws.A.begin());
+    tridiagonalize(n, ws.A.data(), ws.d.data(), ws.e.data(), ws.tau.data());
+    rep.status = Status::Repaired;
+    rep.solved_by = Method::DivideConquer;
+    rep.discarded = static_cast<std::uint16_t>(dc_solve(n, ws, plan.threshold, y, x));
+    rep.residual = relative_residual(n, A, x, y);
+}
+
+// A thread's state for the lanes: their workspace, and the per-system one for auto's
+// repairs.
+template <class T>
+struct LaneState {
+    std::vector<T> lanes;
+    Workspace<T> scalar;
+    explicit LaneState(int n) : lanes(lanes::workspace_scalars<T>(n)), scalar(n) {}
+};
+
+// ldlt, householder-pcr or auto on the block of systems k0 .. k0 + count - 1 with the
+// lane kernels (the next next_count systems are the thread's next block), the
+// per-system outcomes made reports; auto repairs its flagged systems one at a time.
+template <class T>
+void solve_lanes(const Batch<T>& batch, std::size_t k0, std::size_t count, std::size_t next_count, lanes::Isa isa,
+                 int variant, const Plan& plan, Result<T>& result, LaneState<T>& state)
+{
+    const lanes::Kernel kernel = plan.method == Method::Ldlt ? lanes::Kernel::Ldlt : lanes::Kernel::HouseholderPcr;
+    const bool repair = plan.method == Method::Auto, residuals = plan.residuals || repair;
     const int n = batch.n;
     std::int32_t outcome[lanes::kMaxLanes];
-    lanes::LdltBlock<T> block;
+    double residual[lanes::kMaxLanes];
+    lanes::SystemBlock<T> block;
     block.n = n;
     block.variant = variant;
     block.A = batch.matrix(k0);
@@ -163,16 +153,23 @@ void ldlt_lanes(const Batch<T>& batch, std::size_t k0, std::size_t count, std::s
     block.next_count = static_cast<int>(next_count);
     block.x = result.x.data() + k0 * n;
     block.outcome = outcome;
-    block.workspace = workspace.data();
-    lanes::ldlt_block(isa, block);
+    block.workspace = state.lanes.data();
+    block.residual = residuals ? residual : nullptr;
+    lanes::solve_block(isa, kernel, block);
     const double nan = std::numeric_limits<double>::quiet_NaN();
     for (std::size_t l = 0; l < count; ++l) {
         const std::size_t k = k0 + l;
         SystemReport& rep = result.report[k];
         rep = SystemReport{};
-        rep.solved_by = Method::Ldlt;
+        rep.solved_by = kernel == lanes::Kernel::Ldlt ? Method::Ldlt : Method::HouseholderPcr;
         if (outcome[l] == lanes::kSolved) {
-            check_residual(n, batch.matrix(k), result.x.data() + k * n, batch.rhs(k), rep, plan);
+            rep.residual = rep.first_residual = residuals ? residual[l] : nan;
+            if (residuals && !(rep.residual <= plan.tolerance)) {
+                if (repair)
+                    repair_with_dc(n, batch.matrix(k), batch.rhs(k), result.x.data() + k * n, rep, plan, state.scalar);
+                else
+                    rep.status = Status::Flagged;
+            }
             continue;
         }
         rep.status = outcome[l] == lanes::kInvalid ? Status::InvalidInput : Status::Breakdown;
@@ -208,25 +205,24 @@ Result<T> solve(const Batch<T>& batch, const Options& options)
     // Dynamic chunks for balance (repairs are costly); which thread takes a chunk
     // changes nothing in the results, nor does the lane a system gets.
     const auto start = std::chrono::steady_clock::now();
-    if (plan.method == Method::Ldlt) {
+    if (plan.method != Method::DivideConquer) {
         // Chunks of blocks, so that a thread knows the block it solves next (and
         // prefetches it).
         const lanes::Isa isa = lanes::active_isa();
         const std::size_t W = static_cast<std::size_t>(lanes::lane_count<T>(isa)), per_chunk = 256;
         detail::parallel_for(
-            (batch.count + per_chunk - 1) / per_chunk, options.threads, 1,
-            [n] { return std::vector<T>(lanes::workspace_scalars<T>(n)); },
-            [&](std::size_t c, std::vector<T>& ws) {
+            (batch.count + per_chunk - 1) / per_chunk, options.threads, 1, [n] { return LaneState<T>(n); },
+            [&](std::size_t c, LaneState<T>& state) {
                 const std::size_t stop = std::min(batch.count, (c + 1) * per_chunk);
                 for (std::size_t k0 = c * per_chunk; k0 < stop; k0 += W)
-                    ldlt_lanes(batch, k0, std::min(stop, k0 + W) - k0, std::min(stop, k0 + 2 * W) - std::min(stop, k0 + W),
-                               isa, options.ldlt_variant, plan, result, ws);
+                    solve_lanes(batch, k0, std::min(stop, k0 + W) - k0, std::min(stop, k0 + 2 * W) - std::min(stop, k0 + W),
+                                isa, options.ldlt_variant, plan, result, state);
             });
     } else {
         detail::parallel_for(
             batch.count, options.threads, 16, [n]() { return Workspace<T>(n); },
             [&](std::size_t k, Workspace<T>& ws) {
-                solve_system(n, batch.matrix(k), batch.rhs(k), result.x.data() + k * n, result.report[k], plan, ws);
+                solve_dc_system(n, batch.matrix(k), batch.rhs(k), result.x.data() + k * n, result.report[k], plan, ws);
             });
     }
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -62,10 +62,12 @@ struct Work {
     std::vector<T> A, y, d, e, tau, lambda, V, work;
     std::vector<int> ipiv;
     batched::DcWork<T> dc;
+    batched::PcrWork<T> pcr;
     explicit Work(int n)
         : A(n * n), y(n), d(n), e(n), tau(n), lambda(n), V(n * n), work(64 * n), ipiv(n)
     {
         dc.reserve(n);
+        pcr.reserve(n);
     }
 };
 
@@ -152,31 +154,26 @@ __attribute__((target("avx2,fma"))) double fma_avx2_double(long iterations)
 }
 #undef FLAMEX_FMA_CHAINS
 
-// Best of `reps` runs of every thread doing the chains at once.
-double measured_peak(bool single, int threads, int reps)
+// Every thread doing the chains at once; returns the number of floating-point
+// operations done (0 without AVX2 and FMA), for the caller to time.
+double fma_peak_flops(bool single, int threads, long iterations)
 {
     __builtin_cpu_init();
     const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
     const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     if (!avx512 && !avx2) return 0;
-    const long iterations = 20000000;
     const int lanes = (avx512 ? 64 : 32) / (single ? 4 : 8);
     std::atomic<long> sink{0};
-    double best = 1e300;
-    for (int r = 0; r < reps; ++r) {
-        auto body = [&] {
-            const double s = avx512 ? (single ? fma_avx512_single(iterations) : fma_avx512_double(iterations))
-                                    : (single ? fma_avx2_single(iterations) : fma_avx2_double(iterations));
-            sink += static_cast<long>(s);
-        };
-        const auto t0 = std::chrono::steady_clock::now();
-        std::vector<std::thread> pool;
-        for (int t = 1; t < threads; ++t) pool.emplace_back(body);
-        body();
-        for (std::thread& t : pool) t.join();
-        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    }
-    return 2.0 * kChains * lanes * static_cast<double>(iterations) * threads / best;
+    auto body = [&] {
+        const double s = avx512 ? (single ? fma_avx512_single(iterations) : fma_avx512_double(iterations))
+                                : (single ? fma_avx2_single(iterations) : fma_avx2_double(iterations));
+        sink += static_cast<long>(s);
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t) pool.emplace_back(body);
+    body();
+    for (std::thread& t : pool) t.join();
+    return 2.0 * kChains * lanes * static_cast<double>(iterations) * threads;
 }
 
 template <class T>
@@ -279,11 +276,36 @@ void flame_worksheet_loop(const batched::Batch<T>& b, std::vector<T>& x, int thr
         });
 }
 
+// Today's householder-pcr before issue 16: the per-system routines of
+// batched/per_system.hpp on a copy, after the check of the input.
+template <class T>
+void householder_pcr_loop(const batched::Batch<T>& b, std::vector<T>& x, int threads)
+{
+    const int n = b.n;
+    parallel_for(
+        b.count, threads, 16, [n] { return Work<T>(n); },
+        [&](std::size_t k, Work<T>& w) {
+            bool finite = true;
+            for (int j = 0; j < n; ++j) {
+                finite = finite && std::isfinite(b.rhs(k)[j]);
+                for (int i = j; i < n; ++i) finite = finite && std::isfinite(b.matrix(k)[i + j * n]);
+            }
+            if (!finite) return;
+            std::copy(b.matrix(k), b.matrix(k) + n * n, w.A.begin());
+            batched::tridiagonalize(n, w.A.data(), w.d.data(), w.e.data(), w.tau.data());
+            T* xk = x.data() + k * n;
+            std::copy(b.rhs(k), b.rhs(k) + n, xk);
+            batched::apply_qt(n, w.A.data(), w.tau.data(), xk);
+            batched::pcr_solve(n, w.d.data(), w.e.data(), xk, w.pcr);
+            batched::apply_q(n, w.A.data(), w.tau.data(), xk);
+        });
+}
+
 // The LDL^T table: the library with each instruction set against today's scalar path,
 // the hand-written loop and LAPACK's xPOSV on the same batch, timed round-robin, best
 // of R.
 template <class T>
-void run_ldlt(int n, std::size_t count, int threads, int reps, double cond, double peak)
+void run_ldlt(int n, std::size_t count, int threads, int reps, double cond)
 {
     batched::SpdSpec spec;
     spec.n = n;
@@ -308,6 +330,17 @@ void run_ldlt(int n, std::size_t count, int threads, int reps, double cond, doub
     timed.push_back([&] { flame_worksheet_loop(b, x, threads); });
     timed.push_back([&] { handwritten_loop(b, x, threads); });
     timed.push_back([&] { (void)flamex::experiments::posv_loop(b, threads); });
+    timed.push_back([&] { householder_pcr_loop(b, x, threads); });
+    batched::Options h = o;
+    h.method = batched::Method::HouseholderPcr;
+    timed.push_back([&b, h] {
+        lanes::set_isa(default_isa);
+        (void)batched::solve(b, h);
+    });
+    // The peak in the same round-robin, so that it sees the same machine.
+    double peak_flops = 0;
+    const long peak_iterations = 2000000;
+    timed.push_back([&] { peak_flops = fma_peak_flops(sizeof(T) == 4, threads, peak_iterations); });
     std::vector<double> best(timed.size(), 1e300);
     for (int r = 0; r < reps; ++r)
         for (std::size_t i = 0; i < timed.size(); ++i) {
@@ -316,15 +349,17 @@ void run_ldlt(int n, std::size_t count, int threads, int reps, double cond, doub
             best[i] = std::min(best[i], std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         }
     lanes::set_isa(default_isa);
-    enum { SCALAR, AVX2, AVX512, FLAME, HAND, POSV };
+    enum { SCALAR, AVX2, AVX512, FLAME, HAND, POSV, HPCR_BEFORE, HPCR, PEAK };
+    const double peak = peak_flops / best[PEAK];
     const int widest = lanes::isa_supported(lanes::Isa::Avx512) ? AVX512 : lanes::isa_supported(lanes::Isa::Avx2) ? AVX2 : SCALAR;
     auto shown = [&](int i) { return lanes::isa_supported(isas[i]) ? rate(c, best[i]) : std::string("-"); };
     const double gflops = c * ldlt_flops(n) / best[widest] / 1e9;
-    std::printf("| %s | %d | %zu | %s | %s | %s | %s | %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f%% |\n",
+    std::printf("| %s | %d | %zu | %s | %s | %s | %s | %s | %s | %.1f | %.1f | %.1f | %.1f | %.0f%% | %s | %s | %.1f |\n",
                 sizeof(T) == 4 ? "single" : "double", n, count, rate(c, best[FLAME]).c_str(), shown(SCALAR).c_str(),
                 shown(AVX2).c_str(), shown(AVX512).c_str(), rate(c, best[HAND]).c_str(), rate(c, best[POSV]).c_str(),
                 best[FLAME] / best[widest], best[HAND] / best[widest], best[FLAME] / best[SCALAR], gflops,
-                100 * gflops * 1e9 / peak);
+                100 * gflops * 1e9 / peak, rate(c, best[HPCR_BEFORE]).c_str(), rate(c, best[HPCR]).c_str(),
+                best[HPCR_BEFORE] / best[HPCR]);
     std::fflush(stdout);
 }
 
@@ -376,22 +411,21 @@ int main(int argc, char** argv)
     }
     flamex::experiments::prepare_lapack();
     if (table == "ldlt" || table == "both") {
-        const double peak[2] = {measured_peak(true, threads, reps), measured_peak(false, threads, reps)};
-        std::printf("LDL^T (variant 3), systems per second, %d thread(s), SPD batches with kappa log-uniform in [1, %.0e], "
-                    "best of %d, round-robin; measured FMA peak %.1f GFLOP/s single, %.1f double\n\n",
-                    threads, cond, reps, peak[0] / 1e9, peak[1] / 1e9);
+        std::printf("LDL^T (variant 3) and Householder + PCR, systems per second, %d thread(s), SPD batches with kappa "
+                    "log-uniform in [1, %.0e], best of %d, round-robin (the FMA peak in the same round-robin)\n\n",
+                    threads, cond, reps);
         std::printf("| precision | n | systems | FLAME worksheet (before) | scalar | AVX2 lanes | AVX-512 lanes | "
                     "hand-written loop | LAPACK posv | lanes / before | lanes / hand-written | scalar / before | "
-                    "lanes GFLOP/s | of peak |\n");
-        std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                    "lanes GFLOP/s | of peak | H+PCR before | H+PCR lanes | H+PCR lanes / before |\n");
+        std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (const std::string p : {"single", "double"}) {
             if (precision != "both" && precision != p) continue;
             const std::size_t scalar = p == "single" ? 4 : 8;
             for (int n : sizes) {
                 // Far beyond the caches (256 MiB of matrices at most), as the issue's 100 000 systems.
                 const std::size_t k = count ? count : std::min<std::size_t>(100000, (std::size_t(1) << 28) / (scalar * n * n));
-                if (p == "single") run_ldlt<float>(n, k, threads, reps, cond, peak[0]);
-                else run_ldlt<double>(n, k, threads, reps, cond, peak[1]);
+                if (p == "single") run_ldlt<float>(n, k, threads, reps, cond);
+                else run_ldlt<double>(n, k, threads, reps, cond);
             }
         }
         std::printf("\n");

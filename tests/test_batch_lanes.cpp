@@ -1,9 +1,10 @@
 // The lane-per-system kernels (batched/lanes.hpp) behind batched::solve: with every
-// instruction set forced in turn (AVX-512, AVX2, scalar), every LDL^T variant, single
-// and double precision, n = 1..64 and batch sizes 1, 15, 16, 17 and 1000 (partial
+// instruction set forced in turn (AVX-512, AVX2, scalar), every LDL^T variant,
+// Householder + PCR and auto, single and double precision, n = 1..64 and batch sizes 1, 15, 16, 17 and 1000 (partial
 // blocks, blocks at every offset), the solutions and reports are bit-identical to the
 // scalar reference -- the FLAME variants of variants/ldlt.hpp and ldlt_solve, one
-// system at a time, as batched::solve ran them before -- for any thread count; a NaN,
+// system at a time, as batched::solve ran them before; Householder + PCR's
+// per-system routines of batched/per_system.hpp -- for any thread count; a NaN,
 // an infinity or a breakdown in the middle of a vector stays in its system.
 #include <gtest/gtest.h>
 
@@ -62,19 +63,28 @@ batched::Batch<T> random_batch(int n, std::size_t count, std::uint64_t seed)
     return b;
 }
 
-// The scalar reference: what batched::solve did per system before the lane kernels.
+// The scalar reference: what batched::solve did per system before the lane kernels --
+// ldlt: the FLAME variant and ldlt_solve; householder-pcr (variant 0): tridiagonalize,
+// apply_qt, pcr_solve, apply_q; auto (variant -1): householder-pcr, the residual check
+// and, where it fails, divide and conquer on the same tridiagonalization.
 template <class T>
 batched::Result<T> reference(const batched::Batch<T>& b, int variant, bool residuals)
 {
+    const Method method = variant == 0 ? Method::HouseholderPcr : variant < 0 ? Method::Auto : Method::Ldlt;
+    residuals = residuals || method == Method::Auto;
     const int n = b.n;
     const double tolerance = batched::default_tolerance<T>(n);
     batched::Result<T> r;
     r.x.assign(b.count * n, T(0));
     r.report.assign(b.count, batched::SystemReport{});
-    std::vector<T> LD(static_cast<std::size_t>(n) * n);
+    std::vector<T> LD(static_cast<std::size_t>(n) * n), d(n), e(n), tau(n), lambda(n), V(LD.size()), tmp(n);
+    batched::PcrWork<T> pcr;
+    batched::DcWork<T> dc;
+    dc.reserve(n);
     const double nan = std::numeric_limits<double>::quiet_NaN();
     for (std::size_t k = 0; k < b.count; ++k) {
         batched::SystemReport& rep = r.report[k];
+        rep.solved_by = method == Method::Auto ? Method::HouseholderPcr : method;
         T* x = r.x.data() + k * n;
         bool finite = true;
         for (int j = 0; j < n; ++j) {
@@ -88,19 +98,38 @@ batched::Result<T> reference(const batched::Batch<T>& b, int variant, bool resid
             continue;
         }
         std::copy(b.matrix(k), b.matrix(k) + n * n, LD.begin());
-        flamex::View<T> view(LD.data(), 1, n, 0, 0, n, n);
-        const flamex::LdltInfo info = flamex::ldlt_variant<T>(variant)(view);
-        if (!info.ok()) {
-            rep.status = Status::Breakdown;
-            rep.column = static_cast<std::int32_t>(info.breakdown);
-            std::fill(x, x + n, std::numeric_limits<T>::quiet_NaN());
-            continue;
+        if (method != Method::Ldlt) {
+            batched::tridiagonalize(n, LD.data(), d.data(), e.data(), tau.data());
+            std::copy(b.rhs(k), b.rhs(k) + n, x);
+            batched::apply_qt(n, LD.data(), tau.data(), x);
+            batched::pcr_solve(n, d.data(), e.data(), x, pcr);
+            batched::apply_q(n, LD.data(), tau.data(), x);
+        } else {
+            flamex::View<T> view(LD.data(), 1, n, 0, 0, n, n);
+            const flamex::LdltInfo info = flamex::ldlt_variant<T>(variant)(view);
+            if (!info.ok()) {
+                rep.status = Status::Breakdown;
+                rep.column = static_cast<std::int32_t>(info.breakdown);
+                std::fill(x, x + n, std::numeric_limits<T>::quiet_NaN());
+                continue;
+            }
+            std::copy(b.rhs(k), b.rhs(k) + n, x);
+            flamex::ldlt_solve(view, flamex::View<T>(x, 1, n, 0, 0, n, 1));
         }
-        std::copy(b.rhs(k), b.rhs(k) + n, x);
-        flamex::ldlt_solve(view, flamex::View<T>(x, 1, n, 0, 0, n, 1));
         if (residuals) {
             rep.residual = rep.first_residual = batched::relative_residual(n, b.matrix(k), x, b.rhs(k));
             if (!(rep.residual <= tolerance)) rep.status = Status::Flagged;
+        }
+        if (method == Method::Auto && rep.status == Status::Flagged) {
+            rep.status = Status::Repaired;
+            rep.solved_by = Method::DivideConquer;
+            batched::tridiagonal_eigen_dc(n, d.data(), e.data(), lambda.data(), V.data(), dc);
+            std::copy(b.rhs(k), b.rhs(k) + n, x);
+            batched::apply_qt(n, LD.data(), tau.data(), x);
+            rep.discarded = static_cast<std::uint16_t>(
+                batched::eigen_solve_truncated(n, lambda.data(), V.data(), batched::default_threshold<T>(), x, tmp.data()));
+            batched::apply_q(n, LD.data(), tau.data(), x);
+            rep.residual = batched::relative_residual(n, b.matrix(k), x, b.rhs(k));
         }
     }
     return r;
@@ -114,18 +143,20 @@ long first_difference(const batched::Result<T>& a, const batched::Result<T>& b, 
     for (std::size_t k = 0; k < a.report.size(); ++k) {
         const batched::SystemReport &p = a.report[k], &q = b.report[k];
         if (std::memcmp(a.x.data() + k * n, b.x.data() + k * n, n * sizeof(T)) != 0 || p.status != q.status ||
-            p.solved_by != q.solved_by || p.column != q.column || std::memcmp(&p.residual, &q.residual, 8) != 0 ||
+            p.solved_by != q.solved_by || p.column != q.column || p.discarded != q.discarded ||
+            std::memcmp(&p.residual, &q.residual, 8) != 0 ||
             std::memcmp(&p.first_residual, &q.first_residual, 8) != 0)
             return static_cast<long>(k);
     }
     return -1;
 }
 
+// variant 0: householder-pcr, -1: auto
 batched::Options ldlt_options(int variant, int threads, bool residuals)
 {
     batched::Options o;
-    o.method = Method::Ldlt;
-    o.ldlt_variant = variant;
+    o.method = variant == 0 ? Method::HouseholderPcr : variant < 0 ? Method::Auto : Method::Ldlt;
+    o.ldlt_variant = variant <= 0 ? 3 : variant;
     o.threads = threads;
     o.residuals = residuals;
     return o;
@@ -149,15 +180,18 @@ void bit_identical_every_order(Isa isa)
     IsaGuard guard;
     lanes::set_isa(isa);
     ASSERT_EQ(lanes::active_isa(), isa);
+    std::size_t repaired = 0;
     for (int n = 1; n <= 64; ++n) {
         const batched::Batch<T> all = random_batch<T>(n, 1000, 7000 + n);
-        for (int variant = 1; variant <= 3; ++variant) {
+        for (int variant = -1; variant <= 3; ++variant) {
             // 1000 systems with residuals on 2 threads, and the small batches (offset so
             // that their systems sit in other lanes than in the big one) on 1 and 3.
             const batched::Result<T> want = reference(all, variant, true);
             const batched::Result<T> got = batched::solve(all, ldlt_options(variant, 2, true));
             const long k = first_difference(got, want, n);
-            ASSERT_EQ(k, -1) << lanes::isa_name(isa) << " variant " << variant << " n = " << n << " count 1000";
+            if (variant < 0)
+                for (const batched::SystemReport& rep : got.report) repaired += rep.status == Status::Repaired;
+            ASSERT_EQ(k, -1) << lanes::isa_name(isa) << " variant (0: householder-pcr, -1: auto) " << variant << " n = " << n << " count 1000";
             for (std::size_t count : {1, 15, 16, 17}) {
                 const batched::Batch<T> b = slice(all, 3, count);
                 const batched::Result<T> ref = reference(b, variant, false);
@@ -169,14 +203,15 @@ void bit_identical_every_order(Isa isa)
             }
         }
     }
+    EXPECT_GT(repaired, 0u) << "auto repaired nothing: the repair path went untested";
 }
 
-TEST(BatchLanes, LdltFloatAvx512BitIdenticalToScalarReference) { bit_identical_every_order<float>(Isa::Avx512); }
-TEST(BatchLanes, LdltDoubleAvx512BitIdenticalToScalarReference) { bit_identical_every_order<double>(Isa::Avx512); }
-TEST(BatchLanes, LdltFloatAvx2BitIdenticalToScalarReference) { bit_identical_every_order<float>(Isa::Avx2); }
-TEST(BatchLanes, LdltDoubleAvx2BitIdenticalToScalarReference) { bit_identical_every_order<double>(Isa::Avx2); }
-TEST(BatchLanes, LdltFloatScalarBitIdenticalToScalarReference) { bit_identical_every_order<float>(Isa::Scalar); }
-TEST(BatchLanes, LdltDoubleScalarBitIdenticalToScalarReference) { bit_identical_every_order<double>(Isa::Scalar); }
+TEST(BatchLanes, FloatAvx512BitIdenticalToScalarReference) { bit_identical_every_order<float>(Isa::Avx512); }
+TEST(BatchLanes, DoubleAvx512BitIdenticalToScalarReference) { bit_identical_every_order<double>(Isa::Avx512); }
+TEST(BatchLanes, FloatAvx2BitIdenticalToScalarReference) { bit_identical_every_order<float>(Isa::Avx2); }
+TEST(BatchLanes, DoubleAvx2BitIdenticalToScalarReference) { bit_identical_every_order<double>(Isa::Avx2); }
+TEST(BatchLanes, FloatScalarBitIdenticalToScalarReference) { bit_identical_every_order<float>(Isa::Scalar); }
+TEST(BatchLanes, DoubleScalarBitIdenticalToScalarReference) { bit_identical_every_order<double>(Isa::Scalar); }
 
 // Trouble in the middle of a vector: with 16 (8, 4) lanes, systems 5 .. 10 share a
 // block with healthy ones, and system 21 sits in the second.
@@ -206,26 +241,27 @@ void trouble_stays_in_its_lane(Isa isa)
     b.matrix(10)[0] = 1;
     b.matrix(10)[1] = b.matrix(10)[n] = 2 * std::sqrt(std::numeric_limits<T>::max());
     b.matrix(21)[3 + 3 * n] = inf;   // a diagonal infinity: invalid
-    for (int variant = 1; variant <= 3; ++variant) {
+    for (int variant = -1; variant <= 3; ++variant) {
         const batched::Result<T> want = reference(b, variant, true);
         const batched::Result<T> got = batched::solve(b, ldlt_options(variant, 2, true));
         EXPECT_EQ(first_difference(got, want, n), -1) << lanes::isa_name(isa) << " variant " << variant;
         EXPECT_EQ(got.report[5].status, Status::InvalidInput);
         EXPECT_EQ(got.report[6].status, Status::InvalidInput);
         EXPECT_EQ(got.report[7].status, Status::Ok);
+        EXPECT_EQ(got.report[21].status, Status::InvalidInput);
+        for (std::size_t k : {4, 7, 11, 20, 22, 39}) {
+            EXPECT_EQ(got.report[k].status, Status::Ok) << "system " << k;
+            EXPECT_LE(got.report[k].residual, batched::default_tolerance<T>(n)) << "system " << k;
+        }
+        if (variant <= 0) continue; // householder-pcr and auto have no breakdown
         EXPECT_EQ(got.report[8].status, Status::Breakdown);
         EXPECT_EQ(got.report[8].column, 1);
         EXPECT_EQ(got.report[9].status, Status::Breakdown);
         EXPECT_EQ(got.report[9].column, 3);
         EXPECT_EQ(got.report[10].status, Status::Breakdown);
         EXPECT_EQ(got.report[10].column, 2);
-        EXPECT_EQ(got.report[21].status, Status::InvalidInput);
         for (std::size_t k : {5, 6, 8, 9, 10, 21})
             for (int i = 0; i < n; ++i) EXPECT_TRUE(std::isnan(got.x[k * n + i])) << "system " << k;
-        for (std::size_t k : {4, 7, 11, 20, 22, 39}) {
-            EXPECT_EQ(got.report[k].status, Status::Ok) << "system " << k;
-            EXPECT_LE(got.report[k].residual, batched::default_tolerance<T>(n)) << "system " << k;
-        }
     }
 }
 
