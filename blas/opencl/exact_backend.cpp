@@ -26,7 +26,8 @@
 //   syrk, trmv,      mv_direct restricted to a triangle: of the outputs (syrk: column
 //   trmm             q of C is op(A) times row q of op(A), its rows on one side of
 //                    the diagonal only) or of each row (trmv, trmm: the triangle of
-//                    op(T), the diagonal product x_i itself when unit). trmv and trmm
+//                    op(T), the diagonal product x_i itself when unit); always one
+//                    work-item per output, whatever ExactTuning::matvec says. trmv and trmm
 //                    first copy x or B into a scratch buffer on the device (copy_matrix),
 //                    so the products read the old values while they overwrite them.
 //   sqrt, reciprocal one IEEE operation on the device (kernels/elementwise.cl, double
