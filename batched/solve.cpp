@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "batched/batched.hpp"
+#include "batched/lanes.hpp"
 #include "batched/per_system.hpp"
 #include "batched/parallel.hpp"
 #include "kernels/batched_system.h"
@@ -87,9 +88,21 @@ void householder_pcr_solve(int n, Workspace<T>& ws, const T* y, T* x)
     apply_q(n, ws.A.data(), ws.tau.data(), x);
 }
 
+// The residual check of a solved system (or NaN when it is off).
 template <class T>
-void solve_system(int n, const T* A, const T* y, T* x, SystemReport& rep, const Plan& plan, LdltVariantFn<T> ldlt,
-                  Workspace<T>& ws)
+void check_residual(int n, const T* A, const T* x, const T* y, SystemReport& rep, const Plan& plan)
+{
+    if (plan.residuals) {
+        rep.residual = rep.first_residual = relative_residual(n, A, x, y);
+        if (!(rep.residual <= plan.tolerance)) rep.status = Status::Flagged;
+    } else {
+        rep.residual = rep.first_residual = std::numeric_limits<double>::quiet_NaN();
+    }
+}
+
+// householder-pcr, dc and auto, one system (ldlt goes by blocks of lanes: ldlt_lanes).
+template <class T>
+void solve_system(int n, const T* A, const T* y, T* x, SystemReport& rep, const Plan& plan, Workspace<T>& ws)
 {
     const double nan = std::numeric_limits<double>::quiet_NaN();
     rep = SystemReport{};
@@ -102,21 +115,6 @@ void solve_system(int n, const T* A, const T* y, T* x, SystemReport& rep, const 
     }
     std::copy(A, A + static_cast<std::size_t>(n) * n, ws.A.begin());
     switch (plan.method) {
-    case Method::Ldlt: {
-        rep.solved_by = Method::Ldlt;
-        View<T> LD(ws.A.data(), 1, n, 0, 0, n, n);
-        const LdltInfo info = ldlt(LD);
-        if (!info.ok()) {
-            rep.status = Status::Breakdown;
-            rep.column = static_cast<std::int32_t>(info.breakdown);
-            rep.residual = rep.first_residual = nan;
-            std::fill(x, x + n, std::numeric_limits<T>::quiet_NaN());
-            return;
-        }
-        std::copy(y, y + n, x);
-        ldlt_solve(LD, View<T>(x, 1, n, 0, 0, n, 1));
-        break;
-    }
     case Method::HouseholderPcr:
         rep.solved_by = Method::HouseholderPcr;
         tridiagonalize(n, ws.A.data(), ws.d.data(), ws.e.data(), ws.tau.data());
@@ -127,6 +125,7 @@ void solve_system(int n, const T* A, const T* y, T* x, SystemReport& rep, const 
         tridiagonalize(n, ws.A.data(), ws.d.data(), ws.e.data(), ws.tau.data());
         rep.discarded = static_cast<std::uint16_t>(dc_solve(n, ws, plan.threshold, y, x));
         break;
+    case Method::Ldlt: break; // not here
     case Method::Auto: {
         rep.solved_by = Method::HouseholderPcr;
         tridiagonalize(n, ws.A.data(), ws.d.data(), ws.e.data(), ws.tau.data());
@@ -142,10 +141,42 @@ void solve_system(int n, const T* A, const T* y, T* x, SystemReport& rep, const 
         return;
     }
     }
-    if (plan.residuals) {
-        rep.residual = rep.first_residual = relative_residual(n, A, x, y);
-        if (!(rep.residual <= plan.tolerance)) rep.status = Status::Flagged;
-    } else {
+    check_residual(n, A, x, y, rep, plan);
+}
+
+// ldlt on the block of systems k0 .. k0 + count - 1 with the lane kernels (the next
+// next_count systems are the thread's next block): the per-system outcomes become
+// the reports solve_system would give.
+template <class T>
+void ldlt_lanes(const Batch<T>& batch, std::size_t k0, std::size_t count, std::size_t next_count, lanes::Isa isa,
+                int variant, const Plan& plan, Result<T>& result, std::vector<T>& workspace)
+{
+    const int n = batch.n;
+    std::int32_t outcome[lanes::kMaxLanes];
+    lanes::LdltBlock<T> block;
+    block.n = n;
+    block.variant = variant;
+    block.A = batch.matrix(k0);
+    block.y = batch.rhs(k0);
+    block.count = static_cast<int>(count);
+    block.next_A = next_count ? batch.matrix(k0 + count) : nullptr;
+    block.next_count = static_cast<int>(next_count);
+    block.x = result.x.data() + k0 * n;
+    block.outcome = outcome;
+    block.workspace = workspace.data();
+    lanes::ldlt_block(isa, block);
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    for (std::size_t l = 0; l < count; ++l) {
+        const std::size_t k = k0 + l;
+        SystemReport& rep = result.report[k];
+        rep = SystemReport{};
+        rep.solved_by = Method::Ldlt;
+        if (outcome[l] == lanes::kSolved) {
+            check_residual(n, batch.matrix(k), result.x.data() + k * n, batch.rhs(k), rep, plan);
+            continue;
+        }
+        rep.status = outcome[l] == lanes::kInvalid ? Status::InvalidInput : Status::Breakdown;
+        rep.column = outcome[l] == lanes::kInvalid ? 0 : outcome[l];
         rep.residual = rep.first_residual = nan;
     }
 }
@@ -162,7 +193,7 @@ Result<T> solve(const Batch<T>& batch, const Options& options)
         throw Error("batch solve: the batch's arrays do not hold " + std::to_string(batch.count) + " systems of order " +
                     std::to_string(n));
     if (options.threads < 1) throw Error("batch solve: threads must be at least 1");
-    const LdltVariantFn<T> ldlt = ldlt_variant<T>(options.ldlt_variant);
+    (void)ldlt_variant<T>(options.ldlt_variant); // throws for an unknown variant
 
     const Plan plan{options.method, options.tolerance < 0 ? default_tolerance<T>(n) : options.tolerance,
                     options.threshold < 0 ? default_threshold<T>() : options.threshold, options.residuals};
@@ -175,13 +206,29 @@ Result<T> solve(const Batch<T>& batch, const Options& options)
     result.report.assign(batch.count, SystemReport{});
 
     // Dynamic chunks for balance (repairs are costly); which thread takes a chunk
-    // changes nothing in the results.
+    // changes nothing in the results, nor does the lane a system gets.
     const auto start = std::chrono::steady_clock::now();
-    detail::parallel_for(
-        batch.count, options.threads, 16, [n]() { return Workspace<T>(n); },
-        [&](std::size_t k, Workspace<T>& ws) {
-            solve_system(n, batch.matrix(k), batch.rhs(k), result.x.data() + k * n, result.report[k], plan, ldlt, ws);
-        });
+    if (plan.method == Method::Ldlt) {
+        // Chunks of blocks, so that a thread knows the block it solves next (and
+        // prefetches it).
+        const lanes::Isa isa = lanes::active_isa();
+        const std::size_t W = static_cast<std::size_t>(lanes::lane_count<T>(isa)), per_chunk = 256;
+        detail::parallel_for(
+            (batch.count + per_chunk - 1) / per_chunk, options.threads, 1,
+            [n] { return std::vector<T>(lanes::workspace_scalars<T>(n)); },
+            [&](std::size_t c, std::vector<T>& ws) {
+                const std::size_t stop = std::min(batch.count, (c + 1) * per_chunk);
+                for (std::size_t k0 = c * per_chunk; k0 < stop; k0 += W)
+                    ldlt_lanes(batch, k0, std::min(stop, k0 + W) - k0, std::min(stop, k0 + 2 * W) - std::min(stop, k0 + W),
+                               isa, options.ldlt_variant, plan, result, ws);
+            });
+    } else {
+        detail::parallel_for(
+            batch.count, options.threads, 16, [n]() { return Workspace<T>(n); },
+            [&](std::size_t k, Workspace<T>& ws) {
+                solve_system(n, batch.matrix(k), batch.rhs(k), result.x.data() + k * n, result.report[k], plan, ws);
+            });
+    }
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
 }

@@ -82,6 +82,19 @@ public:
     // For i = 0..size(p)-1 swap rows i and i + p[i] of A (FLAME's pivot offsets).
     virtual void apply_pivots(PivObj p, Obj A) const = 0;
 
+    // The order-fixed updates (variants/lu_*_blk_var5_fma.cpp): IEEE operations in a
+    // fixed order, with the arithmetic of this backend's ger and invscal.
+    //   gemm_ordered  C := C - A B, each c_ij taking fma(-1 * a_il, b_lj, c_ij) for
+    //                 l = 0, 1, ..., k-1 in that order: k calls of ger(-1, a_l, b_l^T, C).
+    //   trsm_ordered  B := L^{-1} B, L lower triangular: row l of B, once the rows
+    //                 above it have updated it, is divided by l_ll (invscal; not for
+    //                 UNIT), then updates the rows below it (ger(-1, ...)).
+    // The defaults are those ger and invscal calls (blas/ordered.cpp); a backend whose
+    // ger is one fma(alpha * x_i, y_j, a_ij) per element may give the same bits
+    // faster (`exact`: blas/ordered_gemm.hpp).
+    virtual void gemm_ordered(Obj A, Obj B, Obj C) const;
+    virtual void trsm_ordered(Diag diag, Obj L, Obj B) const;
+
     // Host access and residency; host-memory backends need nothing here.
     virtual double element(Obj A, dim_t i, dim_t j) const { return A(i, j); }
     virtual void acquire(Obj A) const { (void)A; }

@@ -87,6 +87,8 @@
 
 #include "blas/backend_factories.hpp"
 #include "blas/exact_columns.hpp"
+#include "blas/exact_gemm.hpp"
+#include "blas/ordered_gemm.hpp"
 #include "exact/exact.hpp"
 
 namespace flamex {
@@ -110,6 +112,22 @@ index_t parallel_min_from_environment()
     const long long v = std::strtoll(env, &end, 10);
     if (end == env || *end != '\0' || v < 1)
         throw Error(std::string("exact backend: FLAMEX_EXACT_PARALLEL_MIN must be a positive integer, got '") + env + "'");
+    return static_cast<index_t>(v);
+}
+
+// gemm's products (m n k) from which it goes through BLIS dgemm (blas/exact_gemm.hpp)
+// rather than element by element; FLAMEX_EXACT_GEMM_SPLIT_MIN overrides it (tests:
+// 1 for the split wherever it applies, a huge value for the per-element kernel).
+constexpr index_t DEFAULT_SPLIT_MIN = index_t{1} << 21;
+
+index_t split_min_from_environment()
+{
+    const char* env = std::getenv("FLAMEX_EXACT_GEMM_SPLIT_MIN");
+    if (env == nullptr || *env == '\0') return DEFAULT_SPLIT_MIN;
+    char* end = nullptr;
+    const long long v = std::strtoll(env, &end, 10);
+    if (end == env || *end != '\0' || v < 1)
+        throw Error(std::string("exact backend: FLAMEX_EXACT_GEMM_SPLIT_MIN must be a positive integer, got '") + env + "'");
     return static_cast<index_t>(v);
 }
 
@@ -428,7 +446,7 @@ class ExactBackend final : public Blas {
 public:
     explicit ExactBackend(const BackendOptions& options)
         : threads_(options.threads), block_(options.block > 0 ? options.block : DEFAULT_BLOCK),
-          parallel_min_(parallel_min_from_environment()),
+          parallel_min_(parallel_min_from_environment()), split_min_(split_min_from_environment()),
           pool_(options.threads > 1 ? std::make_unique<Pool>(options.threads) : nullptr)
     {
     }
@@ -623,6 +641,25 @@ public:
         check::gemm("gemm", transa, transb, A, B, C);
         const Mat EA = op(A, transa), EB = op(B, transb);
         const index_t m = C.length(), n = C.width(), k = EA.n;
+        exact_gemm::Plan plan;
+        if (m * n * k >= split_min_ &&
+            exact_gemm::plan(m, n, k, alpha, {EA.p, EA.rs, EA.cs}, {EB.p, EB.rs, EB.cs}, beta, C.buffer(),
+                             C.row_stride(), C.col_stride(), {}, plan)) {
+            parallel(parts_for(m * n * k), [&](int t, int T) {
+                const auto [lo, hi] = share(n, t, T);
+                exact_gemm::run(plan, lo, hi);
+            });
+            return;
+        }
+        gemm_elementwise(transa, transb, alpha, A, B, beta, C);
+    }
+
+    // Each element's exact dot product on its own (blas/exact_columns.hpp): small
+    // products, IEEE specials, and (tests) the reference for the split path.
+    void gemm_elementwise(Trans transa, Trans transb, double alpha, Obj A, Obj B, double beta, Obj C) const
+    {
+        const Mat EA = op(A, transa), EB = op(B, transb);
+        const index_t m = C.length(), n = C.width(), k = EA.n;
         if (m == 0 || n == 0) return;
         double* pc = C.buffer();
         const index_t crs = C.row_stride(), ccs = C.col_stride();
@@ -808,6 +845,31 @@ public:
     {
         check::pivots("apply_pivots", p, A);
         apply_pivots_reference(p, A);
+    }
+
+    // The order-fixed updates through the blocked host kernels (blas/ordered_gemm.hpp),
+    // columns of C or B split among threads: the k loop is never split.
+    void gemm_ordered(Obj A, Obj B, Obj C) const override
+    {
+        check::gemm("gemm_ordered", Trans::No, Trans::No, A, B, C);
+        const index_t m = C.length(), n = C.width(), k = A.width();
+        parallel(parts_for(m * n * k), [&](int t, int T) {
+            const auto [lo, hi] = share(n, t, T, 8);
+            ordered::gemm_minus(m, hi - lo, k, {A.buffer(), A.row_stride(), A.col_stride()},
+                                {B.buffer() + lo * B.col_stride(), B.row_stride(), B.col_stride()},
+                                {C.buffer() + lo * C.col_stride(), C.row_stride(), C.col_stride()});
+        });
+    }
+
+    void trsm_ordered(Diag diag, Obj L, Obj B) const override
+    {
+        check::trsm("trsm_ordered", Side::Left, L, B);
+        const index_t m = B.length(), n = B.width();
+        parallel(parts_for(m * m * n / 2), [&](int t, int T) {
+            const auto [lo, hi] = share(n, t, T, 8);
+            ordered::trsm_lower(diag == Diag::Unit, m, hi - lo, {L.buffer(), L.row_stride(), L.col_stride()},
+                                {B.buffer() + lo * B.col_stride(), B.row_stride(), B.col_stride()});
+        });
     }
 
 private:
@@ -1073,6 +1135,7 @@ private:
     int threads_;
     index_t block_;
     index_t parallel_min_;
+    index_t split_min_;
     std::unique_ptr<Pool> pool_;
 };
 

@@ -213,6 +213,14 @@ public:
             add_significand(bits & FRAC_MASK, -1074 + BIAS, bits >> 63);
         }
     }
+    // value += m * 2^e exactly, for a kernel's partial integer sums (not a user
+    // term: the zero-sign rule is left alone); needs -3232 <= e <= 3232.
+    void add_integer(std::int64_t m, int e) noexcept
+    {
+        const std::uint64_t neg = m < 0 ? 1 : 0;
+        const std::uint64_t mag = neg ? std::uint64_t{0} - static_cast<std::uint64_t>(m) : static_cast<std::uint64_t>(m);
+        add_significand(mag, e + BIAS, neg);
+    }
     // Zero-sign bookkeeping for kernels that add terms without add():
     // note_terms(has_nonzero, has_pos_zero, has_neg_zero).
     void note_terms(bool nonzero, bool pos_zero, bool neg_zero) noexcept

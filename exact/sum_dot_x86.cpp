@@ -7,7 +7,13 @@
 
 #if defined(FLAMEX_EXACT_X86)
 
+#include <algorithm>
+#include <cassert>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "exact/first_level.hpp"
 
 // No expression here multiplies into an addition (TwoSum has no product and
 // TwoProd's FMA is explicit), so FMA contraction cannot change any result.
@@ -30,6 +36,45 @@ struct Simd : simd::Avx2 {
     }
     static M abs_lt(V x, double hi) { return _mm256_cmp_pd(abs(x), set1(hi), _CMP_LT_OQ); }
     static bool any_nonzero(V v) { return _mm256_movemask_pd(_mm256_cmp_pd(v, zero(), _CMP_NEQ_UQ)) != 0; }
+    static M nonzero(V v) { return _mm256_cmp_pd(v, zero(), _CMP_NEQ_UQ); }
+    static V select(M m, V v) { return _mm256_and_pd(m, v); } // v where m, else 0
+    static V max(V a, V b) { return _mm256_max_pd(a, b); }
+    static V min_nonzero(V running, V a) // min(running, a) over the lanes where a != 0
+    {
+        return _mm256_min_pd(running, _mm256_blendv_pd(set1(HUGE_VAL), a, nonzero(a)));
+    }
+    // RadixBins' view of each lane of t: chunk index (offset + biased exponent,
+    // 1 for subnormals; zeros: sink + lane, so that they chain no additions) and
+    // signed integer significand.
+    static void split(V t, int offset, int sink, std::int64_t* index, std::int64_t* significand)
+    {
+        const __m256i b = _mm256_castpd_si256(t);
+        const __m256i e = _mm256_and_si256(_mm256_srli_epi64(b, 52), _mm256_set1_epi64x(0x7ff));
+        const __m256i subnormal = _mm256_cmpeq_epi64(e, _mm256_setzero_si256());
+        const __m256i m = _mm256_or_si256(_mm256_and_si256(b, _mm256_set1_epi64x((std::int64_t{1} << 52) - 1)),
+                                          _mm256_andnot_si256(subnormal, _mm256_set1_epi64x(std::int64_t{1} << 52)));
+        const __m256i negative = _mm256_cmpgt_epi64(_mm256_setzero_si256(), b);
+        const __m256i k = _mm256_add_epi64(_mm256_sub_epi64(e, subnormal), _mm256_set1_epi64x(offset));
+        const __m256i to_sink = _mm256_add_epi64(_mm256_set1_epi64x(sink), _mm256_set_epi64x(3, 2, 1, 0));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(index),
+                           _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(k), _mm256_castsi256_pd(to_sink),
+                                                                _mm256_cmp_pd(t, zero(), _CMP_EQ_OQ))));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(significand),
+                           _mm256_sub_epi64(_mm256_xor_si256(m, negative), negative));
+    }
+    using VI = __m256i;
+    static VI zero_i() { return _mm256_setzero_si256(); }
+    static void store_i(std::int64_t* p, VI v) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v); }
+    // v = c[l] + in[l] = low + 2^32 carry with low in [-2^31, 2^31): c[l] = low; returns carry.
+    static VI resolve(std::int64_t* c, VI in)
+    {
+        const __m256i v = _mm256_add_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(c)), in);
+        const __m256i t = _mm256_add_epi64(v, _mm256_set1_epi64x(std::int64_t{1} << 31));
+        // t >> 32, arithmetic: the high half, sign-extended (AVX2 has no 64-bit arithmetic shift)
+        const __m256i q = _mm256_blend_epi32(_mm256_srli_epi64(t, 32), _mm256_srai_epi32(t, 31), 0xaa);
+        store_i(c, _mm256_sub_epi64(v, _mm256_slli_epi64(q, 32)));
+        return q;
+    }
 };
 
 #include "exact/sum_dot_body.inc"
@@ -75,6 +120,39 @@ struct Simd : simd::Avx512 {
     }
     static M abs_lt(V x, double hi) { return _mm512_cmp_pd_mask(abs(x), set1(hi), _CMP_LT_OQ); }
     static bool any_nonzero(V v) { return _mm512_cmp_pd_mask(v, zero(), _CMP_NEQ_UQ) != 0; }
+    static M nonzero(V v) { return _mm512_cmp_pd_mask(v, zero(), _CMP_NEQ_UQ); }
+    static V select(M m, V v) { return _mm512_maskz_mov_pd(m, v); } // v where m, else 0
+    // (The maskz forms with every lane set: GCC 12's plain forms warn about their
+    // undefined source operand.)
+    static V max(V a, V b) { return _mm512_maskz_max_pd(0xff, a, b); }
+    static V min_nonzero(V running, V a) { return _mm512_mask_min_pd(running, nonzero(a), running, a); }
+    // RadixBins' view of each lane of t: chunk index (offset + biased exponent,
+    // 1 for subnormals; zeros: sink + lane, so that they chain no additions) and
+    // signed integer significand.
+    static void split(V t, int offset, int sink, std::int64_t* index, std::int64_t* significand)
+    {
+        const __m512i b = _mm512_castpd_si512(t);
+        const __m512i e = _mm512_and_si512(_mm512_maskz_srli_epi64(0xff, b, 52), _mm512_set1_epi64(0x7ff));
+        const __mmask8 normal = _mm512_test_epi64_mask(e, e);
+        const __m512i frac = _mm512_and_si512(b, _mm512_set1_epi64((std::int64_t{1} << 52) - 1));
+        const __m512i m = _mm512_mask_or_epi64(frac, normal, frac, _mm512_set1_epi64(std::int64_t{1} << 52));
+        const __m512i negative = _mm512_maskz_srai_epi64(0xff, b, 63);
+        const __m512i k = _mm512_add_epi64(_mm512_maskz_max_epu64(0xff, e, _mm512_set1_epi64(1)), _mm512_set1_epi64(offset));
+        const __m512i to_sink = _mm512_add_epi64(_mm512_set1_epi64(sink), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0));
+        _mm512_store_si512(index, _mm512_mask_mov_epi64(k, _mm512_cmp_pd_mask(t, zero(), _CMP_EQ_OQ), to_sink));
+        _mm512_store_si512(significand, _mm512_sub_epi64(_mm512_xor_si512(m, negative), negative));
+    }
+    using VI = __m512i;
+    static VI zero_i() { return _mm512_setzero_si512(); }
+    static void store_i(std::int64_t* p, VI v) { _mm512_storeu_si512(p, v); }
+    // v = c[l] + in[l] = low + 2^32 carry with low in [-2^31, 2^31): c[l] = low; returns carry.
+    static VI resolve(std::int64_t* c, VI in)
+    {
+        const __m512i v = _mm512_add_epi64(_mm512_loadu_si512(c), in);
+        const __m512i q = _mm512_maskz_srai_epi64(0xff, _mm512_add_epi64(v, _mm512_set1_epi64(std::int64_t{1} << 31)), 32);
+        store_i(c, _mm512_sub_epi64(v, _mm512_maskz_slli_epi64(0xff, q, 32)));
+        return q;
+    }
 };
 
 #include "exact/sum_dot_body.inc"

@@ -1,21 +1,36 @@
-// Benchmark: the batched solvers of batched/batched.hpp on the CPU, systems per second
-// against n for every method, the divide and conquer eigensolver's time over the
-// Householder tridiagonalization's (the paper's Figure 12), all against LAPACK
-// (xPOSV: Cholesky; xSYSV: Bunch-Kaufman LDL^T), as libflame exports it, called in a
-// loop over the batch on the same threads. Prints a markdown table; not a test.
+// Benchmark: the batched solvers of batched/batched.hpp on the CPU. Two markdown
+// tables (not a test):
 //
-// usage: flamex_bench_batch [--sizes 4,8,16,30,32,48,64] [--count K] [--threads T]
+//  * ldlt: LDL^T systems per second against n, the library against the baselines of
+//    issue 16 on the same batch and threads -- the hand-written loop (three nested
+//    loops, then the triangular solves, one system at a time, the systems split over
+//    the threads) and LAPACK's xPOSV in a loop -- with the library's GFLOP/s and its
+//    fraction of the machine's peak, measured in the same run by chains of FMAs on
+//    every thread (the batched kernels themselves use no FMA: their results must
+//    equal the scalar reference's bit for bit). Batches of up to 100 000 systems,
+//    at most 256 MiB of matrices: far beyond the caches.
+//  * methods: every method against n, the divide and conquer eigensolver's time over
+//    the Householder tridiagonalization's (the paper's Figure 12), all against LAPACK
+//    (xPOSV: Cholesky; xSYSV: Bunch-Kaufman LDL^T), as libflame exports it, called in a
+//    loop over the batch on the same threads.
+//
+// usage: flamex_bench_batch [--sizes 4,8,16,24,30,32,48,64] [--count K] [--threads T]
 //                           [--reps R] [--precision single|double|both] [--cond C]
-// (default: all sizes, K = 1e8 / n^3 clamped to [2000, 200000], all cores, R = 5.)
+//                           [--table ldlt|methods|both]
+// (default: all sizes, all cores, R = 5; K for the methods table 1e8 / n^3 clamped to
+// [2000, 200000].)
 //
 // The batch is random SPD with condition numbers log-uniform in [1, C] (default 1e4).
-// Every method copies A (and y) into its own workspace, as the LAPACK loop does. The
-// bare methods run without the residual check (Options::residuals = false); auto
-// needs it and includes it. Each time is the best of R runs, taken round-robin.
+// Every method copies A (and y) into its own workspace, as the LAPACK loop and the
+// hand-written loop do. The bare methods run without the residual check
+// (Options::residuals = false); auto needs it and includes it. Each time is the best
+// of R runs, taken round-robin, so that a shared machine's drift affects all columns
+// alike.
 #include <algorithm>
 #include <atomic>
 #include <cfenv>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,15 +40,20 @@
 #include <vector>
 
 #include "batched/batched.hpp"
+#include "batched/lanes.hpp"
 #include "batched/per_system.hpp"
 #include "batched/parallel.hpp"
 #include "flame/flame.hpp"
+#include "variants/ldlt.hpp"
 
 #include "experiments/lapack_batch.hpp"
+
+#include <immintrin.h>
 
 namespace {
 
 namespace batched = flamex::batched;
+namespace lanes = flamex::batched::lanes;
 using batched::detail::parallel_for;
 using flamex::experiments::sysv;
 
@@ -54,6 +74,109 @@ std::string rate(double count, double seconds)
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.3g", count / seconds);
     return buf;
+}
+
+// The instruction set the process chose (restored after each row of the LDL^T table).
+const lanes::Isa default_isa = lanes::active_isa();
+
+// The baseline of issue 16: what a user writes in ten minutes -- LDL^T of one system
+// at a time with three nested loops (right-looking, column-oriented), then the two
+// triangular solves and the diagonal, on a copy of A, the systems split in equal
+// halves over the threads. No breakdown check.
+template <class T>
+void handwritten_ldlt(int n, const T* A0, const T* y, T* x, T* a)
+{
+    std::copy(A0, A0 + n * n, a);
+    for (int k = 0; k < n; ++k) {
+        const T d = a[k + k * n];
+        for (int j = k + 1; j < n; ++j) {
+            const T t = a[j + k * n] / d;
+            for (int i = j; i < n; ++i) a[i + j * n] -= a[i + k * n] * t;
+        }
+        for (int i = k + 1; i < n; ++i) a[i + k * n] /= d;
+    }
+    std::copy(y, y + n, x);
+    for (int j = 0; j < n; ++j)
+        for (int i = j + 1; i < n; ++i) x[i] -= a[i + j * n] * x[j];
+    for (int j = 0; j < n; ++j) x[j] /= a[j + j * n];
+    for (int j = n - 1; j >= 0; --j)
+        for (int i = j + 1; i < n; ++i) x[j] -= a[i + j * n] * x[i];
+}
+
+template <class T>
+void handwritten_loop(const batched::Batch<T>& b, std::vector<T>& x, int threads)
+{
+    const int n = b.n;
+    auto part = [&](std::size_t from, std::size_t to) {
+        std::vector<T> a(static_cast<std::size_t>(n) * n);
+        for (std::size_t k = from; k < to; ++k) handwritten_ldlt(n, b.matrix(k), b.rhs(k), x.data() + k * n, a.data());
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t) pool.emplace_back(part, b.count * t / threads, b.count * (t + 1) / threads);
+    part(0, b.count / threads);
+    for (std::thread& t : pool) t.join();
+}
+
+// The machine's peak: independent chains of fused multiply-adds on every thread
+// (12 chains hide the latency), the widest vectors the CPU has. FLOP/s, counting an
+// FMA as two.
+constexpr int kChains = 12;
+
+// One function per instruction set and precision (a target attribute does not reach
+// into lambdas or templates); the sum of the first lanes keeps the chains live.
+#define FLAMEX_FMA_CHAINS(V, set1, fmadd, first, a_value, b_value)              \
+    V acc[kChains];                                                             \
+    const V a = set1(a_value), b = set1(b_value);                               \
+    for (int c = 0; c < kChains; ++c) acc[c] = b;                               \
+    for (long it = 0; it < iterations; ++it)                                    \
+        for (int c = 0; c < kChains; ++c) acc[c] = fmadd(acc[c], a, b);         \
+    double sum = 0;                                                             \
+    for (int c = 0; c < kChains; ++c) sum += first(acc[c]);                     \
+    return sum;
+
+__attribute__((target("avx512f,fma"))) double fma_avx512_single(long iterations)
+{
+    FLAMEX_FMA_CHAINS(__m512, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_cvtss_f32, 0.9999999f, 1e-7f)
+}
+__attribute__((target("avx512f,fma"))) double fma_avx512_double(long iterations)
+{
+    FLAMEX_FMA_CHAINS(__m512d, _mm512_set1_pd, _mm512_fmadd_pd, _mm512_cvtsd_f64, 0.999999999, 1e-9)
+}
+__attribute__((target("avx2,fma"))) double fma_avx2_single(long iterations)
+{
+    FLAMEX_FMA_CHAINS(__m256, _mm256_set1_ps, _mm256_fmadd_ps, _mm256_cvtss_f32, 0.9999999f, 1e-7f)
+}
+__attribute__((target("avx2,fma"))) double fma_avx2_double(long iterations)
+{
+    FLAMEX_FMA_CHAINS(__m256d, _mm256_set1_pd, _mm256_fmadd_pd, _mm256_cvtsd_f64, 0.999999999, 1e-9)
+}
+#undef FLAMEX_FMA_CHAINS
+
+// Best of `reps` runs of every thread doing the chains at once.
+double measured_peak(bool single, int threads, int reps)
+{
+    __builtin_cpu_init();
+    const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
+    const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    if (!avx512 && !avx2) return 0;
+    const long iterations = 20000000;
+    const int lanes = (avx512 ? 64 : 32) / (single ? 4 : 8);
+    std::atomic<long> sink{0};
+    double best = 1e300;
+    for (int r = 0; r < reps; ++r) {
+        auto body = [&] {
+            const double s = avx512 ? (single ? fma_avx512_single(iterations) : fma_avx512_double(iterations))
+                                    : (single ? fma_avx2_single(iterations) : fma_avx2_double(iterations));
+            sink += static_cast<long>(s);
+        };
+        const auto t0 = std::chrono::steady_clock::now();
+        std::vector<std::thread> pool;
+        for (int t = 1; t < threads; ++t) pool.emplace_back(body);
+        body();
+        for (std::thread& t : pool) t.join();
+        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    return 2.0 * kChains * lanes * static_cast<double>(iterations) * threads / best;
 }
 
 template <class T>
@@ -120,6 +243,91 @@ void run(int n, std::size_t count, int threads, int reps, double cond)
     std::fflush(stdout);
 }
 
+// Floating-point operations of LDL^T and its solve, counting every addition,
+// multiplication and division: sum over columns of m divisions and m(m+1)/2
+// multiply-subtracts (m = n-1-j), then 2 n(n-1) + n for the three sweeps.
+double ldlt_flops(int n)
+{
+    double f = 0;
+    for (int j = 0; j < n; ++j) {
+        const double m = n - 1 - j;
+        f += m + m * (m + 1);
+    }
+    return f + 4.0 * n * (n - 1) / 2 + n;
+}
+
+// Today's scalar path before issue 16 (what batched::solve ran per system): the
+// FLAME worksheet variant 3 and ldlt_solve on a copy, after the check of the input.
+template <class T>
+void flame_worksheet_loop(const batched::Batch<T>& b, std::vector<T>& x, int threads)
+{
+    const int n = b.n;
+    parallel_for(
+        b.count, threads, 16, [n] { return std::vector<T>(static_cast<std::size_t>(n) * n); },
+        [&](std::size_t k, std::vector<T>& a) {
+            bool finite = true;
+            for (int j = 0; j < n; ++j) {
+                finite = finite && std::isfinite(b.rhs(k)[j]);
+                for (int i = j; i < n; ++i) finite = finite && std::isfinite(b.matrix(k)[i + j * n]);
+            }
+            if (!finite) return;
+            std::copy(b.matrix(k), b.matrix(k) + n * n, a.begin());
+            flamex::View<T> LD(a.data(), 1, n, 0, 0, n, n);
+            if (!flamex::ldlt_unb_var3(LD).ok()) return;
+            std::copy(b.rhs(k), b.rhs(k) + n, x.data() + k * n);
+            flamex::ldlt_solve(LD, flamex::View<T>(x.data() + k * n, 1, n, 0, 0, n, 1));
+        });
+}
+
+// The LDL^T table: the library with each instruction set against today's scalar path,
+// the hand-written loop and LAPACK's xPOSV on the same batch, timed round-robin, best
+// of R.
+template <class T>
+void run_ldlt(int n, std::size_t count, int threads, int reps, double cond, double peak)
+{
+    batched::SpdSpec spec;
+    spec.n = n;
+    spec.count = count;
+    spec.cond_max = cond;
+    spec.threads = threads;
+    const batched::Batch<T> b = batched::generate_spd<T>(spec);
+    const double c = static_cast<double>(count);
+    std::vector<T> x(count * n);
+    batched::Options o;
+    o.method = batched::Method::Ldlt;
+    o.threads = threads;
+    o.residuals = false;
+    const lanes::Isa isas[3] = {lanes::Isa::Scalar, lanes::Isa::Avx2, lanes::Isa::Avx512};
+    std::vector<std::function<void()>> timed;
+    for (lanes::Isa isa : isas)
+        timed.push_back([&b, o, isa] {
+            if (!lanes::isa_supported(isa)) return;
+            lanes::set_isa(isa);
+            (void)batched::solve(b, o);
+        });
+    timed.push_back([&] { flame_worksheet_loop(b, x, threads); });
+    timed.push_back([&] { handwritten_loop(b, x, threads); });
+    timed.push_back([&] { (void)flamex::experiments::posv_loop(b, threads); });
+    std::vector<double> best(timed.size(), 1e300);
+    for (int r = 0; r < reps; ++r)
+        for (std::size_t i = 0; i < timed.size(); ++i) {
+            const auto t0 = std::chrono::steady_clock::now();
+            timed[i]();
+            best[i] = std::min(best[i], std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        }
+    lanes::set_isa(default_isa);
+    enum { SCALAR, AVX2, AVX512, FLAME, HAND, POSV };
+    const int widest = lanes::isa_supported(lanes::Isa::Avx512) ? AVX512 : lanes::isa_supported(lanes::Isa::Avx2) ? AVX2 : SCALAR;
+    auto shown = [&](int i) { return lanes::isa_supported(isas[i]) ? rate(c, best[i]) : std::string("-"); };
+    const double gflops = c * ldlt_flops(n) / best[widest] / 1e9;
+    std::printf("| %s | %d | %zu | %s | %s | %s | %s | %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f%% |\n",
+                sizeof(T) == 4 ? "single" : "double", n, count, rate(c, best[FLAME]).c_str(), shown(SCALAR).c_str(),
+                shown(AVX2).c_str(), shown(AVX512).c_str(), rate(c, best[HAND]).c_str(), rate(c, best[POSV]).c_str(),
+                best[FLAME] / best[widest], best[HAND] / best[widest], best[FLAME] / best[SCALAR], gflops,
+                100 * gflops * 1e9 / peak);
+    std::fflush(stdout);
+}
+
 std::vector<int> parse_sizes(const char* text)
 {
     std::vector<int> sizes;
@@ -145,7 +353,7 @@ int main(int argc, char** argv)
     int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     int reps = 5;
     double cond = 1e4;
-    std::string precision = "both";
+    std::string precision = "both", table = "both";
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!std::strcmp(argv[i], "--sizes")) sizes = parse_sizes(argv[i + 1]);
         else if (!std::strcmp(argv[i], "--count")) count = std::strtoull(argv[i + 1], nullptr, 10);
@@ -153,29 +361,54 @@ int main(int argc, char** argv)
         else if (!std::strcmp(argv[i], "--reps")) reps = std::max(1, std::atoi(argv[i + 1]));
         else if (!std::strcmp(argv[i], "--cond")) cond = std::max(1.0, std::atof(argv[i + 1]));
         else if (!std::strcmp(argv[i], "--precision")) precision = argv[i + 1];
+        else if (!std::strcmp(argv[i], "--table")) table = argv[i + 1];
         else {
             std::fprintf(stderr, "usage: flamex_bench_batch [--sizes n,...] [--count K] [--threads T] [--reps R] "
-                                 "[--precision single|double|both] [--cond C]\n");
+                                 "[--precision single|double|both] [--cond C] [--table ldlt|methods|both]\n");
             return 2;
         }
     }
-    if (argc % 2 == 0 || (precision != "single" && precision != "double" && precision != "both")) {
+    if (argc % 2 == 0 || (precision != "single" && precision != "double" && precision != "both") ||
+        (table != "ldlt" && table != "methods" && table != "both")) {
         std::fprintf(stderr, "usage: flamex_bench_batch [--sizes n,...] [--count K] [--threads T] [--reps R] "
-                             "[--precision single|double|both] [--cond C]\n");
+                             "[--precision single|double|both] [--cond C] [--table ldlt|methods|both]\n");
         return 2;
     }
     flamex::experiments::prepare_lapack();
-    std::printf("systems per second, %d thread(s), SPD batches with kappa log-uniform in [1, %.0e]\n\n", threads, cond);
-    std::printf("| precision | n | systems | ldlt | householder-pcr | dc | auto | LAPACK posv | LAPACK sysv | posv / ldlt time | "
-                "dc / householder-pcr time | D&C eig / Householder tridiag. time |\n");
-    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-    for (const std::string p : {"single", "double"}) {
-        if (precision != "both" && precision != p) continue;
-        for (int n : sizes) {
-            const std::size_t k =
-                count ? count : std::clamp<std::size_t>(static_cast<std::size_t>(1e8 / (double(n) * n * n)), 2000, 200000);
-            if (p == "single") run<float>(n, k, threads, reps, cond);
-            else run<double>(n, k, threads, reps, cond);
+    if (table == "ldlt" || table == "both") {
+        const double peak[2] = {measured_peak(true, threads, reps), measured_peak(false, threads, reps)};
+        std::printf("LDL^T (variant 3), systems per second, %d thread(s), SPD batches with kappa log-uniform in [1, %.0e], "
+                    "best of %d, round-robin; measured FMA peak %.1f GFLOP/s single, %.1f double\n\n",
+                    threads, cond, reps, peak[0] / 1e9, peak[1] / 1e9);
+        std::printf("| precision | n | systems | FLAME worksheet (before) | scalar | AVX2 lanes | AVX-512 lanes | "
+                    "hand-written loop | LAPACK posv | lanes / before | lanes / hand-written | scalar / before | "
+                    "lanes GFLOP/s | of peak |\n");
+        std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (const std::string p : {"single", "double"}) {
+            if (precision != "both" && precision != p) continue;
+            const std::size_t scalar = p == "single" ? 4 : 8;
+            for (int n : sizes) {
+                // Far beyond the caches (256 MiB of matrices at most), as the issue's 100 000 systems.
+                const std::size_t k = count ? count : std::min<std::size_t>(100000, (std::size_t(1) << 28) / (scalar * n * n));
+                if (p == "single") run_ldlt<float>(n, k, threads, reps, cond, peak[0]);
+                else run_ldlt<double>(n, k, threads, reps, cond, peak[1]);
+            }
+        }
+        std::printf("\n");
+    }
+    if (table == "methods" || table == "both") {
+        std::printf("systems per second, %d thread(s), SPD batches with kappa log-uniform in [1, %.0e]\n\n", threads, cond);
+        std::printf("| precision | n | systems | ldlt | householder-pcr | dc | auto | LAPACK posv | LAPACK sysv | posv / ldlt time | "
+                    "dc / householder-pcr time | D&C eig / Householder tridiag. time |\n");
+        std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        for (const std::string p : {"single", "double"}) {
+            if (precision != "both" && precision != p) continue;
+            for (int n : sizes) {
+                const std::size_t k =
+                    count ? count : std::clamp<std::size_t>(static_cast<std::size_t>(1e8 / (double(n) * n * n)), 2000, 200000);
+                if (p == "single") run<float>(n, k, threads, reps, cond);
+                else run<double>(n, k, threads, reps, cond);
+            }
         }
     }
     return 0;

@@ -4,12 +4,19 @@
 //   EXGEMV  y := -A x + y, n x n, n = 4096 (also the transposed)    target <= 3x
 //   EXTRSV  lower, no transpose, non-unit, well-conditioned, n = 4096  target <= 4x
 //   LU      lu_piv_unb_var3 (the paper's Algorithm 7), n = 1024     target <= 5x
+//           (also on the same matrix with entries scaled by 2^k, k uniform in [-40, 40])
+//   SWEEP   EXDOT, 1 thread, on the data classes of reference/exact_data.hpp (uniform,
+//           exponents spread over 2^+-10 .. 2^+-500, exact cancellation, subnormal-
+//           heavy, mixed signs) at n = 1e7 and 1e5, each against blis ddot on the
+//           same data: n = 1e7 uniform <= 1.3x, any class <= 4x; n = 1e5 <= 8x
 // Each time is the best of R runs (after one untimed warm-up run), the blis and
 // exact runs interleaved; the inputs are restored outside the timed region. Prints a markdown table with the machine,
 // the kernels' instruction set and, for the exact backend, whether 1 and 2
 // threads gave the same bits. Not a test (ctest runs --quick as a smoke test).
 //
-// usage: flamex_bench_exact [--reps R] [--quick] [--only dot|gemv|trsv|lu] [--threads T]
+//   level3  gemm and blocked LU (experiments/bench_exact_level3.cpp)
+//
+// usage: flamex_bench_exact [--reps R] [--quick] [--only dot|gemv|trsv|lu|sweep|level3] [--threads T]
 //   --quick   small sizes, 1 repetition: checks that everything runs
 //   --only, --threads   one operation / one thread count (for profiling)
 //
@@ -32,6 +39,8 @@
 
 #include "blas/blas.hpp"
 #include "exact/exact.hpp"
+#include "experiments/bench_exact_level3.hpp"
+#include "reference/exact_data.hpp"
 #include "reference/generators.hpp"
 #include "variants/lu.hpp"
 
@@ -180,6 +189,11 @@ public:
     }
     void sqrt(Obj alpha) const override { timed(OTHER, [&] { inner_.sqrt(alpha); return 0; }); }
     void reciprocal(Obj alpha) const override { timed(OTHER, [&] { inner_.reciprocal(alpha); return 0; }); }
+    void gemm_ordered(Obj A, Obj B, Obj C) const override { timed(OTHER, [&] { inner_.gemm_ordered(A, B, C); return 0; }); }
+    void trsm_ordered(flamex::Diag diag, Obj T, Obj B) const override
+    {
+        timed(OTHER, [&] { inner_.trsm_ordered(diag, T, B); return 0; });
+    }
     dim_t iamax(Obj x) const override { return timed(IAMAX, [&] { return inner_.iamax(x); }); }
     void apply_pivots(flamex::PivObj p, Obj A) const override
     {
@@ -195,8 +209,45 @@ private:
     mutable int calls_[OPS] = {};
 };
 
+// --- the data sweep ----------------------------------------------------------------------
+
+struct SweepRow {
+    std::string name;
+    dim_t n;
+    double blis_s, exact_s; // per call
+    double target;
+};
+
+// EXDOT against blis ddot, 1 thread, on every class at each length: each time
+// the best of `reps` runs of `calls` calls (interleaved as in best_of).
+std::vector<SweepRow> dot_sweep(const std::vector<dim_t>& lengths, int reps)
+{
+    const std::unique_ptr<Blas> blis = flamex::make_backend("blis", {1, 0, ""});
+    const std::unique_ptr<Blas> exact = flamex::make_backend("exact", {1, 0, ""});
+    std::vector<SweepRow> rows;
+    for (const dim_t n : lengths) {
+        const int calls = static_cast<int>(std::max<dim_t>(1, 10000000 / n / 10));
+        Matrix x(n, 1), y(n, 1);
+        std::vector<double> vx(static_cast<std::size_t>(n)), vy(vx.size());
+        std::uint64_t seed = 100;
+        for (const gen::DotDataClass& c : gen::dot_data_classes()) {
+            gen::Random r(++seed);
+            c.fill(r, vx, vy);
+            std::memcpy(x.view().buffer(), vx.data(), sizeof(double) * vx.size());
+            std::memcpy(y.view().buffer(), vy.data(), sizeof(double) * vy.size());
+            volatile double sink = 0;
+            const Times t = best_of(
+                reps, [] {}, [&] { for (int k = 0; k < calls; ++k) sink = blis->dot(x, y); },
+                [&] { for (int k = 0; k < calls; ++k) sink = exact->dot(x, y); });
+            const bool uniform = &c == &gen::dot_data_classes().front();
+            rows.push_back({c.name, n, t.blis / calls, t.exact / calls, n >= 10000000 ? (uniform ? 1.3 : 4.0) : 8.0});
+        }
+    }
+    return rows;
+}
+
 struct Row {
-    int kind; // 0 dot, 1 gemv N, 2 gemv T, 3 trsv, 4 lu
+    int kind; // 0 dot, 1 gemv N, 2 gemv T, 3 trsv, 4 lu, 5 lu on the badly scaled matrix
     std::string op;
     std::string size;
     int threads;
@@ -226,12 +277,12 @@ int main(int argc, char** argv)
         } else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
             only_threads = std::atoi(argv[++i]);
         } else {
-            std::fprintf(stderr, "usage: flamex_bench_exact [--reps R] [--quick] [--only dot|gemv|trsv|lu] [--threads T]\n");
+            std::fprintf(stderr, "usage: flamex_bench_exact [--reps R] [--quick] [--only dot|gemv|trsv|lu|sweep|level3] [--threads T]\n");
             return 2;
         }
     }
-    if (!only.empty() && only != "dot" && only != "gemv" && only != "trsv" && only != "lu") {
-        std::fprintf(stderr, "flamex_bench_exact: --only takes dot, gemv, trsv or lu\n");
+    if (!only.empty() && only != "dot" && only != "gemv" && only != "trsv" && only != "lu" && only != "sweep" && only != "level3") {
+        std::fprintf(stderr, "flamex_bench_exact: --only takes dot, gemv, trsv, lu, sweep or level3\n");
         return 2;
     }
     if (only_threads != 0 && only_threads != 1 && only_threads != 2) {
@@ -259,6 +310,15 @@ int main(int argc, char** argv)
     const Matrix A = random_matrix(sz.gemv, sz.gemv, 3), gx = random_matrix(sz.gemv, 1, 4), gy0 = random_matrix(sz.gemv, 1, 5);
     const Matrix T = well_conditioned_lower(sz.trsv, 6), b = random_matrix(sz.trsv, 1, 7);
     const Matrix L0 = random_matrix(sz.lu, sz.lu, 8);
+    // The same matrix badly scaled: entry times 2^k, k uniform in [-40, 40].
+    Matrix L0_scaled(sz.lu, sz.lu);
+    {
+        gen::Random r(9);
+        for (dim_t j = 0; j < sz.lu; ++j)
+            for (dim_t i = 0; i < sz.lu; ++i)
+                L0_scaled.view().buffer()[i + j * L0_scaled.view().col_stride()] =
+                    std::ldexp(L0(i, j), static_cast<int>(r.integer(-40, 40)));
+    }
     const flamex::LuVariant& var3 = flamex::find_lu_variant("lu_piv_unb_var3");
 
     std::vector<Row> rows;
@@ -268,6 +328,7 @@ int main(int argc, char** argv)
     Matrix gemvt_result[2] = {Matrix(sz.gemv, 1), Matrix(sz.gemv, 1)};
     Matrix trsv_result[2] = {Matrix(sz.trsv, 1), Matrix(sz.trsv, 1)};
     Matrix lu_result[2] = {Matrix(sz.lu, sz.lu), Matrix(sz.lu, sz.lu)};
+    Matrix lu_scaled_result[2] = {Matrix(sz.lu, sz.lu), Matrix(sz.lu, sz.lu)};
 
     for (int threads : {1, 2}) {
         if (only_threads != 0 && threads != only_threads) continue;
@@ -317,6 +378,12 @@ int main(int argc, char** argv)
                 reps, reset, [&] { flamex::lu(*blis, var3, LU, p); }, [&] { flamex::lu(*exact, var3, LU, p); });
             copy_into(LU, lu_result[k]);
             rows.push_back({4, "LU lu_piv_unb_var3", std::to_string(sz.lu), threads, t.blis, t.exact, 5.0});
+            const auto reset_scaled = [&] { copy_into(L0_scaled, LU); };
+            const Times ts = best_of(
+                reps, reset_scaled, [&] { flamex::lu(*blis, var3, LU, p); }, [&] { flamex::lu(*exact, var3, LU, p); });
+            copy_into(LU, lu_scaled_result[k]);
+            rows.push_back({5, "LU lu_piv_unb_var3, entries x 2^k, |k| <= 40", std::to_string(sz.lu), threads, ts.blis,
+                            ts.exact, 5.0});
         }
     }
 
@@ -326,6 +393,7 @@ int main(int argc, char** argv)
         same_bits(gemvt_result[0], gemvt_result[1]),
         same_bits(trsv_result[0], trsv_result[1]),
         same_bits(lu_result[0], lu_result[1]),
+        same_bits(lu_scaled_result[0], lu_scaled_result[1]),
     };
 
     std::printf("| operation | size | threads | blis [s] | exact [s] | exact / blis | target | met | exact: 1 vs 2 threads |\n");
@@ -337,6 +405,19 @@ int main(int argc, char** argv)
         std::printf("| %s | %s | %d | %.4g | %.4g | %.2f | <= %.0fx | %s | %s |\n", r.op.c_str(), r.size.c_str(), r.threads,
                     r.blis_s, r.exact_s, ratio, r.target, quick ? "- (quick)" : ratio <= r.target ? "yes" : "**no**",
                     !both ? "-" : reproducible[r.kind] ? "same bits" : "**differ**");
+    }
+    if (wanted("sweep")) {
+        const std::vector<dim_t> lengths = quick ? std::vector<dim_t>{100000, 1000} : std::vector<dim_t>{10000000, 100000};
+        const std::vector<SweepRow> sweep = dot_sweep(lengths, reps);
+        std::printf("\nEXDOT data sweep, 1 thread, time per element (calls repeated at n = 1e5):\n\n");
+        std::printf("| data | n | blis [ns/elem] | exact [ns/elem] | exact / blis | target | met |\n");
+        std::printf("|---|---|---|---|---|---|---|\n");
+        for (const SweepRow& r : sweep) {
+            const double ratio = r.exact_s / r.blis_s, per = 1e9 / static_cast<double>(r.n);
+            std::printf("| %s | %ld | %.3f | %.3f | %.2f | <= %.1fx | %s |\n", r.name.c_str(), static_cast<long>(r.n),
+                        r.blis_s * per, r.exact_s * per, ratio, r.target,
+                        quick ? "- (quick)" : ratio <= r.target ? "yes" : "**no**");
+        }
     }
     if (wanted("lu")) {
         // Where the LU time goes: one more factorization per backend, 1 thread, each
@@ -364,6 +445,14 @@ int main(int argc, char** argv)
                         te.total(o) / tb.total(o));
         }
         std::printf("| all | | %.4g | %.4g | %.2f |\n", sb, se, se / sb);
+    }
+    if (wanted("level3")) {
+        flamex::bench::Level3Options level3;
+        level3.reps = reps;
+        level3.quick = quick;
+        level3.only_threads = only_threads;
+        std::printf("\n");
+        flamex::bench::run_level3(level3);
     }
     std::printf("\nblis runs dot, gemv and trsv on one thread at any thread count (BLIS threads level 3 only).\n");
     if (quick) std::printf("--quick: the targets are for the full sizes; these sizes only check that everything runs.\n");

@@ -49,7 +49,7 @@ TEST(CliUsage, EveryOptionOfEveryHelpIsInTheSynopsis)
 {
     ScratchDir scratch("usage");
     const std::string synopses = synopses_from_help(run_program(FLAMEX_CLI, {"--help"}, scratch).out);
-    for (const char* sub : {"lu", "chol", "ldlt", "trinv", "solve", "dot", "gemv", "trsv", "gen", "backends", "devices", "batch"}) {
+    for (const char* sub : {"lu", "chol", "ldlt", "trinv", "solve", "dot", "gemv", "trsv", "gen", "backends", "devices", "batch", "derive"}) {
         const auto help = run_program(FLAMEX_CLI, {sub, "--help"}, scratch);
         ASSERT_EQ(help.status, 0) << sub << ": " << help.err;
         std::istringstream lines(help.out.substr(help.out.find("options:")));

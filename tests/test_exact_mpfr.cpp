@@ -2,7 +2,9 @@
 // products across the whole exponent range (subnormals, products that underflow
 // or overflow double), near-ties and cancellations, Ogita-Rump-Oishi
 // ill-conditioned dot products (condition numbers 1e2 .. 1e100), triple products
-// and scaling, and correctly rounded division of exact values.
+// and scaling, and correctly rounded division of exact values. The tests of the
+// sum and dot kernels run once per first level (exact/first_level.hpp): the
+// adaptive choice, each path forced, and the paths alternating block by block.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "exact/exact.hpp"
+#include "exact/first_level.hpp"
 #include "exact/sum_dot.hpp"
 #include "support/exact_kernel_paths.hpp"
 #include "support/exact_reference.hpp"
@@ -106,11 +109,17 @@ std::vector<double> random_terms(std::mt19937_64& gen, int kind, int emin, int e
     return x;
 }
 
+// The kernel tests, once per first level.
+class ExactMpfrPaths : public ::testing::TestWithParam<flamex::exact::detail::FirstLevel> {
+protected:
+    flamex::exact::detail::ScopedFirstLevel level_{GetParam()};
+};
+
 } // namespace
 
 // Zeros are compared too, their sign included (exact/exact.hpp's rule); every
 // kernel set runs on every case, whatever its length.
-TEST(ExactMpfr, RandomSumsAcrossTheRange)
+TEST_P(ExactMpfrPaths, RandomSumsAcrossTheRange)
 {
     std::mt19937_64 gen(11);
     const auto sets = kernel_sets();
@@ -137,7 +146,7 @@ TEST(ExactMpfr, RandomSumsAcrossTheRange)
     EXPECT_GT(simd, 15000);
 }
 
-TEST(ExactMpfr, RandomDotsAcrossTheRange)
+TEST_P(ExactMpfrPaths, RandomDotsAcrossTheRange)
 {
     std::mt19937_64 gen(12);
     const auto sets = kernel_sets();
@@ -248,7 +257,7 @@ TEST(ExactMpfr, Fma3)
 // Ogita-Rump-Oishi GenDot: the exact dot product must be the correctly rounded
 // one however ill-conditioned; also the ill-conditioned sum of the 2n TwoProd
 // terms and every kernel set.
-TEST(ExactMpfr, IllConditionedDotsAndSums)
+TEST_P(ExactMpfrPaths, IllConditionedDotsAndSums)
 {
     std::mt19937_64 gen(14);
     const auto sets = kernel_sets();
@@ -281,7 +290,7 @@ TEST(ExactMpfr, IllConditionedDotsAndSums)
     EXPECT_EQ(cases, 15 * 7);
 }
 
-TEST(ExactMpfr, EveryTailLength)
+TEST_P(ExactMpfrPaths, EveryTailLength)
 {
     std::mt19937_64 gen(15);
     const auto sets = kernel_sets();
@@ -377,3 +386,16 @@ TEST(ExactMpfr, MergedPartialSumsAreExact)
         ASSERT_TRUE(bits_equal(total.round(), reference_round(ref.get())));
     }
 }
+
+std::string first_level_name(const ::testing::TestParamInfo<flamex::exact::detail::FirstLevel>& param)
+{
+    static const char* const names[] = {"Adaptive", "Expansion", "Radix", "Alternate"};
+    return names[static_cast<int>(param.param)];
+}
+
+INSTANTIATE_TEST_SUITE_P(FirstLevels, ExactMpfrPaths,
+                         ::testing::Values(flamex::exact::detail::FirstLevel::Adaptive,
+                                           flamex::exact::detail::FirstLevel::Expansion,
+                                           flamex::exact::detail::FirstLevel::Radix,
+                                           flamex::exact::detail::FirstLevel::Alternate),
+                         first_level_name);

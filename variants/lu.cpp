@@ -62,6 +62,10 @@ const std::vector<LuVariant>& lu_variants()
         {"lu_piv_blk_var3", true, true, 3, "blocked left-looking, panels by the inner variant", piv_blk<lu_piv_blk_var3>},
         {"lu_piv_blk_var4", true, true, 4, "blocked Crout, panels by the inner variant", piv_blk<lu_piv_blk_var4>},
         {"lu_piv_blk_var5", true, true, 5, "blocked right-looking, as LAPACK's getrf", piv_blk<lu_piv_blk_var5>},
+        {"lu_nopiv_blk_var5_fma", false, true, 5, "blocked right-looking, order-fixed: the bits of lu_nopiv_unb_var5",
+         nopiv_blk<lu_nopiv_blk_var5_fma>},
+        {"lu_piv_blk_var5_fma", true, true, 5, "blocked right-looking, order-fixed: the bits of lu_piv_unb_var5",
+         piv_blk<lu_piv_blk_var5_fma>},
     };
     return list;
 }

@@ -65,6 +65,10 @@ LuInfo lu_nopiv_blk_var5(const Blas& blas, Obj A, const LuControl& control);
 LuInfo lu_piv_blk_var3(const Blas& blas, Obj A, PivObj p, const LuControl& control);
 LuInfo lu_piv_blk_var4(const Blas& blas, Obj A, PivObj p, const LuControl& control);
 LuInfo lu_piv_blk_var5(const Blas& blas, Obj A, PivObj p, const LuControl& control);
+// Blocked, right-looking, order-fixed: the bits of unb var5 on the same backend
+// (with the default inner variant) for any block size and thread count.
+LuInfo lu_nopiv_blk_var5_fma(const Blas& blas, Obj A, const LuControl& control);
+LuInfo lu_piv_blk_var5_fma(const Blas& blas, Obj A, PivObj p, const LuControl& control);
 
 // --- the variant registry ---------------------------------------------------------
 

@@ -21,6 +21,7 @@ const std::vector<Command>& commands()
     static const std::vector<Command> list = [] {
         std::vector<Command> all = dense_commands();
         for (Command& c : batch_commands()) all.push_back(std::move(c));
+        for (Command& c : derive_commands()) all.push_back(std::move(c));
         return all;
     }();
     return list;

@@ -9,6 +9,8 @@
 //                       abstract BLAS
 //   batch_commands.cpp  batch solve, batch gen: many small symmetric systems in one
 //                       binary batch file (batched/batched.hpp)
+//   derive_command.cpp  derive: loop invariants, worksheets and variant files from a
+//                       PME description (derive/derive.hpp)
 //   main.cpp            dispatch, --version, and the exit status of every error
 //
 // Exit status: 0 success; 1 numerical failure (a zero pivot, a matrix that is not
@@ -72,6 +74,7 @@ struct Command {
 const std::vector<Command>& commands();
 std::vector<Command> dense_commands();
 std::vector<Command> batch_commands();
+std::vector<Command> derive_commands();
 const Command& command(const std::string& name);
 
 // "flamex lu A.mtx [--variant NAME] ... [-o FILE]", wrapped at 100 columns.

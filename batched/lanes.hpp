@@ -1,0 +1,104 @@
+// Internal: the lane-per-system kernels of the batched solvers (issue 16). On the CPU
+// the paper's "SIMD" organization -- one work-item per system, all systems in lock
+// step -- is one vector lane per system: a block of W systems (16 in single, 8 in
+// double precision with AVX-512; 8 and 4 with AVX2; 1 for the portable code) is
+// transposed on the fly from the system-major Batch into an interleaved workspace,
+// where vector v of an entry holds that entry of every system of the block (lane l:
+// system l), and each operation of the per-system algorithm is one vector operation.
+//
+// BIT IDENTITY. Per lane, the kernels perform exactly the scalar reference's
+// operations on exactly the same operands in the same order (LDL^T: the FLAME
+// variants of variants/ldlt.hpp and ldlt_solve; each loop below says which), and
+// vector addition, multiplication and division are IEEE operations lane by lane. The
+// translation units are compiled with -ffp-contract=off (CMakeLists.txt), so no
+// multiply-add is fused where the scalar code rounds twice. The results therefore do
+// not depend on the instruction set, the lane a system lands in, the other systems
+// of its block, the batch size or the thread count. (A build that lets the compiler
+// contract the scalar reference -- -march with FMA and the default -ffp-contract=fast
+// for the variants -- breaks this, and the tests say so.)
+//
+// PER-LANE TROUBLE. Every lane runs every operation; a system whose input holds a NaN
+// or an infinity, or whose pivot breaks down, simply computes garbage in its own lane
+// (no floating-point trap is enabled) while its outcome is recorded: kInvalid, or the
+// 1-based column of its first bad pivot (the column where the scalar variant stops).
+// The lanes of a partial block beyond `count` hold the identity and y = 0.
+//
+// THE INSTRUCTION SET is chosen once at run time: the widest the CPU has
+// (__builtin_cpu_supports), or FLAMEX_BATCH_ISA=avx512|avx2|scalar, or set_isa()
+// (the tests force each path in turn). The scalar path is the same code at W = 1:
+// the per-system code without the FLAME skeleton, which at these orders cost more
+// than the arithmetic (issue 16, item 4).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace flamex::batched::lanes {
+
+enum class Isa : int { Scalar = 0, Avx2 = 1, Avx512 = 2 };
+const char* isa_name(Isa isa); // "scalar", "avx2", "avx512"
+bool isa_supported(Isa isa);
+Isa active_isa();
+// Forces an instruction set (tests, benchmarks); throws flamex::Error when the CPU
+// lacks it. Not to be called while a solve runs.
+void set_isa(Isa isa);
+
+// Systems per block: 1, 32 / sizeof(T) (AVX2) or 64 / sizeof(T) (AVX-512).
+template <class T>
+constexpr int lane_count(Isa isa)
+{
+    return isa == Isa::Avx512 ? 64 / static_cast<int>(sizeof(T)) : isa == Isa::Avx2 ? 32 / static_cast<int>(sizeof(T)) : 1;
+}
+inline constexpr int kMaxLanes = 16;
+
+// The interleaved workspace: the lower triangle of A packed by columns (entry (i, j),
+// i >= j, is vector packed_index(n, i, j)), then y (n vectors), each vector W scalars,
+// 64-byte aligned.
+constexpr int packed_index(int n, int i, int j) { return j * n - j * (j - 1) / 2 + i - j; }
+constexpr int packed_size(int n) { return n * (n + 1) / 2; }
+template <class T>
+constexpr std::size_t workspace_scalars(int n)
+{
+    return static_cast<std::size_t>(packed_size(n) + n) * kMaxLanes + 64 / sizeof(T);
+}
+
+// A system's outcome: solved, invalid input (a NaN or infinity in the lower triangle
+// of A or in y), or (> 0) the 1-based column of its LDL^T breakdown.
+inline constexpr std::int32_t kSolved = 0;
+inline constexpr std::int32_t kInvalid = -1;
+
+// One block: systems k = 0 .. count-1 (count <= lane_count) of a system-major batch,
+// A at A + k n^2, y at y + k n; solutions to x + k n (NaN unless solved); outcome[k].
+template <class T>
+struct LdltBlock {
+    int n = 0;
+    int variant = 3; // FLAME variant of variants/ldlt.hpp: 1, 2 or 3
+    const T* A = nullptr;
+    const T* y = nullptr;
+    int count = 0;
+    T* x = nullptr;
+    std::int32_t* outcome = nullptr;
+    T* workspace = nullptr; // workspace_scalars<T>(n)
+    // The block to be solved next by the same thread (its first matrix and number of
+    // systems), prefetched during this one; nullptr: none.
+    const T* next_A = nullptr;
+    int next_count = 0;
+};
+
+// LDL^T without pivoting and its solve on one block, with the instruction set isa.
+template <class T>
+void ldlt_block(Isa isa, const LdltBlock<T>& block);
+
+namespace detail {
+void ldlt_block_scalar(const LdltBlock<float>& block);
+void ldlt_block_scalar(const LdltBlock<double>& block);
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define FLAMEX_LANES_X86 1
+void ldlt_block_avx2(const LdltBlock<float>& block);
+void ldlt_block_avx2(const LdltBlock<double>& block);
+void ldlt_block_avx512(const LdltBlock<float>& block);
+void ldlt_block_avx512(const LdltBlock<double>& block);
+#endif
+} // namespace detail
+
+} // namespace flamex::batched::lanes

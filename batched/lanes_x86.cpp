@@ -1,0 +1,221 @@
+// The AVX2 and AVX-512 lane kernels: lanes_body.inc compiled twice, each time inside a
+// target region, with the traits of its instruction set; chosen at run time
+// (lanes.cpp). Every header is included before the first target region so that no
+// inline function of a header is compiled for a set the CPU may lack (as
+// exact/sum_dot_x86.cpp). Compiled with -ffp-contract=off (CMakeLists.txt): the
+// compiler would otherwise fuse the body's products into its subtractions, which the
+// scalar reference rounds separately.
+#include "batched/lanes.hpp"
+
+#if defined(FLAMEX_LANES_X86)
+
+#include <immintrin.h>
+
+#include <algorithm>
+
+#include <cstdint>
+#include <limits>
+
+#if defined(__clang__)
+#define FLAMEX_LANES_TARGET_AVX2 _Pragma("clang attribute push(__attribute__((target(\"avx2\"))), apply_to = function)")
+#define FLAMEX_LANES_TARGET_AVX512 \
+    _Pragma("clang attribute push(__attribute__((target(\"avx512f,avx2\"))), apply_to = function)")
+#define FLAMEX_LANES_TARGET_END _Pragma("clang attribute pop")
+#else
+#define FLAMEX_LANES_TARGET_AVX2 _Pragma("GCC push_options") _Pragma("GCC target(\"avx2\")")
+#define FLAMEX_LANES_TARGET_AVX512 _Pragma("GCC push_options") _Pragma("GCC target(\"avx512f,avx2\")")
+#define FLAMEX_LANES_TARGET_END _Pragma("GCC pop_options")
+#endif
+
+namespace flamex::batched::lanes::detail {
+
+// --- AVX2: 8 floats, 4 doubles ------------------------------------------------------
+
+FLAMEX_LANES_TARGET_AVX2
+
+namespace avx2 {
+
+template <class Real>
+struct Lanes;
+
+template <>
+struct Lanes<float> {
+    using T = float;
+    using V = __m256;
+    static constexpr int W = 8;
+    static V set1(T t) { return _mm256_set1_ps(t); }
+    static V load_rows(const T* p, int rows)
+    {
+        const __m256i on = _mm256_cmpgt_epi32(_mm256_set1_epi32(rows), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+        return _mm256_maskload_ps(p, on);
+    }
+    static void transpose(V* r)
+    {
+        V t[8], u[8];
+        for (int i = 0; i < 4; ++i) {
+            t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+            t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+        }
+        for (int g = 0; g < 2; ++g) {
+            const __m256d t0 = _mm256_castps_pd(t[4 * g]), t1 = _mm256_castps_pd(t[4 * g + 1]),
+                          t2 = _mm256_castps_pd(t[4 * g + 2]), t3 = _mm256_castps_pd(t[4 * g + 3]);
+            u[4 * g] = _mm256_castpd_ps(_mm256_unpacklo_pd(t0, t2));
+            u[4 * g + 1] = _mm256_castpd_ps(_mm256_unpackhi_pd(t0, t2));
+            u[4 * g + 2] = _mm256_castpd_ps(_mm256_unpacklo_pd(t1, t3));
+            u[4 * g + 3] = _mm256_castpd_ps(_mm256_unpackhi_pd(t1, t3));
+        }
+        for (int k = 0; k < 4; ++k) {
+            r[k] = _mm256_permute2f128_ps(u[k], u[4 + k], 0x20);
+            r[4 + k] = _mm256_permute2f128_ps(u[k], u[4 + k], 0x31);
+        }
+    }
+    static unsigned bad_pivot(V d)
+    {
+        const V zero = _mm256_setzero_ps();
+        const V good = _mm256_and_ps(_mm256_cmp_ps(d, zero, _CMP_NEQ_UQ), _mm256_cmp_ps(_mm256_sub_ps(d, d), zero, _CMP_EQ_OQ));
+        return ~static_cast<unsigned>(_mm256_movemask_ps(good)) & 0xffu;
+    }
+    static unsigned not_finite(V v) { return static_cast<unsigned>(_mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q))); }
+};
+
+template <>
+struct Lanes<double> {
+    using T = double;
+    using V = __m256d;
+    static constexpr int W = 4;
+    static V set1(T t) { return _mm256_set1_pd(t); }
+    static V load_rows(const T* p, int rows)
+    {
+        const __m256i on = _mm256_cmpgt_epi64(_mm256_set1_epi64x(rows), _mm256_setr_epi64x(0, 1, 2, 3));
+        return _mm256_maskload_pd(p, on);
+    }
+    static void transpose(V* r)
+    {
+        const V u0 = _mm256_unpacklo_pd(r[0], r[1]), u1 = _mm256_unpackhi_pd(r[0], r[1]);
+        const V u2 = _mm256_unpacklo_pd(r[2], r[3]), u3 = _mm256_unpackhi_pd(r[2], r[3]);
+        r[0] = _mm256_permute2f128_pd(u0, u2, 0x20);
+        r[1] = _mm256_permute2f128_pd(u1, u3, 0x20);
+        r[2] = _mm256_permute2f128_pd(u0, u2, 0x31);
+        r[3] = _mm256_permute2f128_pd(u1, u3, 0x31);
+    }
+    static unsigned bad_pivot(V d)
+    {
+        const V zero = _mm256_setzero_pd();
+        const V good = _mm256_and_pd(_mm256_cmp_pd(d, zero, _CMP_NEQ_UQ), _mm256_cmp_pd(_mm256_sub_pd(d, d), zero, _CMP_EQ_OQ));
+        return ~static_cast<unsigned>(_mm256_movemask_pd(good)) & 0xfu;
+    }
+    static unsigned not_finite(V v) { return static_cast<unsigned>(_mm256_movemask_pd(_mm256_cmp_pd(v, v, _CMP_UNORD_Q))); }
+};
+
+#include "batched/lanes_body.inc"
+
+} // namespace avx2
+
+void ldlt_block_avx2(const LdltBlock<float>& block) { avx2::Kernels<avx2::Lanes<float>>::ldlt(block); }
+void ldlt_block_avx2(const LdltBlock<double>& block) { avx2::Kernels<avx2::Lanes<double>>::ldlt(block); }
+
+FLAMEX_LANES_TARGET_END
+
+// --- AVX-512F: 16 floats, 8 doubles -------------------------------------------------
+
+FLAMEX_LANES_TARGET_AVX512
+
+namespace avx512 {
+
+template <class Real>
+struct Lanes;
+
+template <>
+struct Lanes<float> {
+    using T = float;
+    using V = __m512;
+    static constexpr int W = 16;
+    static V set1(T t) { return _mm512_set1_ps(t); }
+    static V load_rows(const T* p, int rows)
+    {
+        return _mm512_maskz_loadu_ps(rows >= W ? __mmask16(0xffff) : static_cast<__mmask16>((1u << rows) - 1), p);
+    }
+    // (The shuffles are the maskz forms: the plain ones start from an undefined
+    // vector, which GCC 12 warns about.)
+    static void transpose(V* r)
+    {
+        V t[16], u[16];
+        for (int i = 0; i < 8; ++i) {
+            t[2 * i] = _mm512_maskz_unpacklo_ps(__mmask16(0xffff), r[2 * i], r[2 * i + 1]);
+            t[2 * i + 1] = _mm512_maskz_unpackhi_ps(__mmask16(0xffff), r[2 * i], r[2 * i + 1]);
+        }
+        for (int g = 0; g < 4; ++g) {
+            const __m512d t0 = _mm512_castps_pd(t[4 * g]), t1 = _mm512_castps_pd(t[4 * g + 1]),
+                          t2 = _mm512_castps_pd(t[4 * g + 2]), t3 = _mm512_castps_pd(t[4 * g + 3]);
+            u[4 * g] = _mm512_castpd_ps(_mm512_maskz_unpacklo_pd(__mmask8(0xff), t0, t2));
+            u[4 * g + 1] = _mm512_castpd_ps(_mm512_maskz_unpackhi_pd(__mmask8(0xff), t0, t2));
+            u[4 * g + 2] = _mm512_castpd_ps(_mm512_maskz_unpacklo_pd(__mmask8(0xff), t1, t3));
+            u[4 * g + 3] = _mm512_castpd_ps(_mm512_maskz_unpackhi_pd(__mmask8(0xff), t1, t3));
+        }
+        // u[4g + k], 128-bit lane q: column 4q + k of rows 4g .. 4g + 3
+        for (int k = 0; k < 4; ++k) {
+            const V v0 = _mm512_maskz_shuffle_f32x4(__mmask16(0xffff), u[k], u[4 + k], 0x44), v1 = _mm512_maskz_shuffle_f32x4(__mmask16(0xffff), u[k], u[4 + k], 0xEE);
+            const V w0 = _mm512_maskz_shuffle_f32x4(__mmask16(0xffff), u[8 + k], u[12 + k], 0x44), w1 = _mm512_maskz_shuffle_f32x4(__mmask16(0xffff), u[8 + k], u[12 + k], 0xEE);
+            r[k] = _mm512_maskz_shuffle_f32x4(__mmask16(0xffff), v0, w0, 0x88);
+            r[4 + k] = _mm512_maskz_shuffle_f32x4(__mmask16(0xffff), v0, w0, 0xDD);
+            r[8 + k] = _mm512_maskz_shuffle_f32x4(__mmask16(0xffff), v1, w1, 0x88);
+            r[12 + k] = _mm512_maskz_shuffle_f32x4(__mmask16(0xffff), v1, w1, 0xDD);
+        }
+    }
+    static unsigned bad_pivot(V d)
+    {
+        const V zero = _mm512_setzero_ps();
+        const unsigned good = _mm512_cmp_ps_mask(d, zero, _CMP_NEQ_UQ) & _mm512_cmp_ps_mask(_mm512_sub_ps(d, d), zero, _CMP_EQ_OQ);
+        return ~good & 0xffffu;
+    }
+    static unsigned not_finite(V v) { return _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q); }
+};
+
+template <>
+struct Lanes<double> {
+    using T = double;
+    using V = __m512d;
+    static constexpr int W = 8;
+    static V set1(T t) { return _mm512_set1_pd(t); }
+    static V load_rows(const T* p, int rows)
+    {
+        return _mm512_maskz_loadu_pd(rows >= W ? __mmask8(0xff) : static_cast<__mmask8>((1u << rows) - 1), p);
+    }
+    static void transpose(V* r)
+    {
+        V u[8];
+        for (int i = 0; i < 4; ++i) {
+            u[2 * i] = _mm512_maskz_unpacklo_pd(__mmask8(0xff), r[2 * i], r[2 * i + 1]);
+            u[2 * i + 1] = _mm512_maskz_unpackhi_pd(__mmask8(0xff), r[2 * i], r[2 * i + 1]);
+        }
+        // u[2g + k], 128-bit lane q: column 2q + k of rows 2g, 2g + 1
+        for (int k = 0; k < 2; ++k) {
+            const V v0 = _mm512_maskz_shuffle_f64x2(__mmask8(0xff), u[k], u[2 + k], 0x44), v1 = _mm512_maskz_shuffle_f64x2(__mmask8(0xff), u[k], u[2 + k], 0xEE);
+            const V w0 = _mm512_maskz_shuffle_f64x2(__mmask8(0xff), u[4 + k], u[6 + k], 0x44), w1 = _mm512_maskz_shuffle_f64x2(__mmask8(0xff), u[4 + k], u[6 + k], 0xEE);
+            r[k] = _mm512_maskz_shuffle_f64x2(__mmask8(0xff), v0, w0, 0x88);
+            r[2 + k] = _mm512_maskz_shuffle_f64x2(__mmask8(0xff), v0, w0, 0xDD);
+            r[4 + k] = _mm512_maskz_shuffle_f64x2(__mmask8(0xff), v1, w1, 0x88);
+            r[6 + k] = _mm512_maskz_shuffle_f64x2(__mmask8(0xff), v1, w1, 0xDD);
+        }
+    }
+    static unsigned bad_pivot(V d)
+    {
+        const V zero = _mm512_setzero_pd();
+        const unsigned good = _mm512_cmp_pd_mask(d, zero, _CMP_NEQ_UQ) & _mm512_cmp_pd_mask(_mm512_sub_pd(d, d), zero, _CMP_EQ_OQ);
+        return ~good & 0xffu;
+    }
+    static unsigned not_finite(V v) { return _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q); }
+};
+
+#include "batched/lanes_body.inc"
+
+} // namespace avx512
+
+void ldlt_block_avx512(const LdltBlock<float>& block) { avx512::Kernels<avx512::Lanes<float>>::ldlt(block); }
+void ldlt_block_avx512(const LdltBlock<double>& block) { avx512::Kernels<avx512::Lanes<double>>::ldlt(block); }
+
+FLAMEX_LANES_TARGET_END
+
+} // namespace flamex::batched::lanes::detail
+
+#endif // FLAMEX_LANES_X86

@@ -1,0 +1,379 @@
+#include "derive/derive.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <dirent.h>
+#include <set>
+#include <sstream>
+
+namespace flamex::derive {
+
+namespace {
+
+bool contains(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+bool intersects(const std::vector<std::string>& a, const std::vector<std::string>& b)
+{
+    return std::any_of(a.begin(), a.end(), [&](const std::string& x) { return contains(b, x); });
+}
+
+std::string braces(const std::vector<std::string>& tasks)
+{
+    std::string s = "{";
+    for (size_t i = 0; i < tasks.size(); ++i) s += (i ? ", " : "") + tasks[i];
+    return s + "}";
+}
+
+// The tasks every invariant holds: those of the top (left) quadrant, whose
+// completion is the postcondition when the loop ends.
+bool progress_task(const Task& t)
+{
+    const std::string& q = t.quadrants.front();
+    return !t.recursive && (q == "TL" || (q.size() >= 2 && q.compare(q.size() - 2, 2, ".T") == 0));
+}
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to)
+{
+    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+    return s;
+}
+
+} // namespace
+
+bool feasible(const Pme& pme, const std::vector<std::string>& tasks, std::string& reason)
+{
+    for (const Task& t : pme.tasks)
+        if (progress_task(t) && !contains(tasks, t.name)) {
+            reason = "it does not hold task " + t.name + " (" + t.formula + "): when the loop ends the invariant must be the postcondition";
+            return false;
+        }
+    for (const std::string& name : tasks) {
+        const Task& t = *pme.task(name);
+        if (t.recursive) {
+            reason = "task " + name + " is the PME's recursion: holding it, the loop would have nothing left to do";
+            return false;
+        }
+        for (const Need& n : t.needs)
+            if (!contains(tasks, n.task)) {
+                reason = "task " + name + " (" + t.formula + ") needs task " + n.task + " (" + pme.task(n.task)->formula + ")" +
+                         (n.reason.empty() ? "" : ": " + n.reason);
+                return false;
+            }
+        for (const Need& n : t.excludes)
+            if (contains(tasks, n.task)) {
+                reason = "tasks " + name + " and " + n.task + " exclude each other" + (n.reason.empty() ? "" : ": " + n.reason);
+                return false;
+            }
+    }
+    for (const bool blocked : {false, true})
+        for (const Step& s : pme.steps(blocked))
+            if (intersects(s.before, tasks) && !intersects(s.after, tasks)) {
+                reason = std::string("in the ") + (blocked ? "blocked" : "unblocked") + " form, step \"" + s.description + "\" (" +
+                         s.where.str() + ") would be undone: it is done before the repartitioning and not after";
+                return false;
+            }
+    return true;
+}
+
+Derivation derive_invariants(const Pme& pme)
+{
+    Derivation d;
+    d.pme = &pme;
+    std::vector<const Task*> candidates;
+    for (const Task& t : pme.tasks)
+        if (!t.recursive) candidates.push_back(&t);
+    if (candidates.size() > 20) throw Error(pme.file + ": too many tasks to enumerate (" + std::to_string(candidates.size()) + ")");
+    const auto same = [](std::vector<std::string> a, std::vector<std::string> b) {
+        std::sort(a.begin(), a.end());
+        std::sort(b.begin(), b.end());
+        return a == b;
+    };
+    std::vector<Invariant> unnumbered;
+    for (unsigned long mask = 0; mask < (1ul << candidates.size()); ++mask) {
+        Invariant inv;
+        for (size_t i = 0; i < candidates.size(); ++i)
+            if (mask & (1ul << i)) inv.tasks.push_back(candidates[i]->name);
+        std::string why;
+        if (!feasible(pme, inv.tasks, why)) continue;
+        for (const VariantDecl& v : pme.variants)
+            if (same(v.tasks, inv.tasks)) {
+                inv.number = v.number;
+                inv.summary = v.summary;
+            }
+        (inv.number ? d.invariants : unnumbered).push_back(inv);
+    }
+    std::sort(d.invariants.begin(), d.invariants.end(), [](const Invariant& a, const Invariant& b) { return a.number < b.number; });
+    d.invariants.insert(d.invariants.end(), unnumbered.begin(), unnumbered.end());
+    for (const VariantDecl& v : pme.variants) {
+        std::string why;
+        if (!feasible(pme, v.tasks, why)) d.infeasible.push_back({v.number, v.tasks, why});
+    }
+    std::sort(d.infeasible.begin(), d.infeasible.end(), [](const auto& a, const auto& b) { return a.number < b.number; });
+    return d;
+}
+
+const Invariant& find_variant(const Derivation& d, int number)
+{
+    for (const Invariant& inv : d.invariants)
+        if (inv.number == number) return inv;
+    for (const InfeasibleVariant& v : d.infeasible)
+        if (v.number == number)
+            throw Error(d.pme->name + ": variant " + std::to_string(number) + " " + braces(v.tasks) + " is infeasible: " + v.reason);
+    std::string known;
+    for (const Invariant& inv : d.invariants)
+        if (inv.number) known += (known.empty() ? "" : ", ") + std::to_string(inv.number);
+    throw Error(d.pme->name + ": no variant " + std::to_string(number) + " (derived: " + known + ")");
+}
+
+std::vector<const Step*> updates(const Pme& pme, const Invariant& inv, bool blocked)
+{
+    std::vector<const Step*> list;
+    for (const Step& s : pme.steps(blocked))
+        if (intersects(s.after, inv.tasks) && !intersects(s.before, inv.tasks)) list.push_back(&s);
+    return list;
+}
+
+std::vector<const Finish*> finishes(const Pme& pme, const Invariant& inv)
+{
+    std::vector<const Finish*> list;
+    for (const Finish& f : pme.finishes)
+        if (!contains(inv.tasks, f.task)) list.push_back(&f);
+    return list;
+}
+
+std::string variant_name(const Pme& pme, int number, bool blocked)
+{
+    return pme.name + (blocked ? "_blk_var" : "_unb_var") + std::to_string(number);
+}
+
+std::string libflame_name(const Pme& pme, int number, bool blocked)
+{
+    if (pme.libflame.empty() || number == 0) return "-";
+    return replace_all(replace_all(pme.libflame, "{form}", blocked ? "blk" : "unb"), "{n}", std::to_string(number));
+}
+
+std::string display(const std::string& block)
+{
+    if (block.size() > 1 && block.back() == 't' && std::islower(static_cast<unsigned char>(block[0])))
+        return block.substr(0, block.size() - 1) + "^T";
+    return block;
+}
+
+// --- the text worksheet -------------------------------------------------------------
+
+namespace {
+
+std::string grid_text(const std::vector<std::vector<std::string>>& g)
+{
+    std::string s = "(";
+    for (size_t i = 0; i < g.size(); ++i) {
+        s += i ? " ;" : "";
+        for (const std::string& x : g[i]) s += " " + display(x);
+    }
+    return s + " )";
+}
+
+std::string quadrants_text(const Task& t)
+{
+    std::string s;
+    for (const std::string& q : t.quadrants) s += (s.empty() ? "" : ",") + q;
+    return s;
+}
+
+// Each block's state: the quadrant it lies in, the invariant's tasks that have
+// computed that quadrant, and the steps on the block those tasks comprise.
+void states(std::ostream& out, const Pme& pme, const Invariant& inv, bool blocked, bool after)
+{
+    for (const Operand& o : pme.operands) {
+        if (o.pivots) continue;
+        const auto names = block_names(o, blocked);
+        for (size_t i = 0; i < names.size(); ++i)
+            for (size_t j = 0; j < names[i].size(); ++j) {
+                const std::string& name = names[i][j];
+                const std::string quadrant = quadrant_of(pme, Block{&o, static_cast<int>(i), static_cast<int>(j)}, after);
+                std::string tasks;
+                for (const std::string& t : inv.tasks)
+                    if (contains(pme.task(t)->quadrants, quadrant)) tasks += (tasks.empty() ? "" : " ") + t;
+                std::string done;
+                for (const Step& s : pme.steps(blocked)) {
+                    if (!intersects(after ? s.after : s.before, inv.tasks)) continue;
+                    const Operation* op = find_operation(s.call.name);
+                    bool writes = false;
+                    for (size_t k = 0; k < s.call.args.size() && op; ++k) {
+                        if (op->params != "*" && op->params[k] != 'o') continue;
+                        std::string spaced = " " + s.call.args[k].text() + " ";
+                        for (char& c : spaced)
+                            if (c == '(' || c == ')' || c == ',') c = ' ';
+                        writes |= spaced.find(" " + name + " ") != std::string::npos;
+                    }
+                    if (writes) done += (done.empty() ? "" : "; ") + s.description;
+                }
+                std::string line = "      " + display(name);
+                line += std::string(line.size() < 15 ? 15 - line.size() : 1, ' ') + quadrant;
+                line += std::string(line.size() < 22 ? 22 - line.size() : 1, ' ');
+                line += tasks.empty() ? "as it was" : "by " + tasks + (done.empty() ? "" : ": " + done);
+                out << line << "\n";
+            }
+    }
+}
+
+} // namespace
+
+std::string worksheet_text(const Derivation& d, const Invariant& inv, bool blocked)
+{
+    const Pme& pme = *d.pme;
+    std::ostringstream out;
+    const std::string form = blocked ? "blocked" : "unblocked";
+    out << "Worksheet: " << pme.name << " variant " << (inv.number ? std::to_string(inv.number) : "(unnumbered)") << ", " << form
+        << (inv.summary.empty() ? "" : ", " + inv.summary) << "\n";
+    if (inv.number)
+        out << "  " << variant_name(pme, inv.number, blocked) << ", libflame's " << libflame_name(pme, inv.number, blocked) << "\n";
+    out << "  1a precondition     " << pme.precondition << "\n";
+    out << "  2  invariant        ";
+    bool first = true;
+    for (const std::string& name : inv.tasks) {
+        const Task& t = *pme.task(name);
+        out << (first ? "" : "                     ") << t.formula << "   [" << quadrants_text(t) << "]\n";
+        first = false;
+    }
+    std::set<std::string> covered;
+    for (const std::string& name : inv.tasks)
+        for (const std::string& q : pme.task(name)->quadrants) covered.insert(q);
+    std::string rest;
+    for (const Task& t : pme.tasks)
+        for (const std::string& q : t.quadrants)
+            if (!covered.count(q) && rest.find(q) == std::string::npos) rest += (rest.empty() ? "" : ", ") + q;
+    if (!rest.empty()) out << "                     and otherwise as it was: " << rest << "\n";
+    out << "  3  loop guard       " << pme.guard << "\n";
+    out << "  4  partitioning     ";
+    first = true;
+    for (const Operand& o : pme.operands) {
+        out << (first ? "" : "                     ") << o.name << " -> " << grid_text(quadrant_names(o)) << ", "
+            << quadrant_names(o)[0][0] << (o.two_by_two ? " 0 x 0" : " with 0 rows") << "\n";
+        first = false;
+    }
+    const std::string size = blocked ? "b x b, b = " + (pme.cpp.count("blocksize") ? pme.cpp.at("blocksize").front() : std::string("min(nb, ...)"))
+                                     : "1 x 1";
+    out << "  5a repartitioning   ";
+    first = true;
+    for (const Operand& o : pme.operands) {
+        out << (first ? "" : "                     ") << grid_text(quadrant_names(o)) << " -> " << grid_text(block_names(o, blocked))
+            << "\n";
+        first = false;
+    }
+    out << "                     " << display(block_names(pme.operands.front(), blocked)[1][1]) << " is " << size << "\n";
+    out << "  6  before the update\n";
+    states(out, pme, inv, blocked, false);
+    out << "  7  after the update\n";
+    states(out, pme, inv, blocked, true);
+    out << "  8  updates\n";
+    const auto list = updates(pme, inv, blocked);
+    for (const Step* s : list) {
+        std::string line = "      " + s->description;
+        line += std::string(line.size() < 46 ? 46 - line.size() : 1, ' ');
+        out << line << s->call.text() << "\n";
+    }
+    if (list.empty()) out << "      (none)\n";
+    out << "  5b continue with    ";
+    first = true;
+    for (const Operand& o : pme.operands) {
+        out << (first ? "" : "                     ") << grid_text(quadrant_names(o)) << " <- " << grid_text(block_names(o, blocked))
+            << "\n";
+        first = false;
+    }
+    out << "  1b postcondition    " << pme.postcondition << "\n";
+    const auto after = finishes(pme, inv);
+    out << "  after the loop (m != n)\n";
+    for (const Finish* f : after) {
+        std::string line = "      " + f->description;
+        line += std::string(line.size() < 46 ? 46 - line.size() : 1, ' ');
+        out << line << f->call.text() << "\n";
+    }
+    if (after.empty()) out << "      nothing: every task outside the invariant lies in a quadrant that is then empty\n";
+    return out.str();
+}
+
+std::string text_report(const Derivation& d, int number, bool blocked)
+{
+    const Pme& pme = *d.pme;
+    std::ostringstream out;
+    out << "Operation " << pme.name << ": " << pme.title << "\n  " << pme.statement << "\n\n";
+    out << "PME (" << pme.file.substr(pme.file.rfind('/') == std::string::npos ? 0 : pme.file.rfind('/') + 1) << ")\n";
+    size_t width = 0;
+    for (const Task& t : pme.tasks) width = std::max(width, t.name.size());
+    for (const Task& t : pme.tasks) {
+        out << "  " << t.name << std::string(width + 2 - t.name.size(), ' ') << quadrants_text(t)
+            << std::string(quadrants_text(t).size() < 7 ? 7 - quadrants_text(t).size() : 1, ' ') << t.formula;
+        if (!t.needs.empty()) {
+            out << "   needs";
+            for (const Need& n : t.needs) out << " " << n.task;
+        }
+        for (const Need& n : t.excludes) out << "   excludes " << n.task;
+        if (t.recursive) out << "   (the recursion)";
+        out << "\n";
+    }
+    out << "\nLoop invariants: " << d.invariants.size() << " feasible\n";
+    for (const Invariant& inv : d.invariants) {
+        const std::string label = inv.number ? "variant " + std::to_string(inv.number) : "unnumbered";
+        out << "  " << label << std::string(label.size() < 12 ? 12 - label.size() : 1, ' ') << braces(inv.tasks);
+        out << std::string(braces(inv.tasks).size() < 20 ? 20 - braces(inv.tasks).size() : 1, ' ')
+            << libflame_name(pme, inv.number, blocked) << (inv.summary.empty() ? "" : "  " + inv.summary) << "\n";
+    }
+    for (const InfeasibleVariant& v : d.infeasible)
+        out << "  variant " << v.number << "   " << braces(v.tasks) << " infeasible: " << v.reason << "\n";
+    for (const Invariant& inv : d.invariants)
+        if (number == 0 || inv.number == number) out << "\n" << worksheet_text(d, inv, blocked);
+    return out.str();
+}
+
+std::string list_text(const std::vector<Derivation>& all)
+{
+    std::ostringstream out;
+    for (const Derivation& d : all) {
+        out << d.pme->name << "  " << d.pme->title << ": " << d.invariants.size() << " invariants\n";
+        for (const Invariant& inv : d.invariants)
+            out << "  " << (inv.number ? "variant " + std::to_string(inv.number) : std::string("unnumbered")) << "  "
+                << braces(inv.tasks) << "  " << libflame_name(*d.pme, inv.number, false) << (inv.summary.empty() ? "" : "  " + inv.summary) << "\n";
+        for (const InfeasibleVariant& v : d.infeasible)
+            out << "  variant " << v.number << "  infeasible: " << v.reason << "\n";
+    }
+    return out.str();
+}
+
+// --- the shipped descriptions ---------------------------------------------------------
+
+std::string pme_directory()
+{
+    if (const char* dir = std::getenv("FLAMEX_PME_DIR")) return dir;
+    return FLAMEX_PME_SOURCE_DIR;
+}
+
+std::vector<std::string> operation_names()
+{
+    std::vector<std::string> names;
+    const std::string dir = pme_directory();
+    if (DIR* d = opendir(dir.c_str())) {
+        while (const dirent* e = readdir(d)) {
+            const std::string file = e->d_name;
+            if (file.size() > 4 && file.compare(file.size() - 4, 4, ".pme") == 0) names.push_back(file.substr(0, file.size() - 4));
+        }
+        closedir(d);
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+Pme load_operation(const std::string& name)
+{
+    const auto names = operation_names();
+    if (!contains(names, name)) {
+        std::string known;
+        for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
+        throw Error("unknown operation '" + name + "' (known: " + known + "; descriptions in " + pme_directory() + ")");
+    }
+    Pme pme = read_pme(pme_directory() + "/" + name + ".pme");
+    if (pme.name != name) throw Error(pme.file + ": describes operation '" + pme.name + "', expected '" + name + "'");
+    return pme;
+}
+
+} // namespace flamex::derive

@@ -1,0 +1,102 @@
+// The derivation: from a PME description (derive/pme.hpp) to its loop invariants,
+// their worksheets, and variant files in flamex's style.
+//
+// An invariant is a set of the PME's tasks that
+//  - holds the tasks of the top-left quadrant (when the loop ends, ATL is all of A and
+//    the invariant must then be the postcondition),
+//  - is closed under `needs` (a task's inputs are computed) and holds no two tasks
+//    that exclude each other, and never holds a recursive task,
+//  - can be maintained: no step that is done before the repartitioning is undone
+//    after it, in either form.
+// Its updates are the steps that belong to it after the repartitioning and not
+// before. libflame's numbering is the description's `variant` declarations; an
+// invariant none declares is listed unnumbered, and a declared one that is not
+// feasible is reported with the reason.
+//
+//   derive.cpp     enumeration, updates, the text worksheet
+//   emit_cpp.cpp   the variant file (variants/lu_piv_unb_var3.cpp's style)
+//   emit_latex.cpp the worksheet as a LaTeX document
+//   check_pme.cpp  the recursive algorithm the PME implies, run against the definition
+//   roundings.cpp  roundings per entry and the groups of bit-identical variants
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "derive/pme.hpp"
+
+namespace flamex::derive {
+
+struct Invariant {
+    std::vector<std::string> tasks; // in the description's task order
+    int number = 0;                 // libflame's, 0 when the description declares none
+    std::string summary;
+};
+
+struct InfeasibleVariant {
+    int number = 0;
+    std::vector<std::string> tasks;
+    std::string reason;
+};
+
+struct Derivation {
+    const Pme* pme = nullptr;
+    std::vector<Invariant> invariants; // numbered first, by number; then unnumbered
+    std::vector<InfeasibleVariant> infeasible;
+};
+
+Derivation derive_invariants(const Pme& pme);
+
+// The invariant numbered `number`; throws flamex::Error for an unknown number and
+// for an infeasible one (with its reason).
+const Invariant& find_variant(const Derivation& d, int number);
+
+// Whether `tasks` is feasible; when not, why (naming the task or step).
+bool feasible(const Pme& pme, const std::vector<std::string>& tasks, std::string& reason);
+
+// The steps of the unblocked or blocked form that the invariant's loop performs, in order.
+std::vector<const Step*> updates(const Pme& pme, const Invariant& inv, bool blocked);
+// The finishing updates after the loop (m != n): the non-recursive tasks outside the
+// invariant that have a `finish` line.
+std::vector<const Finish*> finishes(const Pme& pme, const Invariant& inv);
+
+// "lu_nopiv_unb_var3", and libflame's "FLA_LU_nopiv_unb_var3".
+std::string variant_name(const Pme& pme, int number, bool blocked);
+std::string libflame_name(const Pme& pme, int number, bool blocked);
+
+// The worksheet's notation for a block: a10t -> a10^T.
+std::string display(const std::string& block);
+
+// `flamex derive OP`'s text: the PME, the invariants, and the worksheet of each
+// variant (or the one with `number` != 0) in the chosen form.
+std::string text_report(const Derivation& d, int number, bool blocked);
+std::string worksheet_text(const Derivation& d, const Invariant& inv, bool blocked);
+// `flamex derive --list`: the operations and their invariants.
+std::string list_text(const std::vector<Derivation>& all);
+
+// The variant as a C++ source file in flamex's style.
+std::string emit_cpp(const Pme& pme, const Invariant& inv, bool blocked);
+
+// --check-pme: runs every variant, both forms, on the description's `input`
+// problems in plain double and holds the result to its `definition`; ok is false when
+// one fails, and the text then names the steps (and their tasks) to blame.
+std::string check_pme(const Derivation& d, bool& ok);
+
+// --roundings: each variant run symbolically on the description's inputs, counting
+// the roundings each entry of the result receives on a correctly rounded backend
+// (one per correctly rounded operation that writes it), and the groups of variants
+// whose every entry comes from the same correctly rounded operations on the same
+// terms, which therefore give identical bits there.
+struct RoundingReport {
+    std::vector<std::vector<int>> groups; // variant numbers
+    std::string text;
+};
+RoundingReport roundings(const Derivation& d, bool blocked);
+
+// The PME descriptions shipped with flamex: FLAMEX_PME_DIR if set, else the source
+// tree's derive/pme/ (compiled in), else the installed share directory.
+std::string pme_directory();
+std::vector<std::string> operation_names();
+Pme load_operation(const std::string& name); // throws flamex::Error for an unknown one
+
+} // namespace flamex::derive

@@ -1,0 +1,158 @@
+// Internal: the two first levels of the exact sum and dot kernels and the choice
+// between them, block by block (not part of the API).
+//
+// Every path is exact, so the choice changes the time, never the bits:
+//
+//  * the expansion path (sum_dot_body.inc): floating-point expansions per SIMD
+//    lane, fast while a few TwoSum components hold the running sum; an error
+//    left after the last component is "spilled" into the superaccumulator, one
+//    scalar addition per lane, which is what makes it slow on wide exponent
+//    ranges and cancellation;
+//  * the radix path: RadixBins, a large-radix accumulator in the style of Neal's
+//    xsum: one signed 64-bit chunk per binade, each term (a double, or the two
+//    doubles of an exact TwoProd) added to the chunk its exponent selects as its
+//    53-bit integer significand, carries resolved every few hundred terms; its
+//    cost does not depend on the data.
+//
+// PathChooser picks the path of each block of a kernel's input from what the
+// blocks do: an expansion block that spills moves the kernel to the radix path;
+// on the radix path a short expansion probe runs now and then (exponentially
+// rarer while the probes keep spilling) and moves it back when a probe runs clean.
+#pragma once
+
+#include <cassert>
+#include <cstdint>
+
+#include "exact/exact.hpp"
+
+namespace flamex::exact::detail {
+
+// Which path the kernels take. Adaptive (the default) is PathChooser's choice;
+// the others are for tests: one path throughout, or the two alternating block by
+// block (every vector longer than a block switches paths mid-vector).
+enum class FirstLevel { Adaptive, Expansion, Radix, Alternate };
+
+// Process-wide; read once at the start of each kernel call.
+void set_first_level(FirstLevel level) noexcept;
+FirstLevel first_level() noexcept;
+
+// Sets a first level for the lifetime of a scope (tests).
+class ScopedFirstLevel {
+public:
+    explicit ScopedFirstLevel(FirstLevel level) noexcept : previous_(first_level()) { set_first_level(level); }
+    ~ScopedFirstLevel() { set_first_level(previous_); }
+    ScopedFirstLevel(const ScopedFirstLevel&) = delete;
+    ScopedFirstLevel& operator=(const ScopedFirstLevel&) = delete;
+
+private:
+    FirstLevel previous_;
+};
+
+// Blocks run on each path by this thread's kernels so far (for tests).
+struct FirstLevelCounts {
+    long long expansion_blocks = 0;
+    long long radix_blocks = 0;
+};
+FirstLevelCounts& thread_first_level_counts() noexcept;
+
+class PathChooser {
+public:
+    // Vector steps per block, and per probe of the expansion path.
+    static constexpr int BLOCK_STEPS = 16;
+    static constexpr int PROBE_STEPS = 2;
+    // Radix blocks between probes: doubles after each probe that spills, up to this.
+    static constexpr int MAX_PROBE_INTERVAL = 32;
+
+    explicit PathChooser(FirstLevel level) noexcept : level_(level), radix_(level == FirstLevel::Radix) {}
+    ~PathChooser()
+    {
+        FirstLevelCounts& counts = thread_first_level_counts();
+        counts.expansion_blocks += counts_.expansion_blocks;
+        counts.radix_blocks += counts_.radix_blocks;
+    }
+    PathChooser(const PathChooser&) = delete;
+    PathChooser& operator=(const PathChooser&) = delete;
+
+    struct Block {
+        bool radix;
+        int steps;
+    };
+    Block next() noexcept
+    {
+        const Block block = choose();
+        ++(block.radix ? counts_.radix_blocks : counts_.expansion_blocks);
+        return block;
+    }
+    // After a block on the expansion path: `spilled` of its `steps` steps spilled.
+    void expansion_done(int steps, int spilled) noexcept
+    {
+        if (level_ != FirstLevel::Adaptive) return;
+        if (radix_) { // a probe
+            if (spilled == 0) {
+                radix_ = false;
+                interval_ = 1;
+            } else {
+                interval_ = interval_ * 2 > MAX_PROBE_INTERVAL ? MAX_PROBE_INTERVAL : interval_ * 2;
+                countdown_ = interval_ + 1;
+            }
+        } else if (spilled * 8 > steps) { // a spill costs about as much as 10 clean steps
+            radix_ = true;
+            countdown_ = interval_ + 1;
+        }
+    }
+
+private:
+    Block choose() noexcept
+    {
+        if (level_ == FirstLevel::Alternate) radix_ = !radix_;
+        if (level_ != FirstLevel::Adaptive || !radix_) return {radix_, BLOCK_STEPS};
+        if (--countdown_ > 0) return {true, BLOCK_STEPS};
+        return {false, PROBE_STEPS};
+    }
+
+    FirstLevelCounts counts_;
+    FirstLevel level_;
+    bool radix_;
+    int interval_ = 1;
+    int countdown_ = 0;
+};
+
+// The radix path's accumulator: chunk k holds an integer c_k and stands for
+// c_k * 2^(k - BASE - 1075), so a double with biased exponent E >= 1 (E = 1 for
+// subnormals) and integer significand m adds m to chunk E + BASE. Products
+// below the range where TwoProd is exact are entered scaled by 2^SCALE, i.e. at
+// chunks E + BASE - SCALE. Chunks outside [lo, hi) are zero.
+//
+// Capacity: after the kernels resolve carries (sum_dot_body.inc) every chunk
+// lies in [-2^31, 2^31]; a term adds less than 2^53, so MAX_TERMS more terms
+// into one chunk cannot overflow 64 bits, and the kernels resolve carries
+// before that many terms.
+struct RadixBins {
+    static constexpr int SCALE = 1200;
+    static constexpr int BASE = 1216;
+    static constexpr int CARRY_STRIDE = 32; // a carry moves 32 binades up
+    static constexpr int SIZE = BASE + 2048 + 8 * CARRY_STRIDE;
+    static constexpr int MAX_TERMS = 1023;
+    // Zero terms go to SINK + lane (they add 0 there, and would chain additions
+    // into one chunk): never read.
+    static constexpr int SINK = SIZE;
+
+    alignas(64) std::int64_t chunk[SIZE + 8];
+    int lo = SIZE;
+    int hi = 0;
+
+    // Chunks [from, to) may become non-zero (0 <= from, to <= SIZE - 2 CARRY_STRIDE).
+    void cover(int from, int to) noexcept
+    {
+        assert(0 <= from && from < to && to <= SIZE - 2 * CARRY_STRIDE);
+        if (from < lo) lo = from;
+        if (to > hi) hi = to;
+    }
+    // acc += the value held, carries resolved; the bins are left empty (all zero).
+    void move_to(Accumulator& acc) noexcept;
+};
+
+// This thread's bins, empty between kernel calls (zero-initialized once).
+RadixBins& thread_bins() noexcept;
+
+} // namespace flamex::exact::detail

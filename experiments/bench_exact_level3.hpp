@@ -1,0 +1,23 @@
+// The level-3 part of flamex_bench_exact (issue 15): gemm and blocked LU of the
+// `exact` backend, and the order-fixed gemm and LU, against BLIS dgemm and
+// libflame's FLA_LU_piv. Its own file: FLA_LU_piv needs FLAME.h in its translation
+// unit.
+#pragma once
+
+#include <vector>
+
+namespace flamex::bench {
+
+struct Level3Options {
+    int reps = 3;
+    bool quick = false;         // small sizes, one repetition: checks that everything runs
+    int only_threads = 0;       // 0: 1 and 2 threads
+    std::vector<long> gemm_sizes = {512, 1024, 2048};
+    std::vector<long> lu_sizes = {1024, 2048};
+};
+
+// Prints the markdown tables; each time the best of reps runs, both sides
+// interleaved in one run.
+void run_level3(const Level3Options& options);
+
+} // namespace flamex::bench

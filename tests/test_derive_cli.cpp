@@ -1,0 +1,170 @@
+// `flamex derive` end to end: golden text for LU and Cholesky, malformed descriptions
+// reported with file, line and column, unknown operations and variants, infeasible
+// variants.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include "support/test_support.hpp"
+
+namespace {
+
+using flamex::test::run_program;
+using flamex::test::ScratchDir;
+using flamex::test::slurp;
+
+const std::string kSource = FLAMEX_SOURCE_DIR;
+
+// `diff -u golden actual`, for the failure message.
+std::string unified_diff(const std::string& golden, const std::string& actual, const ScratchDir& scratch)
+{
+    const std::string path = scratch.path("actual.txt");
+    std::ofstream(path) << actual;
+    const auto d = run_program("diff", {"-u", golden, path}, scratch);
+    return d.out;
+}
+
+void expect_golden(const std::string& op, const std::string& golden)
+{
+    ScratchDir scratch("derive-golden");
+    const auto r = run_program(FLAMEX_CLI, {"derive", op}, scratch);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string expected = slurp(golden);
+    ASSERT_FALSE(expected.empty()) << golden;
+    EXPECT_TRUE(r.out == expected) << "`flamex derive " << op << "` differs from " << golden
+                                   << " (if the change is intended, write the new output there):\n"
+                                   << unified_diff(golden, r.out, scratch);
+}
+
+TEST(DeriveCli, LuTextIsTheGoldenOne) { expect_golden("lu", kSource + "/tests/golden/derive_lu.txt"); }
+TEST(DeriveCli, CholTextIsTheGoldenOne) { expect_golden("chol", kSource + "/tests/golden/derive_chol.txt"); }
+
+TEST(DeriveCli, ListsEveryOperationWithItsInvariantCounts)
+{
+    ScratchDir scratch("derive-list");
+    const auto r = run_program(FLAMEX_CLI, {"derive", "--list"}, scratch);
+    ASSERT_EQ(r.status, 0) << r.err;
+    for (const char* line : {"lu_nopiv  LU without pivoting: 5 invariants", "lu_piv  LU with partial pivoting: 3 invariants",
+                             "chol  Cholesky factorization (lower): 3 invariants", "trinv  Triangular inverse (lower, non-unit): 4 invariants",
+                             "ldlt  LDL^T factorization (lower, unit L, D diagonal): 3 invariants",
+                             "trsm_lln  Triangular solve L X = B (left, lower, no transpose): 2 invariants"})
+        EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+    EXPECT_NE(r.out.find("variant 1  infeasible"), std::string::npos) << r.out;
+}
+
+TEST(DeriveCli, UnknownOperationOrVariantAndInfeasibleVariantFail)
+{
+    ScratchDir scratch("derive-bad");
+    auto r = run_program(FLAMEX_CLI, {"derive", "qr"}, scratch);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("unknown operation 'qr' (known: chol, ldlt, lu_nopiv, lu_piv, trinv, trsm_lln)"), std::string::npos) << r.err;
+
+    r = run_program(FLAMEX_CLI, {"derive", "chol", "--variant", "4"}, scratch);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("chol: no variant 4 (derived: 1, 2, 3)"), std::string::npos) << r.err;
+
+    for (const char* v : {"1", "2"}) {
+        r = run_program(FLAMEX_CLI, {"derive", "lu_piv", "--variant", v, "--emit", "cpp"}, scratch);
+        EXPECT_EQ(r.status, 1);
+        EXPECT_NE(r.err.find(std::string("lu_piv: variant ") + v), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("is infeasible: task tl"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("cannot be known without the rows of A_BL"), std::string::npos) << r.err;
+        EXPECT_TRUE(r.out.empty());
+    }
+
+    r = run_program(FLAMEX_CLI, {"derive", "lu_nopiv", "--emit", "cpp"}, scratch);
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("--emit cpp needs --variant N"), std::string::npos) << r.err;
+    r = run_program(FLAMEX_CLI, {"derive", "lu_nopiv", "--emit", "pdf"}, scratch);
+    EXPECT_EQ(r.status, 2);
+}
+
+// A copy of lu_nopiv.pme with `from` replaced by `to`, in its own PME folder; the
+// error must name the file, the line `to` is on, and the column of `marker` in it.
+void expect_parse_error(const std::string& from, const std::string& to, const std::string& marker, const std::string& what)
+{
+    ScratchDir scratch("derive-pme");
+    std::string text = slurp(kSource + "/derive/pme/lu_nopiv.pme");
+    const size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+    std::ofstream(scratch.path("lu_nopiv.pme")) << text;
+    int line = 1;
+    for (size_t i = 0; i < at; ++i) line += text[i] == '\n';
+    const size_t line_start = text.rfind('\n', at) == std::string::npos ? 0 : text.rfind('\n', at) + 1;
+    const size_t marker_at = text.find(marker, at);
+    ASSERT_NE(marker_at, std::string::npos);
+    const int column = static_cast<int>(marker_at - line_start) + 1;
+    const auto r = run_program(FLAMEX_CLI, {"derive", "lu_nopiv"}, scratch, "FLAMEX_PME_DIR=" + scratch.dir());
+    EXPECT_EQ(r.status, 2) << r.out;
+    const std::string where = scratch.path("lu_nopiv.pme") + ":" + std::to_string(line) + ":" + std::to_string(column) + ": ";
+    EXPECT_NE(r.err.find(where + what), std::string::npos) << "expected " << where << what << "\ngot: " << r.err;
+}
+
+TEST(DeriveCli, MalformedDescriptionsNameFileLineAndColumn)
+{
+    expect_parse_error("zero_pivot stop", "zero_pivto stop", "zero_pivto", "unknown keyword 'zero_pivto'");
+    expect_parse_error("task bl  BL \"L_BL := A_BL U_TL^{-1}\"                      needs tl",
+                       "task bl  BL \"L_BL := A_BL U_TL^{-1}\"                      needs tk", "tk", "unknown task 'tk'");
+    expect_parse_error(": trsv(LOWER, NO_TRANSPOSE, UNIT, A00, a01)", ": trsv(LOWER, NO_TRANSPOSE, A00, a01)", "trsv",
+                       "trsv takes 5 arguments, found 4");
+    expect_parse_error(": ger(-1.0, a21, a12t, A22)", ": ger(-1.0, a21, a12t, A23)", "A23", "unknown block 'A23'");
+    expect_parse_error(": dots(-1.0, a10t, a01, 1.0, alpha11)", ": dots(-1.0, a10t, a01, 1.0, alpha11", "\n",
+                       "expected ')', found the end of the line");
+    expect_parse_error("title \"LU without pivoting\"", "title \"LU without pivoting", "\"LU", "unterminated \"");
+    expect_parse_error(": gemv(NO_TRANSPOSE, -1.0, A20, a01, 1.0, a21)", ": gemv(UP, -1.0, A20, a01, 1.0, a21)", "UP",
+                       "argument 1 of gemv is a flag");
+    expect_parse_error(": trsv(LOWER, NO_TRANSPOSE, UNIT, A00, a01)", ": trsvx(LOWER, NO_TRANSPOSE, UNIT, A00, a01)", "trsvx",
+                       "unknown operation 'trsvx'");
+    // a01 lies in TL after the repartitioning, where task tr does not compute.
+    expect_parse_error("step \"a01 := L00^{-1} a01\"         after tl before tr",
+                       "step \"a01 := L00^{-1} a01\"         after tr before tr", "a01)", "this block lies in TL after the repartitioning");
+}
+
+} // namespace
+
+namespace {
+
+TEST(DeriveCli, EveryShippedPmeMeetsItsDefinition)
+{
+    ScratchDir scratch("derive-check");
+    for (const char* op : {"lu_nopiv", "lu_piv", "chol", "ldlt", "trinv", "trsm_lln"}) {
+        const auto r = run_program(FLAMEX_CLI, {"derive", op, "--check-pme"}, scratch);
+        EXPECT_EQ(r.status, 0) << op << ":\n" << r.out << r.err;
+        EXPECT_NE(r.out.find(std::string("check-pme ") + op + ": every variant satisfies"), std::string::npos) << r.out;
+        EXPECT_EQ(r.out.find("WRONG"), std::string::npos) << r.out;
+    }
+}
+
+// One sign flipped in one step of a copy of a description: --check-pme rejects it,
+// naming that step and its task, and nothing else.
+void expect_blamed(const std::string& op, const std::string& from, const std::string& to, const std::string& blamed)
+{
+    ScratchDir scratch("derive-mutant");
+    std::string text = slurp(kSource + "/derive/pme/" + op + ".pme");
+    const size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+    std::ofstream(scratch.path(op + ".pme")) << text;
+    const auto r = run_program(FLAMEX_CLI, {"derive", op, "--check-pme"}, scratch, "FLAMEX_PME_DIR=" + scratch.dir());
+    EXPECT_EQ(r.status, 1) << r.out << r.err;
+    EXPECT_NE(r.out.find("the PME is wrong"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(blamed), std::string::npos) << r.out;
+    size_t blamed_lines = 0;
+    for (size_t p = r.out.find("is performed by exactly"); p != std::string::npos; p = r.out.find("is performed by exactly", p + 1)) ++blamed_lines;
+    EXPECT_EQ(blamed_lines, 1u) << r.out;
+}
+
+TEST(DeriveCli, CheckPmeNamesTheTaskOfAFlippedSign)
+{
+    expect_blamed("lu_nopiv", "gemv(NO_TRANSPOSE, -1.0, A20, a01, 1.0, a21)", "gemv(NO_TRANSPOSE, 1.0, A20, a01, 1.0, a21)",
+                  "step \"a21 := a21 - A20 a01\" (" + std::string("/tmp/flamex_derive-mutant"));
+    expect_blamed("lu_nopiv", "gemv(NO_TRANSPOSE, -1.0, A20, a01, 1.0, a21)", "gemv(NO_TRANSPOSE, 1.0, A20, a01, 1.0, a21)",
+                  "of task bl (L_BL := A_BL U_TL^{-1})");
+    expect_blamed("chol", "syrk(LOWER, NO_TRANSPOSE, -1.0, a21, 1.0, A22)", "syrk(LOWER, NO_TRANSPOSE, 1.0, a21, 1.0, A22)",
+                  "of task br (A_BR := A_BR - L_BL L_BL^T (lower triangle))");
+    expect_blamed("trinv", "ger(1.0, a21, a10t, A20)", "ger(-1.0, a21, a10t, A20)", "of task bla (A_BL := -L_BL X_TL)");
+}
+
+} // namespace

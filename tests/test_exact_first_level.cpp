@@ -1,0 +1,249 @@
+// The two first levels of the exact sum and dot kernels (exact/first_level.hpp)
+// against MPFR, bit for bit: the benchmark sweep's data classes at every length
+// 1..67 and at 1e6, each path forced in turn, the paths alternating block by
+// block and the adaptive choice; vectors whose blocks switch path mid-vector;
+// the contract's edge cases (signed zeros, specials, products beyond the
+// double range) on the radix path; any split of a vector into parts gives the
+// same bits.
+#include <gtest/gtest.h>
+
+#include <cfloat>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "exact/exact.hpp"
+#include "exact/first_level.hpp"
+#include "exact/sum_dot.hpp"
+#include "reference/exact_data.hpp"
+#include "support/exact_kernel_paths.hpp"
+#include "support/exact_reference.hpp"
+
+using namespace flamex::exact;
+using detail::FirstLevel;
+using flamex::test::kernel_dot;
+using flamex::test::kernel_sets;
+using flamex::test::kernel_sum;
+using flamex::test::reference_dot;
+using flamex::test::reference_sum;
+using flamex::test::same_bits;
+
+namespace {
+
+const int mpfr_ready = (flamex::test::widen_mpfr_range(), 0);
+
+const FirstLevel LEVELS[] = {FirstLevel::Adaptive, FirstLevel::Expansion, FirstLevel::Radix, FirstLevel::Alternate};
+const char* const LEVEL_NAMES[] = {"adaptive", "expansion", "radix", "alternate"};
+
+::testing::AssertionResult bits_equal(double actual, double expected)
+{
+    if (same_bits(actual, expected)) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << std::hexfloat << actual << " != expected " << expected << std::defaultfloat;
+}
+
+struct Pair {
+    std::vector<double> x, y;
+};
+
+Pair data(const flamex::gen::DotDataClass& c, std::size_t n, std::uint64_t seed)
+{
+    flamex::gen::Random r(seed);
+    Pair p{std::vector<double>(n), std::vector<double>(n)};
+    c.fill(r, p.x, p.y);
+    return p;
+}
+
+// Every first level and every kernel set gives the expected dot and sum of x.
+void expect_every_path(const Pair& p, double dot, double sum, const std::string& what)
+{
+    const auto n = static_cast<index_t>(p.x.size());
+    for (int l = 0; l < 4; ++l) {
+        detail::ScopedFirstLevel level(LEVELS[l]);
+        EXPECT_TRUE(bits_equal(exact_dot(n, p.x.data(), 1, p.y.data(), 1), dot)) << what << " " << LEVEL_NAMES[l];
+        EXPECT_TRUE(bits_equal(exact_sum(n, p.x.data(), 1), sum)) << what << " " << LEVEL_NAMES[l];
+        for (const auto& k : kernel_sets()) {
+            EXPECT_TRUE(bits_equal(kernel_dot(k, n, p.x.data(), 1, p.y.data(), 1), dot))
+                << what << " " << LEVEL_NAMES[l] << " " << k.isa;
+            EXPECT_TRUE(bits_equal(kernel_sum(k, n, p.x.data(), 1), sum)) << what << " " << LEVEL_NAMES[l] << " " << k.isa;
+        }
+    }
+}
+
+} // namespace
+
+TEST(ExactFirstLevel, DataClassesAtEveryShortLength)
+{
+    std::uint64_t seed = 1;
+    for (const auto& c : flamex::gen::dot_data_classes())
+        for (std::size_t n = 1; n <= 67; ++n) {
+            const Pair p = data(c, n, ++seed);
+            expect_every_path(p, reference_dot(p.x, p.y), reference_sum(p.x), std::string(c.name) + " n=" + std::to_string(n));
+        }
+}
+
+TEST(ExactFirstLevel, DataClassesAtAMillion)
+{
+    std::uint64_t seed = 1000;
+    for (const auto& c : flamex::gen::dot_data_classes()) {
+        const Pair p = data(c, 1000000, ++seed);
+        const double dot = reference_dot(p.x, p.y), sum = reference_sum(p.x);
+        const auto n = static_cast<index_t>(p.x.size());
+        for (int l = 0; l < 4; ++l) {
+            detail::ScopedFirstLevel level(LEVELS[l]);
+            EXPECT_TRUE(bits_equal(exact_dot(n, p.x.data(), 1, p.y.data(), 1), dot)) << c.name << " " << LEVEL_NAMES[l];
+            EXPECT_TRUE(bits_equal(exact_sum(n, p.x.data(), 1), sum)) << c.name << " " << LEVEL_NAMES[l];
+        }
+    }
+}
+
+// Strided operands (element i at x[i * inc]) on every path.
+TEST(ExactFirstLevel, StridedOperands)
+{
+    std::uint64_t seed = 2000;
+    for (const auto& c : flamex::gen::dot_data_classes())
+        for (const std::size_t n : {17u, 333u, 5000u}) {
+            const Pair p = data(c, n, ++seed);
+            const double dot = reference_dot(p.x, p.y), sum = reference_sum(p.x);
+            std::vector<double> xs(3 * n, std::numeric_limits<double>::quiet_NaN()), ys(2 * n, 7.0);
+            for (std::size_t i = 0; i < n; ++i) {
+                xs[3 * i] = p.x[i];
+                ys[2 * i] = p.y[i];
+            }
+            for (int l = 0; l < 4; ++l) {
+                detail::ScopedFirstLevel level(LEVELS[l]);
+                EXPECT_TRUE(bits_equal(exact_dot(static_cast<index_t>(n), xs.data(), 3, ys.data(), 2), dot)) << c.name;
+                EXPECT_TRUE(bits_equal(exact_sum(static_cast<index_t>(n), xs.data(), 3), sum)) << c.name;
+            }
+        }
+}
+
+// Segments of well-scaled and of wide-range data: the adaptive choice moves to
+// the radix path and back within one vector, and every path gives MPFR's bits.
+TEST(ExactFirstLevel, BlocksSwitchPathMidVector)
+{
+    const auto& classes = flamex::gen::dot_data_classes();
+    const flamex::gen::DotDataClass* pattern[] = {&classes[0], &classes[3], &classes[0], &classes[5],
+                                                  &classes[6], &classes[0], &classes[4], &classes[7]};
+    Pair p;
+    std::uint64_t seed = 3000;
+    for (const auto* c : pattern) {
+        const Pair part = data(*c, 20000, ++seed);
+        p.x.insert(p.x.end(), part.x.begin(), part.x.end());
+        p.y.insert(p.y.end(), part.y.begin(), part.y.end());
+    }
+    const double dot = reference_dot(p.x, p.y);
+    const auto n = static_cast<index_t>(p.x.size());
+    detail::FirstLevelCounts& counts = detail::thread_first_level_counts();
+    const detail::FirstLevelCounts before = counts;
+    {
+        detail::ScopedFirstLevel level(FirstLevel::Adaptive);
+        EXPECT_TRUE(bits_equal(exact_dot(n, p.x.data(), 1, p.y.data(), 1), dot));
+    }
+    // 4 well-scaled and 4 wide segments of 20000 elements (78 blocks each):
+    // blocks on both paths (a return to the expansion path may wait up to
+    // MAX_PROBE_INTERVAL blocks).
+    EXPECT_GT(counts.radix_blocks - before.radix_blocks, 150);
+    EXPECT_GT(counts.expansion_blocks - before.expansion_blocks, 60);
+    expect_every_path(p, dot, reference_sum(p.x), "segments");
+}
+
+// The adaptive choice on one class throughout: well-scaled data stays on the
+// expansion path, wide-range data and exact cancellation run on the radix path
+// (but for its probes).
+TEST(ExactFirstLevel, AdaptiveChoiceFollowsTheData)
+{
+    const auto& classes = flamex::gen::dot_data_classes();
+    detail::ScopedFirstLevel level(FirstLevel::Adaptive);
+    detail::FirstLevelCounts& counts = detail::thread_first_level_counts();
+    const auto blocks_of = [&](const flamex::gen::DotDataClass& c) {
+        const Pair p = data(c, 100000, 4000);
+        const detail::FirstLevelCounts before = counts;
+        exact_dot(static_cast<index_t>(p.x.size()), p.x.data(), 1, p.y.data(), 1);
+        return detail::FirstLevelCounts{counts.expansion_blocks - before.expansion_blocks,
+                                        counts.radix_blocks - before.radix_blocks};
+    };
+    const detail::FirstLevelCounts uniform = blocks_of(classes[0]);
+    EXPECT_EQ(uniform.radix_blocks, 0);
+    for (const std::size_t k : {3u, 4u, 5u, 6u}) {
+        const detail::FirstLevelCounts wide = blocks_of(classes[k]);
+        EXPECT_GT(wide.radix_blocks, 10 * wide.expansion_blocks) << classes[k].name;
+    }
+}
+
+// The contract of exact/exact.hpp on the radix path, in SIMD-length vectors:
+// signed zeros, specials, products beyond DBL_MAX and below 2^-1074.
+TEST(ExactFirstLevel, RadixPathKeepsTheContract)
+{
+    const double inf = HUGE_VAL, nan = std::numeric_limits<double>::quiet_NaN();
+    std::mt19937_64 gen(5);
+    for (int l = 0; l < 4; ++l) {
+        detail::ScopedFirstLevel level(LEVELS[l]);
+        for (const index_t n : {16, 40, 700}) {
+            const auto un = static_cast<std::size_t>(n);
+            std::vector<double> x(un), y(un, 1.0);
+            // all -0 products: -0; one +0 among them: +0
+            for (std::size_t i = 0; i < un; ++i) x[i] = (i % 2) ? -0.0 : 0.0, y[i] = (i % 2) ? 3.0 : -2.0;
+            EXPECT_TRUE(bits_equal(exact_dot(n, x.data(), 1, y.data(), 1), -0.0)) << LEVEL_NAMES[l];
+            y[un / 2] = -y[un / 2];
+            EXPECT_TRUE(bits_equal(exact_dot(n, x.data(), 1, y.data(), 1), 0.0)) << LEVEL_NAMES[l];
+            std::vector<double> z(un, -0.0);
+            EXPECT_TRUE(bits_equal(exact_sum(n, z.data(), 1), -0.0)) << LEVEL_NAMES[l];
+            // x + (-x) = +0
+            for (std::size_t i = 0; i < un; ++i) x[i] = flamex::test::random_double(gen, -1075, 1023), y[i] = 1.0;
+            for (std::size_t i = 1; i < un; i += 2) x[i] = -x[i - 1];
+            EXPECT_TRUE(bits_equal(exact_dot(n, x.data(), 1, y.data(), 1), 0.0)) << LEVEL_NAMES[l];
+            // products beyond DBL_MAX cancelling back into range, and tiny products
+            for (std::size_t i = 0; i < un; ++i) {
+                x[i] = flamex::test::random_double(gen, -1075, 1023);
+                y[i] = flamex::test::random_double(gen, -1075, 1023);
+            }
+            x[3] = DBL_MAX, y[3] = 4.0, x[9] = -DBL_MAX, y[9] = 3.5;
+            x[5] = 0x1p-1074, y[5] = 0x1p-1074, x[7] = -0x1.8p-1070, y[7] = 0x1.fp-60;
+            EXPECT_TRUE(bits_equal(exact_dot(n, x.data(), 1, y.data(), 1), reference_dot(x, y))) << LEVEL_NAMES[l];
+            // specials: an infinity, both infinities, 0 * inf, NaN
+            std::vector<double> xi = x;
+            xi[un - 1] = inf;
+            y[un - 1] = 2.0;
+            EXPECT_TRUE(bits_equal(exact_dot(n, xi.data(), 1, y.data(), 1), inf)) << LEVEL_NAMES[l];
+            EXPECT_TRUE(bits_equal(exact_sum(n, xi.data(), 1), inf)) << LEVEL_NAMES[l];
+            xi[0] = -inf, y[0] = 1.0;
+            EXPECT_TRUE(std::isnan(exact_dot(n, xi.data(), 1, y.data(), 1))) << LEVEL_NAMES[l];
+            xi = x;
+            xi[1] = inf, y[1] = 0.0;
+            EXPECT_TRUE(std::isnan(exact_dot(n, xi.data(), 1, y.data(), 1))) << LEVEL_NAMES[l];
+            xi = x;
+            xi[2] = nan;
+            EXPECT_TRUE(std::isnan(exact_dot(n, xi.data(), 1, y.data(), 1))) << LEVEL_NAMES[l];
+            EXPECT_TRUE(std::isnan(exact_sum(n, xi.data(), 1))) << LEVEL_NAMES[l];
+        }
+    }
+}
+
+// Any split of a vector into parts accumulated apart and merged (as the
+// backend's threads do) gives the same bits as the whole, on every path.
+TEST(ExactFirstLevel, SplitsGiveTheSameBits)
+{
+    std::mt19937_64 gen(6);
+    std::uint64_t seed = 6000;
+    for (const auto& c : flamex::gen::dot_data_classes()) {
+        const Pair p = data(c, 30000, ++seed);
+        const double dot = reference_dot(p.x, p.y);
+        for (int l = 0; l < 4; ++l) {
+            detail::ScopedFirstLevel level(LEVELS[l]);
+            for (int t = 0; t < 5; ++t) {
+                Accumulator total;
+                std::size_t at = 0;
+                while (at < p.x.size()) {
+                    const std::size_t len = std::min<std::size_t>(p.x.size() - at, 1 + gen() % 9000);
+                    Accumulator part;
+                    accumulate_dot(part, static_cast<index_t>(len), p.x.data() + at, 1, p.y.data() + at, 1);
+                    total += part;
+                    at += len;
+                }
+                EXPECT_TRUE(bits_equal(total.round(), dot)) << c.name << " " << LEVEL_NAMES[l];
+            }
+        }
+    }
+}

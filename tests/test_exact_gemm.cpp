@@ -1,0 +1,372 @@
+// The `exact` backend's gemm through BLIS dgemm (blas/exact_gemm.hpp): bit-exact
+// against MPFR (every transpose case, alpha / beta 0, +-1 and others, k 1 .. 300,
+// exponent spreads up to the whole range, cancellation to zero, subnormal
+// products, inf / NaN), bit-identical to the per-element kernel for 1 and 2
+// threads and every tile size, taken (not falling back) on ordinary data; and
+// every blocked LU variant keeps the bits it had before gemm got this path
+// (fixed-seed golden hashes recorded with the per-element kernel, before the
+// change).
+#include <gtest/gtest.h>
+#include <mpfr.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <map>
+#include <random>
+#include <vector>
+#include <memory>
+#include <string>
+
+#include "blas/blas.hpp"
+#include "blas/exact_gemm.hpp"
+#include "support/exact_blas_reference.hpp"
+#include "support/exact_reference.hpp"
+#include "support/test_support.hpp"
+#include "variants/lu.hpp"
+
+using flamex::Blas;
+using flamex::Matrix;
+using flamex::Obj;
+using flamex::Pivots;
+using Dim = flamex::dim_t;
+namespace support = flamex::test;
+
+namespace {
+
+// FNV-1a over the bytes of every element (column by column), then of the pivots and the info.
+std::uint64_t fnv1a(std::uint64_t h, const void* data, std::size_t n)
+{
+    const auto* p = static_cast<const unsigned char*>(data);
+    for (std::size_t i = 0; i < n; ++i) {
+        h ^= p[i];
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+std::uint64_t lu_hash(const Blas& blas, const flamex::LuVariant& v, Dim m, Dim n, Dim block, std::uint64_t seed)
+{
+    Matrix A = support::random_matrix(m, n, seed);
+    if (!v.pivoting)
+        for (Dim i = 0; i < std::min(m, n); ++i) A(i, i) += (A(i, i) < 0 ? -1.0 : 1.0) * static_cast<double>(std::max(m, n));
+    Pivots p(std::min(m, n));
+    flamex::LuControl control;
+    control.block = block;
+    const flamex::LuInfo info = flamex::lu(blas, v, A, p, control);
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    for (Dim j = 0; j < n; ++j)
+        for (Dim i = 0; i < m; ++i) h = fnv1a(h, &A(i, j), sizeof(double));
+    for (Dim i = 0; i < p.size(); ++i) h = fnv1a(h, &p[i], sizeof(int));
+    return fnv1a(h, &info.zero_pivot, sizeof info.zero_pivot);
+}
+
+struct GoldenCase {
+    Dim m, n, block;
+};
+
+const GoldenCase kGoldenCases[] = {{300, 300, 64}, {260, 140, 48}, {140, 260, 100}};
+
+} // namespace
+
+// FLAMEX_PRINT_GOLDEN=1 prints the table below (how it was recorded).
+TEST(ExactGemmGolden, BlockedLuVariantsKeepTheirBits)
+{
+    const std::map<std::string, std::uint64_t> golden = {
+#include "exact_gemm_golden.inc"
+    };
+    const bool print = std::getenv("FLAMEX_PRINT_GOLDEN") != nullptr;
+    for (const int threads : {1, 2}) {
+        const std::unique_ptr<Blas> exact = flamex::make_backend("exact", {threads, 0, ""});
+        for (const flamex::LuVariant& v : flamex::lu_variants()) {
+            if (!v.blocked) continue;
+            for (const GoldenCase& c : kGoldenCases) {
+                const std::string key = v.name + " " + std::to_string(c.m) + "x" + std::to_string(c.n) + " block " +
+                                        std::to_string(c.block);
+                const std::uint64_t h = lu_hash(*exact, v, c.m, c.n, c.block, 4242);
+                if (print) {
+                    if (threads == 1) std::printf("    {\"%s\", 0x%016llxULL},\n", key.c_str(), static_cast<unsigned long long>(h));
+                    continue;
+                }
+                const auto it = golden.find(key);
+                ASSERT_NE(it, golden.end()) << key << " has no recorded hash";
+                EXPECT_EQ(h, it->second) << key << " threads " << threads;
+            }
+        }
+    }
+}
+
+// --- the split path against MPFR and against the per-element kernel ------------------
+
+namespace {
+
+using flamex::Trans;
+using Rng = std::mt19937_64;
+namespace exref = flamex::test::exref;
+namespace eg = flamex::exact_gemm;
+
+constexpr double INF = std::numeric_limits<double>::infinity();
+constexpr double NaN = std::numeric_limits<double>::quiet_NaN();
+
+// An exact backend whose gemm takes the split wherever it applies (split_min 1), or
+// never (the per-element kernel); threads split even small operations.
+std::unique_ptr<Blas> backend(int threads, bool split)
+{
+    ::setenv("FLAMEX_EXACT_PARALLEL_MIN", "1", 1);
+    ::setenv("FLAMEX_EXACT_GEMM_SPLIT_MIN", split ? "1" : "1000000000000000000", 1);
+    auto b = flamex::make_backend("exact", {threads, 0, ""});
+    ::unsetenv("FLAMEX_EXACT_PARALLEL_MIN");
+    ::unsetenv("FLAMEX_EXACT_GEMM_SPLIT_MIN");
+    return b;
+}
+
+const Blas& split1()
+{
+    static const auto b = backend(1, true);
+    return *b;
+}
+const Blas& split2()
+{
+    static const auto b = backend(2, true);
+    return *b;
+}
+const Blas& elementwise()
+{
+    static const auto b = backend(1, false);
+    return *b;
+}
+
+// Data kinds: the entries of op(A), op(B) and C.
+enum Kind { UNIFORM, SPREAD20, SPREAD40, SPREAD200, FULL_RANGE, SUBNORMAL_PRODUCTS, HUGE_PRODUCTS, KINDS };
+const char* const KIND_NAMES[KINDS] = {"uniform", "2^+-20", "2^+-40", "2^+-200", "full range", "subnormal products",
+                                       "huge products"};
+
+double draw(Rng& rng, Kind kind)
+{
+    switch (kind) {
+    case UNIFORM: return std::uniform_real_distribution<double>(-1.0, 1.0)(rng);
+    case SPREAD20: return flamex::test::random_double(rng, -20, 20);
+    case SPREAD40: return flamex::test::random_double(rng, -40, 40);
+    case SPREAD200: return flamex::test::random_double(rng, -200, 200);
+    case FULL_RANGE: return flamex::test::random_double(rng, -1075, 1023);
+    case SUBNORMAL_PRODUCTS: return flamex::test::random_double(rng, -560, -500);
+    case HUGE_PRODUCTS: return flamex::test::random_double(rng, 480, 530);
+    default: return 0.0;
+    }
+}
+
+Matrix draw_matrix(Rng& rng, Dim m, Dim n, Kind kind)
+{
+    Matrix M(m, n);
+    for (Dim j = 0; j < n; ++j)
+        for (Dim i = 0; i < m; ++i) M(i, j) = draw(rng, kind);
+    return M;
+}
+
+double op_at(Trans t, Obj A, Dim i, Dim j) { return t == Trans::No ? A(i, j) : A(j, i); }
+
+// RN(alpha (op(A) op(B))_ij + beta c_ij), exactly in MPFR.
+double reference(Trans ta, Trans tb, double alpha, Obj A, Obj B, double beta, double c, Dim i, Dim j, Dim k)
+{
+    exref::ExactValue S;
+    for (Dim p = 0; p < k; ++p) S.add_product(op_at(ta, A, i, p), op_at(tb, B, p, j));
+    S.scale(alpha);
+    if (beta != 0) S.add_product(beta, c);
+    EXPECT_TRUE(S.exact()) << "the MPFR reference rounded (a bug of the test)";
+    return S.to_double();
+}
+
+struct Case {
+    Trans ta, tb;
+    double alpha, beta;
+    Matrix A, B, C0; // A, B stored so that op(A) is m x k and op(B) k x n
+};
+
+Case make_case(Rng& rng, Dim m, Dim n, Dim k, Trans ta, Trans tb, double alpha, double beta, Kind kind)
+{
+    Case c{ta, tb, alpha, beta, {}, {}, {}};
+    c.A = ta == Trans::No ? draw_matrix(rng, m, k, kind) : draw_matrix(rng, k, m, kind);
+    c.B = tb == Trans::No ? draw_matrix(rng, k, n, kind) : draw_matrix(rng, n, k, kind);
+    c.C0 = draw_matrix(rng, m, n, kind == SUBNORMAL_PRODUCTS || kind == HUGE_PRODUCTS ? UNIFORM : kind);
+    return c;
+}
+
+Matrix run_gemm(const Blas& blas, const Case& c)
+{
+    Matrix C = c.C0;
+    blas.gemm(c.ta, c.tb, c.alpha, c.A, c.B, c.beta, C);
+    return C;
+}
+
+bool same(Obj X, Obj Y)
+{
+    for (Dim j = 0; j < X.width(); ++j)
+        for (Dim i = 0; i < X.length(); ++i)
+            if (!exref::same_double(X(i, j), Y(i, j))) return false;
+    return true;
+}
+
+int count_wrong_against_mpfr(const Case& c, Obj C, const std::string& what)
+{
+    const Dim m = C.length(), n = C.width(), k = c.ta == Trans::No ? c.A.width() : c.A.length();
+    int wrong = 0;
+    for (Dim j = 0; j < n; ++j)
+        for (Dim i = 0; i < m; ++i) {
+            const double want = reference(c.ta, c.tb, c.alpha, c.A, c.B, c.beta, c.C0(i, j), i, j, k);
+            if (!exref::same_double(C(i, j), want) && ++wrong <= 3)
+                ADD_FAILURE() << what << " C(" << i << "," << j << ") = " << exref::hex(C(i, j)) << ", MPFR "
+                              << exref::hex(want);
+        }
+    return wrong;
+}
+
+const double kAlphas[] = {1.0, -1.0, 0.0, 0.7853981633974483, -3.0, 0x1p-40};
+const double kBetas[] = {0.0, 1.0, -1.0, 1.4142135623730951, 0x1p+30, -0.1};
+
+} // namespace
+
+TEST(ExactGemmSplit, MatchesMpfr)
+{
+    Rng rng(15);
+    int wrong = 0, index = 0;
+    for (int kind = 0; kind < KINDS; ++kind)
+        for (const Dim k : {Dim{1}, Dim{2}, Dim{17}, Dim{64}, Dim{300}}) {
+            ++index;
+            const Dim m = std::uniform_int_distribution<Dim>(1, 13)(rng), n = std::uniform_int_distribution<Dim>(1, 13)(rng);
+            const Trans ta = index % 2 ? Trans::Yes : Trans::No, tb = index % 4 >= 2 ? Trans::Yes : Trans::No;
+            const double alpha = kAlphas[index % 6], beta = kBetas[(index / 6 + index) % 6];
+            const Case c = make_case(rng, m, n, k, ta, tb, alpha, beta, static_cast<Kind>(kind));
+            const std::string what = std::string(KIND_NAMES[kind]) + " " + std::to_string(m) + "x" + std::to_string(n) +
+                                     "x" + std::to_string(k) + (ta == Trans::Yes ? " T" : " N") +
+                                     (tb == Trans::Yes ? "T" : "N") + " alpha " + exref::hex(alpha) + " beta " +
+                                     exref::hex(beta);
+            for (const Blas* b : {&split1(), &split2()}) wrong += count_wrong_against_mpfr(c, run_gemm(*b, c), what);
+        }
+    EXPECT_EQ(wrong, 0);
+}
+
+// Results near and at rounding boundaries, exact zeros (signed), and IEEE specials.
+TEST(ExactGemmSplit, TiesCancellationAndSpecialsMatchMpfr)
+{
+    Rng rng(16);
+    int wrong = 0;
+    for (const Dim k : {Dim{2}, Dim{40}, Dim{300}}) {
+        const Dim m = 9, n = 7;
+        // Integers: A B exact in binary64, C = -(A B): every result an exact zero
+        // (+0, or -0 for alpha -1 where ... as IEEE decides).
+        Case z{Trans::No, Trans::No, 1.0, 1.0, Matrix(m, k), Matrix(k, n), Matrix(m, n)};
+        for (Dim p = 0; p < k; ++p) {
+            for (Dim i = 0; i < m; ++i) z.A(i, p) = static_cast<double>(std::uniform_int_distribution<int>(-50, 50)(rng));
+            for (Dim j = 0; j < n; ++j) z.B(p, j) = static_cast<double>(std::uniform_int_distribution<int>(-50, 50)(rng));
+        }
+        for (Dim j = 0; j < n; ++j)
+            for (Dim i = 0; i < m; ++i) {
+                double s = 0;
+                for (Dim p = 0; p < k; ++p) s += z.A(i, p) * z.B(p, j);
+                z.C0(i, j) = -s;
+            }
+        for (const double alpha : {1.0, -1.0}) {
+            z.alpha = alpha;
+            z.C0 = [&] {
+                Matrix C = z.C0;
+                for (Dim j = 0; j < n; ++j)
+                    for (Dim i = 0; i < m; ++i) C(i, j) = std::fabs(C(i, j)) * (C(i, j) < 0 ? -1 : 1) * alpha * alpha;
+                return C;
+            }();
+            for (const Blas* b : {&split1(), &split2()}) wrong += count_wrong_against_mpfr(z, run_gemm(*b, z), "zeros");
+        }
+        // Ties: c = 1, (A B)_ij = 2^-53 (+ a tiny bit in some elements): at and next to the midpoint.
+        Case t{Trans::No, Trans::No, 1.0, 1.0, Matrix(m, k), Matrix(k, n), Matrix(m, n)};
+        for (Dim p = 0; p < k; ++p)
+            for (Dim i = 0; i < m; ++i) t.A(i, p) = p == 0 ? 0x1p-53 : (p == 1 ? std::ldexp(1.0, -60 - 20 * static_cast<int>(i)) : 0.0);
+        for (Dim p = 0; p < k; ++p)
+            for (Dim j = 0; j < n; ++j) t.B(p, j) = p == 0 ? 1.0 : (p == 1 ? (j % 3 == 0 ? 0.0 : (j % 3 == 1 ? 1.0 : -1.0)) : 0.5);
+        for (Dim j = 0; j < n; ++j)
+            for (Dim i = 0; i < m; ++i) t.C0(i, j) = j % 2 ? 1.0 : 1.0 + 0x1p-52;
+        for (const Blas* b : {&split1(), &split2()}) wrong += count_wrong_against_mpfr(t, run_gemm(*b, t), "ties");
+        // Specials in A, B and C (beta 1: C read; beta 0: C's NaN not read).
+        for (const double beta : {1.0, 0.0}) {
+            Case s = make_case(rng, m, n, k, Trans::No, Trans::Yes, -1.0, beta, UNIFORM);
+            s.C0(2, 3) = NaN;
+            s.C0(4, 1) = INF;
+            for (const Blas* b : {&split1(), &split2()}) wrong += count_wrong_against_mpfr(s, run_gemm(*b, s), "special C");
+            s.A(1, 0) = INF;
+            s.B(2, k - 1) = NaN;
+            for (const Blas* b : {&split1(), &split2()}) wrong += count_wrong_against_mpfr(s, run_gemm(*b, s), "special A B");
+        }
+    }
+    EXPECT_EQ(wrong, 0);
+}
+
+// Larger products against the per-element kernel (itself checked against MPFR in
+// test_exact_backend_mpfr): every transpose case, alpha / beta cases, strided
+// views (sub-views of larger matrices), 1 and 2 threads.
+TEST(ExactGemmSplit, IsThePerElementKernel)
+{
+    Rng rng(17);
+    int index = 0;
+    for (const Kind kind : {UNIFORM, SPREAD40, SPREAD200, FULL_RANGE})
+        for (const auto& [m, n, k] : std::vector<std::array<Dim, 3>>{{1, 1, 300}, {37, 1, 64}, {130, 77, 5}, {97, 130, 300}}) {
+            ++index;
+            const Trans ta = index % 2 ? Trans::Yes : Trans::No, tb = index % 4 >= 2 ? Trans::Yes : Trans::No;
+            const Case c = make_case(rng, m, n, k, ta, tb, kAlphas[index % 6], kBetas[(index + 2) % 6], kind);
+            const Matrix want = run_gemm(elementwise(), c);
+            for (const Blas* b : {&split1(), &split2()})
+                EXPECT_TRUE(same(run_gemm(*b, c), want)) << KIND_NAMES[kind] << " " << m << "x" << n << "x" << k;
+            // Sub-views with offsets and larger leading dimensions.
+            Matrix bigA(c.A.length() + 5, c.A.width() + 3), bigB(c.B.length() + 2, c.B.width() + 4),
+                bigC(m + 3, n + 2);
+            const Obj A = bigA.view().sub(5, 3, c.A.length(), c.A.width()), B = bigB.view().sub(1, 4, c.B.length(), c.B.width()),
+                      C = bigC.view().sub(2, 1, m, n);
+            for (Dim j = 0; j < A.width(); ++j)
+                for (Dim i = 0; i < A.length(); ++i) A(i, j) = c.A(i, j);
+            for (Dim j = 0; j < B.width(); ++j)
+                for (Dim i = 0; i < B.length(); ++i) B(i, j) = c.B(i, j);
+            for (Dim j = 0; j < n; ++j)
+                for (Dim i = 0; i < m; ++i) C(i, j) = c.C0(i, j);
+            split2().gemm(c.ta, c.tb, c.alpha, A, B, c.beta, C);
+            EXPECT_TRUE(same(C, want)) << "sub-views " << KIND_NAMES[kind] << " " << m << "x" << n << "x" << k;
+        }
+}
+
+// The engine itself: every tile size and any split of the columns give the same bits.
+TEST(ExactGemmSplit, EveryTileSizeAndColumnSplit)
+{
+    Rng rng(18);
+    const Dim m = 70, n = 45, k = 129;
+    for (const Kind kind : {UNIFORM, SPREAD40, FULL_RANGE}) {
+        const Case c = make_case(rng, m, n, k, Trans::No, Trans::No, -1.0, 1.0, kind);
+        const Matrix want = run_gemm(elementwise(), c);
+        for (const auto& [mb, nb] : std::vector<std::pair<Dim, Dim>>{{1, 1}, {8, 8}, {24, 40}, {64, 17}, {200, 200}}) {
+            Matrix C = c.C0;
+            eg::Plan plan;
+            ASSERT_TRUE(eg::plan(m, n, k, c.alpha, {c.A.view().buffer(), 1, c.A.view().col_stride()},
+                                 {c.B.view().buffer(), 1, c.B.view().col_stride()}, c.beta, C.view().buffer(), 1,
+                                 C.view().col_stride(), {mb, nb}, plan));
+            eg::run(plan, 0, 13);
+            eg::run(plan, 13, 14);
+            eg::run(plan, 14, n);
+            EXPECT_TRUE(same(C, want)) << KIND_NAMES[kind] << " tile " << mb << "x" << nb;
+        }
+    }
+}
+
+// On ordinary data almost every element is decided by the split (the per-element
+// kernel takes only the few it cannot decide).
+TEST(ExactGemmSplit, OrdinaryDataTakesTheSplit)
+{
+    Rng rng(19);
+    const Dim m = 160, n = 150, k = 300;
+    for (const Kind kind : {UNIFORM, SPREAD20, SPREAD40}) {
+        const Case c = make_case(rng, m, n, k, Trans::No, Trans::No, -1.0, 1.0, kind);
+        const std::uint64_t before = eg::fallback_elements();
+        const Matrix C = run_gemm(split1(), c);
+        const std::uint64_t slow = eg::fallback_elements() - before;
+        EXPECT_LE(slow, static_cast<std::uint64_t>(m * n / 50)) << KIND_NAMES[kind];
+        EXPECT_TRUE(same(C, run_gemm(elementwise(), c))) << KIND_NAMES[kind];
+    }
+}
