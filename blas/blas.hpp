@@ -18,8 +18,8 @@
 //  - iamax returns the first index of the largest magnitude (deterministic ties);
 //  - beta == 0 in dots, gemv, gemm and syrk means the output is not read (BLAS
 //    convention): rho, y or C may hold NaN or inf and the result is alpha op(...) alone;
-//  - sqrt and reciprocal act on a 1x1 view where the backend holds it (a variant
-//    never reads it back to the host): one correctly rounded IEEE operation,
+//  - sqrt and reciprocal act on a 1x1 view where the backend holds it (no round
+//    trip through the host): one correctly rounded IEEE operation,
 //    sqrt(-x) = NaN, sqrt(-0) = -0, 1 / +-0 = +-inf, a true division (never an
 //    approximate reciprocal) on every backend;
 //  - between acquire(A) and release(A) the contents of A's base buffer belong to

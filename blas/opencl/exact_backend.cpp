@@ -26,7 +26,8 @@
 //   syrk, trmv,      mv_direct restricted to a triangle: of the outputs (syrk: column
 //   trmm             q of C is op(A) times row q of op(A), its rows on one side of
 //                    the diagonal only) or of each row (trmv, trmm: the triangle of
-//                    op(T), the diagonal product x_i itself when unit). trmv and trmm
+//                    op(T), the diagonal product x_i itself when unit); always one
+//                    work-item per output, whatever ExactTuning::matvec says. trmv and trmm
 //                    first copy x or B into a scratch buffer on the device (copy_matrix),
 //                    so the products read the old values while they overwrite them.
 //   sqrt, reciprocal one IEEE operation on the device (kernels/elementwise.cl, double
@@ -85,6 +86,9 @@ constexpr std::size_t kMinChunk = 32;
 constexpr std::size_t kDefaultTrsvBlock = 64;
 // Global superaccumulators an operation may hold at once (about 6.8 MB).
 constexpr std::size_t kPoolMax = 4096;
+// Bytes of the scratch copy of trmv's x or trmm's B allocated at least (one
+// allocation serves the small operands of a whole factorization).
+constexpr std::uint64_t kMinScratch = 1 << 16;
 // Work-groups a launch should offer per compute unit (PoCL runs a work-group on one
 // thread: a launch of fewer work-groups than cores leaves cores idle).
 constexpr std::size_t kGroupsPerUnit = 4;
@@ -284,6 +288,7 @@ public:
         check::trsv("trmv", T, x);
         const dim_t n = T.length();
         if (n == 0) return;
+        reserve_scratch(n, 1);
         auto b = memory_.bind({{T, Access::Read}, {x, Access::ReadWrite}});
         triangle_product(b[0], uplo, trans, diag, 1.0, n, 1, b[1], b[1].inc, 0);
         b.commit();
@@ -293,6 +298,7 @@ public:
     {
         check::trsm("trmm", side, T, B);
         if (B.empty()) return;
+        reserve_scratch(B.length(), B.width());
         auto b = memory_.bind({{T, Access::Read}, {B, Access::ReadWrite}});
         if (side == Side::Left) {
             // op(T) times each column of B.
@@ -441,17 +447,22 @@ private:
         }
     }
 
+    // scratch_ holds at least n x nrhs doubles. Called before the operands are bound,
+    // so that no allocation comes between their upload and the launches.
+    void reserve_scratch(dim_t n, dim_t nrhs) const
+    {
+        const std::uint64_t bytes = static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(nrhs) * sizeof(double);
+        if (bytes <= scratch_bytes_) return;
+        scratch_bytes_ = std::max<std::uint64_t>(bytes, kMinScratch);
+        scratch_ = context_->allocate(scratch_bytes_);
+    }
+
     // X := alpha op(T) X for nrhs vectors of n elements, element i of vector q at
     // X.offset + i * xinc + q * xstep: the vectors are copied into scratch_ (n x nrhs,
-    // contiguous) and each output is the exact sum over its row's triangle, rounded once.
+    // contiguous, reserved by the caller) and each output is the exact sum over its row's triangle, rounded once.
     void triangle_product(const DeviceView& T, Uplo uplo, Trans trans, Diag diag, double alpha, dim_t n, dim_t nrhs,
                           const DeviceView& X, cl_long xinc, cl_long xstep) const
     {
-        const std::uint64_t bytes = static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(nrhs) * sizeof(double);
-        if (bytes > scratch_bytes_) {
-            scratch_ = context_->allocate(bytes);
-            scratch_bytes_ = bytes;
-        }
         launch(*context_, copy_.k, range2(n, nrhs, copy_.local), cl::NDRange(copy_.local, 1), cl_long(n),
                cl_long(nrhs), X.buffer, X.offset, xinc, xstep, scratch_, cl_long(0), cl_long(1), cl_long(n));
         const Triangle tri = triangle(T, uplo, trans, diag);

@@ -4,7 +4,7 @@
 # divergence, uses of uninitialized values, API misuse. No GPU is needed, and a
 # kernel that passes here has no race a GPU could expose. One computation per
 # process: the BLAS kernels through `flamex` (both OpenCL backends: dot, gemv, trsv,
-# LU variants, solve with refinement), the batched solvers through
+# LU, Cholesky and triangular inverse variants, solve with refinement), the batched solvers through
 # oclgrind_batch_case (every method and organization, local and global workspace).
 #
 # usage: check.sh FLAMEX_CLI BATCH_CASE WORK_DIR
@@ -66,6 +66,10 @@ fi
 "$cli" gen gemv --n 12 --cond 1e20 --no-measure -o "$work/gemv" >/dev/null
 "$cli" gen trsv --n 12 --cond 1e10 --no-measure -o "$work/trsv" >/dev/null
 "$cli" gen lu --n 12 --cond 1e6 --no-measure -o "$work/lu" >/dev/null
+# Symmetric positive definite (1 / (i + j + 1) + 7 on the diagonal) for chol, and
+# its lower triangle for trinv.
+awk 'BEGIN { n = 7; print "%%MatrixMarket matrix array real general"; print n, n;
+             for (j = 0; j < n; ++j) for (i = 0; i < n; ++i) print 1 / (i + j + 1) + (i == j ? n : 0) }' >"$work/spd.mtx"
 for backend in opencl opencl-plain; do
   for wg in default 7; do
     if [ $wg = default ]; then unset FLAMEX_OPENCL_WG; else export FLAMEX_OPENCL_WG=$wg; fi
@@ -81,6 +85,13 @@ for backend in opencl opencl-plain; do
   done
   for variant in lu_nopiv_blk_var3 lu_piv_blk_var5; do
     grind "$backend-$variant" "$cli" lu "$work/lu_A.mtx" --variant $variant --block 5 --backend $backend
+  done
+  # syrk and syr, sqrt (chol); trmv, trmm, reciprocal (trinv)
+  for variant in chol_unb_var1 chol_unb_var2 chol_unb_var3 chol_blk_var2; do
+    grind "$backend-$variant" "$cli" chol "$work/spd.mtx" --variant $variant --block 3 --backend $backend
+  done
+  for variant in trinv_unb_var1 trinv_unb_var4 trinv_blk_var1; do
+    grind "$backend-$variant" "$cli" trinv "$work/spd.mtx" --variant $variant --block 3 --backend $backend
   done
   grind "$backend-solve" "$cli" solve "$work/lu_A.mtx" "$work/lu_b.mtx" --refine 2 -o "$work/x-$backend.mtx" --backend $backend
 done
