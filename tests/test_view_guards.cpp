@@ -224,7 +224,9 @@ TEST_P(ViewGuards, EveryTrinvAndTrsmVariant)
     }
     for (const flamex::TrsmVariant& v : flamex::trsm_variants()) {
         Guarded L = dominant(11, 34), B = random(11, 6, 35);
-        run(v.name, B, {&L}, [&] { EXPECT_TRUE(flamex::trsm_lln(blas(), v, L.view(), B.view(), 4).ok()) << v.name; });
+        flamex::TrsmControl control;
+        control.block = 4;
+        run(v.name, B, {&L}, [&] { EXPECT_TRUE(flamex::trsm_lln(blas(), v, L.view(), B.view(), control).ok()) << v.name; });
     }
 }
 

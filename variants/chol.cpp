@@ -6,7 +6,7 @@
 
 namespace flamex {
 
-bool record_nonpositive_pivot(const Blas& blas, Obj alpha11, dim_t j, CholInfo& info)
+bool record_not_positive_definite(const Blas& blas, Obj alpha11, dim_t j, CholInfo& info)
 {
     if (blas.element(alpha11, 0, 0) > 0.0) return false; // NaN is not positive either
     if (info.not_positive_definite == 0) info.not_positive_definite = j + 1;

@@ -29,7 +29,7 @@ struct CholInfo {
 
 // True when alpha11 (the updated diagonal element of 0-based column j) is not
 // positive; info then records column j (the first such column is kept).
-bool record_nonpositive_pivot(const Blas& blas, Obj alpha11, dim_t j, CholInfo& info);
+bool record_not_positive_definite(const Blas& blas, Obj alpha11, dim_t j, CholInfo& info);
 // The info of a sub-problem starting at column offset, merged into info.
 void merge_info(CholInfo sub, dim_t offset, CholInfo& info);
 

@@ -23,7 +23,7 @@ CholInfo chol_unb_var1(const Blas& blas, Obj A)
         /*------------------------------------------------------------*/
         blas.trsv(LOWER, NO_TRANSPOSE, NONUNIT, A00, a10t);
         blas.dots(-1.0, a10t, a10t, 1.0, alpha11);
-        if (record_nonpositive_pivot(blas, alpha11, ATL.width(), info)) return info;
+        if (record_not_positive_definite(blas, alpha11, ATL.width(), info)) return info;
         blas.sqrt(alpha11);
         /*------------------------------------------------------------*/
         std::tie(ATL, ATR,

@@ -1,10 +1,10 @@
 // Cholesky (lower), unblocked, variant 2: left-looking, a column of L from the ones before;
-// libflame's FLA_Chol_l_unb_var2, with the check before the gemv as in LAPACK's potf2.
+// libflame's FLA_Chol_l_unb_var2.
 //
 //   alpha11 := alpha11 - a10^T a10                                 dots
+//   a21     := a21 - A20 a10                                       gemv
 //   not positive definite? stop
 //   alpha11 := sqrt( alpha11 )                                     sqrt
-//   a21     := a21 - A20 a10                                       gemv
 //   a21     := a21 / alpha11                                       invscal
 #include "variants/chol.hpp"
 
@@ -23,9 +23,9 @@ CholInfo chol_unb_var2(const Blas& blas, Obj A)
                                                       ABL, ABR, 1, 1, BR);
         /*------------------------------------------------------------*/
         blas.dots(-1.0, a10t, a10t, 1.0, alpha11);
-        if (record_nonpositive_pivot(blas, alpha11, ATL.width(), info)) return info;
-        blas.sqrt(alpha11);
         blas.gemv(NO_TRANSPOSE, -1.0, A20, a10t, 1.0, a21);
+        if (record_not_positive_definite(blas, alpha11, ATL.width(), info)) return info;
+        blas.sqrt(alpha11);
         blas.invscal(blas.element(alpha11, 0, 0), a21);
         /*------------------------------------------------------------*/
         std::tie(ATL, ATR,

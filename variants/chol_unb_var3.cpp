@@ -21,7 +21,7 @@ CholInfo chol_unb_var3(const Blas& blas, Obj A)
               A20,  a21,     A22] = repart_2x2_to_3x3(ATL, ATR,
                                                       ABL, ABR, 1, 1, BR);
         /*------------------------------------------------------------*/
-        if (record_nonpositive_pivot(blas, alpha11, ATL.width(), info)) return info;
+        if (record_not_positive_definite(blas, alpha11, ATL.width(), info)) return info;
         blas.sqrt(alpha11);
         blas.invscal(blas.element(alpha11, 0, 0), a21);
         blas.syrk(LOWER, NO_TRANSPOSE, -1.0, a21, 1.0, A22);

@@ -6,18 +6,6 @@
 
 namespace flamex {
 
-bool record_zero_diagonal(const Blas& blas, Obj alpha11, dim_t j, TrinvInfo& info)
-{
-    if (blas.element(alpha11, 0, 0) != 0.0) return false;
-    if (info.zero_diagonal == 0) info.zero_diagonal = j + 1;
-    return true;
-}
-
-void merge_info(TrinvInfo sub, dim_t offset, TrinvInfo& info)
-{
-    if (info.zero_diagonal == 0 && sub.zero_diagonal != 0) info.zero_diagonal = offset + sub.zero_diagonal;
-}
-
 dim_t determine_blocksize(const TrinvControl& control, Obj ABR)
 {
     if (control.block < 1) throw Error("trinv: block size must be at least 1, got " + std::to_string(control.block));
@@ -76,9 +64,8 @@ TrinvInfo trinv(const Blas& blas, const TrinvVariant& variant, Obj A, TrinvContr
             throw Error(variant.name + ": inner variant " + control.inner->name + " must be unblocked");
     }
     Resident hold(blas, A);
-    TrinvInfo info;
     for (dim_t j = 0; j < A.length(); ++j)
-        if (record_zero_diagonal(blas, A.sub(j, j, 1, 1), j, info)) return info;
+        if (blas.element(A, j, j) == 0.0) return TrinvInfo{j + 1};
     return variant.run(blas, A, control);
 }
 

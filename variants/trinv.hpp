@@ -21,13 +21,6 @@ struct TrinvInfo {
     bool ok() const { return zero_diagonal == 0; }
 };
 
-// True when alpha11 (the diagonal element of 0-based column j) is zero; info then
-// records column j (the first such column is kept). The driver has checked the
-// whole diagonal before a variant runs, so a variant's own check never fires there.
-bool record_zero_diagonal(const Blas& blas, Obj alpha11, dim_t j, TrinvInfo& info);
-// The info of a sub-problem starting at column offset, merged into info.
-void merge_info(TrinvInfo sub, dim_t offset, TrinvInfo& info);
-
 struct TrinvVariant;
 
 // What a blocked variant needs beyond A: its block size and the unblocked variant

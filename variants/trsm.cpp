@@ -6,10 +6,24 @@
 
 namespace flamex {
 
+dim_t determine_blocksize(const TrsmControl& control, dim_t left)
+{
+    if (control.block < 1) throw Error("trsm: block size must be at least 1, got " + std::to_string(control.block));
+    return std::min(control.block, left);
+}
+
+TrsmInfo trsm_inner(const Blas& blas, const TrsmControl& control, Obj L, Obj B)
+{
+    if (control.inner == nullptr) throw Error("trsm: blocked variant called without an inner variant");
+    return control.inner->run(blas, L, B, control);
+}
+
 namespace {
 
-template <void (*F)(const Blas&, Obj, Obj)>
-void unb(const Blas& blas, Obj L, Obj B, dim_t) { F(blas, L, B); }
+template <TrsmInfo (*F)(const Blas&, Obj, Obj)>
+TrsmInfo unb(const Blas& blas, Obj L, Obj B, const TrsmControl&) { return F(blas, L, B); }
+template <TrsmInfo (*F)(const Blas&, Obj, Obj, const TrsmControl&)>
+TrsmInfo blk(const Blas& blas, Obj L, Obj B, const TrsmControl& c) { return F(blas, L, B, c); }
 
 } // namespace
 
@@ -20,10 +34,10 @@ const std::vector<TrsmVariant>& trsm_variants()
         {"trsm_lln_unb_var2", false, 2, "a row of X at a time, then the rows after it (ger)", unb<trsm_lln_unb_var2>},
         {"trsm_lln_unb_var3", false, 3, "a column of X at a time, left to right (trsv)", unb<trsm_lln_unb_var3>},
         {"trsm_lln_unb_var4", false, 4, "a column of X at a time, right to left (trsv)", unb<trsm_lln_unb_var4>},
-        {"trsm_lln_blk_var1", true, 1, "a block row from the rows before it (gemm, trsm)", trsm_lln_blk_var1},
-        {"trsm_lln_blk_var2", true, 2, "a block row, then the rows after it (trsm, gemm)", trsm_lln_blk_var2},
-        {"trsm_lln_blk_var3", true, 3, "a block of columns at a time, left to right (trsm)", trsm_lln_blk_var3},
-        {"trsm_lln_blk_var4", true, 4, "a block of columns at a time, right to left (trsm)", trsm_lln_blk_var4},
+        {"trsm_lln_blk_var1", true, 1, "a block row from the rows before it (gemm, inner solve)", blk<trsm_lln_blk_var1>},
+        {"trsm_lln_blk_var2", true, 2, "a block row, then the rows after it (inner solve, gemm)", blk<trsm_lln_blk_var2>},
+        {"trsm_lln_blk_var3", true, 3, "a block of columns at a time, left to right (inner solve)", blk<trsm_lln_blk_var3>},
+        {"trsm_lln_blk_var4", true, 4, "a block of columns at a time, right to left (inner solve)", blk<trsm_lln_blk_var4>},
     };
     return list;
 }
@@ -38,19 +52,22 @@ const TrsmVariant& find_trsm_variant(const std::string& name)
     throw Error("unknown triangular solve variant '" + name + "' (known: " + known + ")");
 }
 
-TrsmInfo trsm_lln(const Blas& blas, const TrsmVariant& variant, Obj L, Obj B, dim_t block)
+TrsmInfo trsm_lln(const Blas& blas, const TrsmVariant& variant, Obj L, Obj B, TrsmControl control)
 {
     if (L.length() != L.width() || B.length() != L.length())
         throw Error(variant.name + ": L is " + std::to_string(L.length()) + "x" + std::to_string(L.width()) +
                     " and B " + std::to_string(B.length()) + "x" + std::to_string(B.width()) +
                     " (L must be square with as many rows as B)");
-    if (variant.blocked && block < 1)
-        throw Error(variant.name + ": block size must be at least 1, got " + std::to_string(block));
+    if (variant.blocked) {
+        if (control.block < 1) throw Error(variant.name + ": block size must be at least 1, got " + std::to_string(control.block));
+        if (control.inner == nullptr) control.inner = &find_trsm_variant("trsm_lln_unb_var2");
+        if (control.inner->blocked)
+            throw Error(variant.name + ": inner variant " + control.inner->name + " must be unblocked");
+    }
     Resident hold_l(blas, L), hold_b(blas, B);
     for (dim_t j = 0; j < L.length(); ++j)
         if (blas.element(L, j, j) == 0.0) return TrsmInfo{j + 1};
-    variant.run(blas, L, B, block);
-    return {};
+    return variant.run(blas, L, B, control);
 }
 
 } // namespace flamex

@@ -2,20 +2,21 @@
 // libflame's FLA_Trsm_lln_blk_var1 (left, lower, no transpose; alpha = 1, non-unit diagonal).
 //
 //   B1 := B1 - L10 B0                                              gemm
-//   B1 := L11^{-1} B1                                              trsm
+//   B1 := L11^{-1} B1                                              inner variant
 #include "variants/trsm.hpp"
 
 namespace flamex {
 
-void trsm_lln_blk_var1(const Blas& blas, Obj L, Obj B, dim_t block)
+TrsmInfo trsm_lln_blk_var1(const Blas& blas, Obj L, Obj B, const TrsmControl& control)
 {
+    TrsmInfo info;
     auto [LTL, LTR,
           LBL, LBR] = part_2x2(L, 0, 0, TL);
     auto [BT,
           BB]       = part_2x1(B, 0, TOP);
 
     while (LTL.length() < L.length()) {
-        const dim_t b = std::min(block, LBR.length());
+        const dim_t b = determine_blocksize(control, LBR.length());
         auto [L00, L01, L02,
               L10, L11, L12,
               L20, L21, L22] = repart_2x2_to_3x3(LTL, LTR,
@@ -26,7 +27,7 @@ void trsm_lln_blk_var1(const Blas& blas, Obj L, Obj B, dim_t block)
                                                  BB, b, BOTTOM);
         /*------------------------------------------------------------*/
         blas.gemm(NO_TRANSPOSE, NO_TRANSPOSE, -1.0, L10, B0, 1.0, B1);
-        blas.trsm(LEFT, LOWER, NO_TRANSPOSE, NONUNIT, 1.0, L11, B1);
+        trsm_inner(blas, control, L11, B1);
         /*------------------------------------------------------------*/
         std::tie(LTL, LTR,
                  LBL, LBR) = cont_with_3x3_to_2x2(L00, L01, L02,
@@ -37,6 +38,7 @@ void trsm_lln_blk_var1(const Blas& blas, Obj L, Obj B, dim_t block)
                                                   B1,
                                                   B2, TOP);
     }
+    return info;
 }
 
 } // namespace flamex

@@ -1,21 +1,22 @@
 // Triangular solve B := L^{-1} B, blocked, variant 2: a block row of X at a time, then the rows after it;
 // libflame's FLA_Trsm_lln_blk_var2 (left, lower, no transpose; alpha = 1, non-unit diagonal).
 //
-//   B1 := L11^{-1} B1                                              trsm
+//   B1 := L11^{-1} B1                                              inner variant
 //   B2 := B2 - L21 B1                                              gemm
 #include "variants/trsm.hpp"
 
 namespace flamex {
 
-void trsm_lln_blk_var2(const Blas& blas, Obj L, Obj B, dim_t block)
+TrsmInfo trsm_lln_blk_var2(const Blas& blas, Obj L, Obj B, const TrsmControl& control)
 {
+    TrsmInfo info;
     auto [LTL, LTR,
           LBL, LBR] = part_2x2(L, 0, 0, TL);
     auto [BT,
           BB]       = part_2x1(B, 0, TOP);
 
     while (LTL.length() < L.length()) {
-        const dim_t b = std::min(block, LBR.length());
+        const dim_t b = determine_blocksize(control, LBR.length());
         auto [L00, L01, L02,
               L10, L11, L12,
               L20, L21, L22] = repart_2x2_to_3x3(LTL, LTR,
@@ -25,7 +26,7 @@ void trsm_lln_blk_var2(const Blas& blas, Obj L, Obj B, dim_t block)
               B2]            = repart_2x1_to_3x1(BT,
                                                  BB, b, BOTTOM);
         /*------------------------------------------------------------*/
-        blas.trsm(LEFT, LOWER, NO_TRANSPOSE, NONUNIT, 1.0, L11, B1);
+        trsm_inner(blas, control, L11, B1);
         blas.gemm(NO_TRANSPOSE, NO_TRANSPOSE, -1.0, L21, B1, 1.0, B2);
         /*------------------------------------------------------------*/
         std::tie(LTL, LTR,
@@ -37,6 +38,7 @@ void trsm_lln_blk_var2(const Blas& blas, Obj L, Obj B, dim_t block)
                                                   B1,
                                                   B2, TOP);
     }
+    return info;
 }
 
 } // namespace flamex

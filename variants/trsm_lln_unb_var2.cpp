@@ -7,8 +7,9 @@
 
 namespace flamex {
 
-void trsm_lln_unb_var2(const Blas& blas, Obj L, Obj B)
+TrsmInfo trsm_lln_unb_var2(const Blas& blas, Obj L, Obj B)
 {
+    TrsmInfo info;
     auto [LTL, LTR,
           LBL, LBR] = part_2x2(L, 0, 0, TL);
     auto [BT,
@@ -36,6 +37,7 @@ void trsm_lln_unb_var2(const Blas& blas, Obj L, Obj B)
                                                   b1t,
                                                   B2, TOP);
     }
+    return info;
 }
 
 } // namespace flamex

@@ -6,8 +6,9 @@
 
 namespace flamex {
 
-void trsm_lln_unb_var4(const Blas& blas, Obj L, Obj B)
+TrsmInfo trsm_lln_unb_var4(const Blas& blas, Obj L, Obj B)
 {
+    TrsmInfo info;
     auto [BL, BR] = part_1x2(B, 0, RIGHT);
 
     while (BR.width() < B.width()) {
@@ -17,6 +18,7 @@ void trsm_lln_unb_var4(const Blas& blas, Obj L, Obj B)
         /*------------------------------------------------------------*/
         std::tie(BL, BR) = cont_with_1x3_to_1x2(B0, b1, B2, RIGHT);
     }
+    return info;
 }
 
 } // namespace flamex

@@ -182,16 +182,18 @@ private:
     fla_trinv_t* trinv_;
 };
 
-// Trsm's control tree: scaling, gemm and the subproblems' trsm to the external BLAS.
+// Trsm's control tree: scaling and gemm to the external BLAS, the subproblems to
+// FLA_Trsm_lln_unb_var`inner_number`.
 class TrsmTree {
 public:
-    TrsmTree(int number, dim_t block)
+    TrsmTree(int number, dim_t block, int inner_number)
     {
         const auto b = static_cast<::dim_t>(block);
         blocksize_ = FLA_Blocksize_create(b, b, b, b);
         scal_ = FLA_Cntl_scal_obj_create(FLA_FLAT, FLA_SUBPROBLEM, nullptr, nullptr);
         gemm_ = FLA_Cntl_gemm_obj_create(FLA_FLAT, FLA_SUBPROBLEM, nullptr, nullptr, nullptr);
-        inner_ = FLA_Cntl_trsm_obj_create(FLA_FLAT, FLA_SUBPROBLEM, nullptr, nullptr, nullptr, nullptr);
+        inner_ = FLA_Cntl_trsm_obj_create(FLA_FLAT, FLA_UNBLOCKED_VARIANT1 - 1 + inner_number, nullptr, nullptr,
+                                          nullptr, nullptr);
         trsm_ = FLA_Cntl_trsm_obj_create(FLA_FLAT, FLA_BLOCKED_VARIANT1 - 1 + number, blocksize_, scal_, inner_, gemm_);
     }
     ~TrsmTree()
@@ -282,7 +284,7 @@ void libflame_trinv(const TrinvVariant& variant, Obj A, dim_t block, int inner_n
     trinv(true, variant.number, a, &tree);
 }
 
-void libflame_trsm_lln(const TrsmVariant& variant, Obj L, Obj B, dim_t block)
+void libflame_trsm_lln(const TrsmVariant& variant, Obj L, Obj B, dim_t block, int inner_number)
 {
     fla::ensure_initialized();
     const FLA_Obj l = fla::to_fla(L), b = fla::to_fla(B);
@@ -290,7 +292,7 @@ void libflame_trsm_lln(const TrsmVariant& variant, Obj L, Obj B, dim_t block)
         trsm_lln(false, variant.number, l, b, nullptr);
         return;
     }
-    const TrsmTree tree(variant.number, block);
+    const TrsmTree tree(variant.number, block, inner_number);
     trsm_lln(true, variant.number, l, b, &tree);
 }
 

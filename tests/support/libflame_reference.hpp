@@ -27,7 +27,7 @@ dim_t libflame_chol(const CholVariant& variant, Obj A, dim_t block = 128, int in
 void libflame_trinv(const TrinvVariant& variant, Obj A, dim_t block = 128, int inner_number = 3);
 
 // FLA_Trsm_lln_{unb,blk}_varN: B := L^{-1} B (non-unit, alpha = 1), blocked ones with
-// block size `block` and the external BLAS's trsm for the subproblems.
-void libflame_trsm_lln(const TrsmVariant& variant, Obj L, Obj B, dim_t block = 128);
+// block size `block` and FLA_Trsm_lln_unb_var`inner_number` for the subproblems.
+void libflame_trsm_lln(const TrsmVariant& variant, Obj L, Obj B, dim_t block = 128, int inner_number = 2);
 
 } // namespace flamex::test
