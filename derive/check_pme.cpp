@@ -299,7 +299,11 @@ void Interpreter::call(const Expr& c, const std::map<std::string, Obj>& V, const
         if (a.size() > 1 && a[1].text() != "PivObj()")
             for (const Operand& o : pme_.operands)
                 if (o.pivots) inner_pivots[o.name] = pivot_view(a[1], P);
+        // The inner call's arguments are the operands in the description's order
+        // (trsm_lln: inner(L11, B1)); pivots are handled above.
         std::map<std::string, Obj> inner{{pme_.operands.front().name, A}};
+        for (size_t k = 1; k < a.size() && k < pme_.operands.size(); ++k)
+            if (!pme_.operands[k].pivots) inner[pme_.operands[k].name] = view(a[k], V);
         run(inv, false, inner, inner_pivots, block);
     } else {
         throw Error(c.where.str() + ": --check-pme cannot run '" + op + "'");

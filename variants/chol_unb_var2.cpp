@@ -1,11 +1,12 @@
-// Cholesky (lower), unblocked, variant 2: left-looking, a column of L from the ones before;
+// Cholesky factorization (lower), unblocked, variant 2: left-looking.
+// Generated from derive/pme/chol.pme by `flamex derive chol --variant 2 --emit cpp`;
 // libflame's FLA_Chol_l_unb_var2.
 //
 //   alpha11 := alpha11 - a10^T a10                                 dots
-//   a21     := a21 - A20 a10                                       gemv
-//   not positive definite? stop
 //   alpha11 := sqrt( alpha11 )                                     sqrt
+//   a21     := a21 - A20 a10                                       gemv
 //   a21     := a21 / alpha11                                       invscal
+// A pivot alpha11 <= 0 (or NaN) ends the factorization: A is not positive definite.
 #include "variants/chol.hpp"
 
 namespace flamex {
@@ -23,9 +24,9 @@ CholInfo chol_unb_var2(const Blas& blas, Obj A)
                                                       ABL, ABR, 1, 1, BR);
         /*------------------------------------------------------------*/
         blas.dots(-1.0, a10t, a10t, 1.0, alpha11);
-        blas.gemv(NO_TRANSPOSE, -1.0, A20, a10t, 1.0, a21);
         if (record_not_positive_definite(blas, alpha11, ATL.width(), info)) return info;
         blas.sqrt(alpha11);
+        blas.gemv(NO_TRANSPOSE, -1.0, A20, a10t, 1.0, a21);
         blas.invscal(blas.element(alpha11, 0, 0), a21);
         /*------------------------------------------------------------*/
         std::tie(ATL, ATR,
