@@ -957,14 +957,16 @@ RoundingReport roundings(const Derivation& d, bool blocked)
             if (c == shown) shown_case = r;
         }
         keys.push_back({inv.number, key});
-        out << "\n  variant " << inv.number << (inv.summary.empty() ? "" : " (" + inv.summary + ")") << ", " << shown_case.m << " x "
-            << shown_case.n << ":\n";
-        const auto& t = shown_case.tokens.front();
+        // The result is the last input operand (trsm_lln's B; elsewhere the only one).
+        const auto [rows, cols] = pme.inputs.back().sizes[shown];
+        out << "\n  variant " << inv.number << (inv.summary.empty() ? "" : " (" + inv.summary + ")") << ", " << rows << " x "
+            << cols << ":\n";
+        const auto& t = shown_case.tokens.back();
         size_t most = 0;
-        for (dim_t i = 0; i < shown_case.m; ++i) {
+        for (dim_t i = 0; i < rows; ++i) {
             out << "   ";
-            for (dim_t j = 0; j < shown_case.n; ++j) {
-                const std::string& e = t[static_cast<size_t>(i + j * shown_case.m)];
+            for (dim_t j = 0; j < cols; ++j) {
+                const std::string& e = t[static_cast<size_t>(i + j * rows)];
                 size_t count = 0;
                 std::istringstream words(e);
                 for (std::string w; words >> w;) count += w != "n";
