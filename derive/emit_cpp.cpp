@@ -225,6 +225,23 @@ std::string function_name(const Pme& pme, int number, bool blocked)
     return it->second.front() + name.substr(pme.name.size());
 }
 
+// Text as "// " comment lines of at most kCommentWidth columns, broken between words.
+constexpr size_t kCommentWidth = 100;
+
+std::string comment_lines(const std::string& text)
+{
+    std::string out, line;
+    std::istringstream words(text);
+    for (std::string w; words >> w;) {
+        if (!line.empty() && 3 + line.size() + 1 + w.size() > kCommentWidth) {
+            out += "// " + line + "\n";
+            line.clear();
+        }
+        line += (line.empty() ? "" : " ") + w;
+    }
+    return out + "// " + line + "\n";
+}
+
 class Emitter {
 public:
     Emitter(const Pme& pme, const Invariant& inv, bool blocked) : pme_(pme), inv_(inv), blocked_(blocked) {}
@@ -259,8 +276,8 @@ private:
 
     void header(std::ostream& out)
     {
-        out << "// " << pme_.title << ", " << (blocked_ ? "blocked" : "unblocked") << ", variant " << inv_.number << ": "
-            << inv_.summary << ".\n";
+        out << comment_lines(pme_.title + ", " + (blocked_ ? "blocked" : "unblocked") + ", variant " +
+                             std::to_string(inv_.number) + ": " + inv_.summary + ".");
         out << "// Generated from derive/pme/" << pme_.name << ".pme by `flamex derive " << pme_.name << " --variant "
             << inv_.number << (blocked_ ? " --blocked" : "") << " --emit cpp`;\n// libflame's "
             << libflame_name(pme_, inv_.number, blocked_) << ".\n//\n";

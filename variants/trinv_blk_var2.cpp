@@ -1,4 +1,5 @@
-// Triangular inverse (lower, non-unit), blocked, variant 2: the left columns of X computed (column by column).
+// Triangular inverse (lower, non-unit), blocked, variant 2: the left columns of X computed (column
+// by column).
 // Generated from derive/pme/trinv.pme by `flamex derive trinv --variant 2 --blocked --emit cpp`;
 // libflame's FLA_Trinv_ln_blk_var2.
 //

@@ -1,4 +1,5 @@
-// Triangular inverse (lower, non-unit), unblocked, variant 2: the left columns of X computed (column by column).
+// Triangular inverse (lower, non-unit), unblocked, variant 2: the left columns of X computed
+// (column by column).
 // Generated from derive/pme/trinv.pme by `flamex derive trinv --variant 2 --emit cpp`;
 // libflame's FLA_Trinv_ln_unb_var2.
 //

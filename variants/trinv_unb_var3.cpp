@@ -1,4 +1,5 @@
-// Triangular inverse (lower, non-unit), unblocked, variant 3: A_BL := -L_BL X_TL (right-looking, rank-1 updates).
+// Triangular inverse (lower, non-unit), unblocked, variant 3: A_BL := -L_BL X_TL (right-looking,
+// rank-1 updates).
 // Generated from derive/pme/trinv.pme by `flamex derive trinv --variant 3 --emit cpp`;
 // libflame's FLA_Trinv_ln_unb_var3.
 //

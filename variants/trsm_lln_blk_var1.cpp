@@ -1,4 +1,5 @@
-// Triangular solve L X = B (left, lower, no transpose), blocked, variant 1: lazy (left-looking): each row block of X from the rows above it.
+// Triangular solve L X = B (left, lower, no transpose), blocked, variant 1: lazy (left-looking):
+// each row block of X from the rows above it.
 // Generated from derive/pme/trsm_lln.pme by `flamex derive trsm_lln --variant 1 --blocked --emit cpp`;
 // libflame's FLA_Trsm_lln_blk_var1.
 //

@@ -1,4 +1,5 @@
-// Triangular solve L X = B (left, lower, no transpose), unblocked, variant 1: lazy (left-looking): each row block of X from the rows above it.
+// Triangular solve L X = B (left, lower, no transpose), unblocked, variant 1: lazy (left-looking):
+// each row block of X from the rows above it.
 // Generated from derive/pme/trsm_lln.pme by `flamex derive trsm_lln --variant 1 --emit cpp`;
 // libflame's FLA_Trsm_lln_unb_var1.
 //

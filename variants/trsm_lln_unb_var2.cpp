@@ -1,4 +1,5 @@
-// Triangular solve L X = B (left, lower, no transpose), unblocked, variant 2: eager (right-looking): each row block of X updates the rows below it.
+// Triangular solve L X = B (left, lower, no transpose), unblocked, variant 2: eager
+// (right-looking): each row block of X updates the rows below it.
 // Generated from derive/pme/trsm_lln.pme by `flamex derive trsm_lln --variant 2 --emit cpp`;
 // libflame's FLA_Trsm_lln_unb_var2.
 //
