@@ -209,13 +209,26 @@ std::string box_line(const std::string& text, const std::string& op, size_t lhs_
     return line;
 }
 
-// "// " lines of at most 90 columns, broken between words.
-std::string wrap_comment(const std::string& text)
+// The C++ function: variant_name's, or with the description's `cpp name` prefix in place
+// of the operation's name where the operation's own name is taken (ldlt_blas_unb_var3
+// beside the templated ldlt_unb_var3 of variants/ldlt.hpp).
+std::string function_name(const Pme& pme, int number, bool blocked)
+{
+    const std::string name = variant_name(pme, number, blocked);
+    const auto it = pme.cpp.find("name");
+    if (it == pme.cpp.end()) return name;
+    return it->second.front() + name.substr(pme.name.size());
+}
+
+// Text as "// " comment lines of at most kCommentWidth columns, broken between words.
+constexpr size_t kCommentWidth = 100;
+
+std::string comment_lines(const std::string& text)
 {
     std::string out, line;
     std::istringstream words(text);
     for (std::string w; words >> w;) {
-        if (!line.empty() && line.size() + 1 + w.size() > 87) {
+        if (!line.empty() && 3 + line.size() + 1 + w.size() > kCommentWidth) {
             out += "// " + line + "\n";
             line.clear();
         }
@@ -235,7 +248,7 @@ public:
         header(out);
         out << "#include \"" << cpp_lines(pme_, "header").front() << "\"\n\nnamespace flamex {\n\n";
         out << replace_all(cpp_lines(pme_, blocked_ ? "blocked" : "unblocked").front(), "{name}",
-                           variant_name(pme_, inv_.number, blocked_))
+                           function_name(pme_, inv_.number, blocked_))
             << "\n{\n";
         const bool has_info = pme_.cpp.count("info") != 0;
         if (has_info) out << "    " << cpp_lines(pme_, "info").front() << " info;\n";
@@ -258,16 +271,17 @@ private:
 
     void header(std::ostream& out)
     {
-        out << wrap_comment(pme_.title + ", " + (blocked_ ? "blocked" : "unblocked") + ", variant " + std::to_string(inv_.number) + ": " +
-                            inv_.summary + ".");
+        out << comment_lines(pme_.title + ", " + (blocked_ ? "blocked" : "unblocked") + ", variant " +
+                             std::to_string(inv_.number) + ": " + inv_.summary + ".");
         out << "// Generated from derive/pme/" << pme_.name << ".pme by `flamex derive " << pme_.name << " --variant "
             << inv_.number << (blocked_ ? " --blocked" : "") << " --emit cpp`;\n// libflame's "
             << libflame_name(pme_, inv_.number, blocked_) << ".\n//\n";
         for (const auto& [text, op] : box_.lines) out << box_line(text, op, lhs_width()) << "\n";
         const auto after = finishes(pme_, inv_);
-        if (after.empty()) {
-            if (pme_.guard.find("width()") != std::string::npos)
-                out << "// The invariant covers every quadrant the loop leaves non-empty, so m != n needs nothing more.\n";
+        if (pme_.finishes.empty()) {
+            // A square-only operation: nothing to say about m != n.
+        } else if (after.empty()) {
+            out << "// The invariant covers every quadrant the loop leaves non-empty, so m != n needs nothing more.\n";
         } else {
             out << "// and, after the loop, the part of A it did not reach:\n";
             for (const Finish* f : after) {
@@ -382,6 +396,9 @@ private:
             }
             flush_swap();
             if (op == "check") {
+                // Without a `cpp check` line the driver checks before the variant runs
+                // (trinv, as LAPACK's trtri), so the loop does not.
+                if (pme_.cpp.count("check") == 0) continue;
                 const std::string pivot = s.call.args[0].text();
                 std::vector<const Step*> guarded;
                 while (pme_.continue_on_zero_pivot && i + 1 < list.size() && list[i + 1]->divides) guarded.push_back(list[++i]);
@@ -409,10 +426,32 @@ private:
                 box_.lines.push_back({s.description, ""});
                 continue;
             }
+            if (negation_folds(list, i)) {
+                // scal negates vectors only: a block's negation is the alpha of the
+                // triangular operation on it that follows (its sign commutes with the
+                // rounding, so the bits are those of the two steps).
+                Expr next = list[i + 1]->call;
+                next.args[4].name = "-1.0";
+                body_.push_back(blas_call(next));
+                box_.lines.push_back({s.description, "(" + next.name + "'s alpha)"});
+                box_.lines.push_back({list[i + 1]->description, next.name});
+                ++i;
+                continue;
+            }
             body_.push_back(blas_call(s.call));
             box_.lines.push_back({s.description, op});
         }
         flush_swap();
+    }
+
+    // A blocked form's scal(-1.0, X) followed by trsm or trmm(..., 1.0, T, X).
+    bool negation_folds(const std::vector<const Step*>& list, size_t i) const
+    {
+        const Expr& c = list[i]->call;
+        if (!blocked_ || c.name != "scal" || c.args[0].text() != "-1.0" || i + 1 == list.size()) return false;
+        const Expr& next = list[i + 1]->call;
+        return (next.name == "trsm" || next.name == "trmm") && next.args[4].text() == "1.0" &&
+               next.args[6].text() == c.args[1].text();
     }
 
     const Pme& pme_;

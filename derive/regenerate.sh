@@ -1,20 +1,40 @@
 #!/bin/sh
-# Writes derive/generated/ from the PME descriptions: every variant file the
-# derivation emits, checked in so that a reader can open them. tests/test_derive.cpp
-# holds each equal to a fresh emission, and compiles the LU ones and runs them against
-# the hand-written variants (the others call drivers and BLAS operations that
-# variants/ and blas/ gain separately: their `cpp` lines in derive/pme/ name them).
-# Usage: derive/regenerate.sh [path/to/flamex]
+# Writes the variant files the derivation emits from the PME descriptions, checked in so
+# that a reader can open them. The LU ones go to derive/generated/ (tests/test_derive.cpp
+# runs them against the hand-written variants/lu_*); the Cholesky, triangular inverse,
+# triangular solve and LDL^T ones are the library's own variant files in variants/.
+# The ctest derive_regenerate runs this into a scratch tree and fails on any difference.
+# Usage: derive/regenerate.sh [path/to/flamex] [output root, default the source tree]
 set -eu
 cd "$(dirname "$0")/.."
 flamex=${1:-build/flamex}
-emit() { # OP FORM N
-    if [ "$2" = blk ]; then blocked=--blocked; else blocked=; fi
-    "$flamex" derive "$1" --variant "$3" $blocked --emit cpp -o "derive/generated/$1_$2_var$3.cpp"
+root=${2:-.}
+mkdir -p "$root/derive/generated" "$root/variants"
+emit() { # operation, variant, form (unb|blk), directory
+    blocked=
+    [ "$3" = blk ] && blocked=--blocked
+    "$flamex" derive "$1" --variant "$2" $blocked --emit cpp -o "$root/$4/$5_$3_var$2.cpp"
 }
-for v in 1 2 3 4 5; do emit lu_nopiv unb $v; emit lu_nopiv blk $v; done
-for v in 3 4 5; do emit lu_piv unb $v; emit lu_piv blk $v; done
-for v in 1 2 3; do emit chol unb $v; emit chol blk $v; done
-for v in 1 2 3 4; do emit trinv unb $v; emit trinv blk $v; done
-for v in 1 2; do emit trsm_lln unb $v; emit trsm_lln blk $v; done
-emit ldlt unb 3
+for v in 1 2 3 4 5; do
+    emit lu_nopiv $v unb derive/generated lu_nopiv
+    emit lu_nopiv $v blk derive/generated lu_nopiv
+done
+for v in 3 4 5; do
+    emit lu_piv $v unb derive/generated lu_piv
+    emit lu_piv $v blk derive/generated lu_piv
+done
+for v in 1 2 3; do
+    emit chol $v unb variants chol
+    emit chol $v blk variants chol
+done
+for v in 1 2 3 4; do
+    emit trinv $v unb variants trinv
+    emit trinv $v blk variants trinv
+done
+# Variants 3 and 4 partition B by columns, which trsm_lln.pme does not: they stay
+# hand-written (variants/trsm_lln_*_var3.cpp, *_var4.cpp).
+for v in 1 2; do
+    emit trsm_lln $v unb variants trsm_lln
+    emit trsm_lln $v blk variants trsm_lln
+done
+emit ldlt 3 unb variants ldlt_blas

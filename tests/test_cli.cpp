@@ -851,6 +851,19 @@ TEST_F(Cli, LdltWritesTheHandWrittenVariantsFactors)
     EXPECT_EQ(zero.status, 1) << zero.err;
     EXPECT_NE(zero.err.find("ldlt: zero or non-finite pivot in column 2"), std::string::npos) << zero.err;
     EXPECT_EQ(summary_value(zero.out, "info"), "2") << zero.out;
+    // The derived variant on the abstract BLAS runs on --backend, and stops alike.
+    const Result derived = run({"ldlt", a_file, "--variant", "ldlt_blas_unb_var3", "--backend", "exact", "-o", path("LD.mtx")});
+    ASSERT_EQ(derived.status, 0) << derived.err;
+    EXPECT_EQ(summary_value(derived.out, "backend"), "exact") << derived.out;
+    Matrix LD = A;
+    ASSERT_TRUE(flamex::ldlt_variant<double>(3)(LD.view()).ok());
+    const Matrix ours = io::read_matrix_market(path("LD.mtx"));
+    for (dim_t j = 0; j < 7; ++j)
+        for (dim_t i = j; i < 7; ++i) EXPECT_NEAR(ours(i, j), LD(i, j), 1e-13 * std::fabs(LD(i, j)) + 1e-15) << i << "," << j;
+    const Result derived_zero =
+        run({"ldlt", path("Z.mtx"), "--variant", "ldlt_blas_unb_var3", "--backend", "exact"});
+    EXPECT_EQ(derived_zero.status, 1) << derived_zero.err;
+    EXPECT_NE(derived_zero.err.find("ldlt: zero or non-finite pivot in column 2"), std::string::npos) << derived_zero.err;
 }
 
 TEST_F(Cli, TrinvWritesTheInverseOfTheLowerTriangle)
@@ -895,7 +908,8 @@ TEST_F(Cli, CholLdltTrinvListsAndBadInput)
             EXPECT_EQ(line.rfind(sub + "_", 0), 0u) << line;
             EXPECT_GT(line.size(), line.find(' ') + 2) << "no summary: " << line;
         }
-        EXPECT_EQ(count, sub == "chol" ? 6 : sub == "ldlt" ? 3 : 8) << list.out;
+        // ldlt: the three hand-written variants and the derived ldlt_blas_unb_var3
+        EXPECT_EQ(count, sub == "chol" ? 6 : sub == "ldlt" ? 4 : 8) << list.out;
         const std::string rect = write("R.mtx", matrix_file_text(2, 3, {1, 2, 3, 4, 5, 6}));
         expect_bad_input({sub, rect}, {rect, sub + " needs a square matrix, got 2x3"});
         const std::string A = write("A.mtx", matrix_file_text(1, 1, {4}));

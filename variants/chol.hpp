@@ -1,4 +1,6 @@
-// The Cholesky variants (lower), written once against the abstract BLAS.
+// The Cholesky variants (lower), written once against the abstract BLAS. The variant
+// files chol_{unb,blk}_var1..3.cpp are generated from derive/pme/chol.pme
+// (derive/regenerate.sh; the ctest derive_regenerate keeps them so).
 //
 // A = L L^T with L lower triangular, overwriting A's lower triangle; A's strictly
 // upper triangle is neither read nor written (a non-symmetric A is read as the

@@ -1,10 +1,12 @@
-// Cholesky (lower), blocked, variant 2: left-looking, a block column of L from the ones before;
+// Cholesky factorization (lower), blocked, variant 2: left-looking.
+// Generated from derive/pme/chol.pme by `flamex derive chol --variant 2 --blocked --emit cpp`;
 // libflame's FLA_Chol_l_blk_var2.
 //
-//   A11 := A11 - A10 A10^T (lower triangle)                        syrk
+//   A11 := A11 - A10 A10^T (lower)                                 syrk
 //   A21 := A21 - A20 A10^T                                         gemm
 //   A11 := Chol( A11 )                                             inner variant
 //   A21 := A21 L11^{-T}                                            trsm
+// A pivot alpha11 <= 0 (or NaN) ends the factorization: A is not positive definite.
 #include "variants/chol.hpp"
 
 namespace flamex {

@@ -1,9 +1,11 @@
-// Cholesky (lower), blocked, variant 3: right-looking, as LAPACK's potrf;
+// Cholesky factorization (lower), blocked, variant 3: right-looking.
+// Generated from derive/pme/chol.pme by `flamex derive chol --variant 3 --blocked --emit cpp`;
 // libflame's FLA_Chol_l_blk_var3.
 //
 //   A11 := Chol( A11 )                                             inner variant
 //   A21 := A21 L11^{-T}                                            trsm
-//   A22 := A22 - A21 A21^T (lower triangle)                        syrk
+//   A22 := A22 - A21 A21^T (lower)                                 syrk
+// A pivot alpha11 <= 0 (or NaN) ends the factorization: A is not positive definite.
 #include "variants/chol.hpp"
 
 namespace flamex {

@@ -1,11 +1,12 @@
-// Cholesky (lower), unblocked, variant 2: left-looking, a column of L from the ones before;
+// Cholesky factorization (lower), unblocked, variant 2: left-looking.
+// Generated from derive/pme/chol.pme by `flamex derive chol --variant 2 --emit cpp`;
 // libflame's FLA_Chol_l_unb_var2.
 //
 //   alpha11 := alpha11 - a10^T a10                                 dots
 //   a21     := a21 - A20 a10                                       gemv
-//   not positive definite? stop
 //   alpha11 := sqrt( alpha11 )                                     sqrt
 //   a21     := a21 / alpha11                                       invscal
+// A pivot alpha11 <= 0 (or NaN) ends the factorization: A is not positive definite.
 #include "variants/chol.hpp"
 
 namespace flamex {

@@ -1,10 +1,11 @@
-// Cholesky (lower), unblocked, variant 3: right-looking, the trailing matrix at once;
+// Cholesky factorization (lower), unblocked, variant 3: right-looking.
+// Generated from derive/pme/chol.pme by `flamex derive chol --variant 3 --emit cpp`;
 // libflame's FLA_Chol_l_unb_var3.
 //
-//   not positive definite? stop
 //   alpha11 := sqrt( alpha11 )                                     sqrt
 //   a21     := a21 / alpha11                                       invscal
-//   A22     := A22 - a21 a21^T (lower triangle)                    syrk
+//   A22     := A22 - a21 a21^T (lower)                             syrk
+// A pivot alpha11 <= 0 (or NaN) ends the factorization: A is not positive definite.
 #include "variants/chol.hpp"
 
 namespace flamex {

@@ -1,6 +1,7 @@
 // The triangular inverse variants (lower, non-unit), written once against the
 // abstract BLAS: A := L^{-1} for the lower triangle L of A, in place; A's strictly
-// upper triangle is neither read nor written. A is n x n.
+// upper triangle is neither read nor written. A is n x n. The variant files are
+// generated from derive/pme/trinv.pme by derive/regenerate.sh.
 //
 // Numbering: libflame's FLA_Trinv_ln_unb_var1..4 and FLA_Trinv_ln_blk_var1..4.
 //

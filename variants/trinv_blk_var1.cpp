@@ -1,9 +1,12 @@
-// Triangular inverse (lower, non-unit), blocked, variant 1: a block row of the inverse at a time;
+// Triangular inverse (lower, non-unit), blocked, variant 1: X_TL computed, A_BL untouched.
+// Generated from derive/pme/trinv.pme by `flamex derive trinv --variant 1 --blocked --emit cpp`;
 // libflame's FLA_Trinv_ln_blk_var1.
 //
-//   A10 := A10 A00   (A00 = L00^{-1})                              trmm
-//   A10 := -L11^{-1} A10                                           trsm
-//   A11 := L11^{-1}                                                inner variant
+//   A10 := A10 X00                                                 trmm
+//   A10 := -A10                                                    (trsm's alpha)
+//   A10 := L11^{-1} A10                                            trsm
+//   A11 := A11^{-1}                                                inner variant
+// A zero on the diagonal makes L singular; trinv() reports its column before a variant runs.
 #include "variants/trinv.hpp"
 
 namespace flamex {

@@ -1,10 +1,14 @@
-// Triangular inverse (lower, non-unit), blocked, variant 3: rank-b updates of the block rows below;
+// Triangular inverse (lower, non-unit), blocked, variant 3: A_BL := -L_BL X_TL (right-looking,
+// rank-1 updates).
+// Generated from derive/pme/trinv.pme by `flamex derive trinv --variant 3 --blocked --emit cpp`;
 // libflame's FLA_Trinv_ln_blk_var3.
 //
-//   A21 := -A21 L11^{-1}                                           trsm
+//   A21 := -A21                                                    (trsm's alpha)
+//   A21 := A21 L11^{-1}                                            trsm
 //   A20 := A20 + A21 A10                                           gemm
 //   A10 := L11^{-1} A10                                            trsm
-//   A11 := L11^{-1}                                                inner variant
+//   A11 := A11^{-1}                                                inner variant
+// A zero on the diagonal makes L singular; trinv() reports its column before a variant runs.
 #include "variants/trinv.hpp"
 
 namespace flamex {

@@ -1,10 +1,13 @@
-// Triangular inverse (lower, non-unit), blocked, variant 4: the block rows below by a solve, the block row by a product;
+// Triangular inverse (lower, non-unit), blocked, variant 4: A_BL := -L_BR^{-1} L_BL.
+// Generated from derive/pme/trinv.pme by `flamex derive trinv --variant 4 --blocked --emit cpp`;
 // libflame's FLA_Trinv_ln_blk_var4.
 //
-//   A21 := -L22^{-1} A21                                           trsm
+//   A21 := -A21                                                    (trsm's alpha)
+//   A21 := L22^{-1} A21                                            trsm
 //   A20 := A20 - A21 A10                                           gemm
-//   A10 := A10 A00                                                 trmm
-//   A11 := L11^{-1}                                                inner variant
+//   A10 := A10 X00                                                 trmm
+//   A11 := A11^{-1}                                                inner variant
+// A zero on the diagonal makes L singular; trinv() reports its column before a variant runs.
 #include "variants/trinv.hpp"
 
 namespace flamex {

@@ -1,10 +1,12 @@
-// Triangular inverse (lower, non-unit), unblocked, variant 1: a row of the inverse at a time;
+// Triangular inverse (lower, non-unit), unblocked, variant 1: X_TL computed, A_BL untouched.
+// Generated from derive/pme/trinv.pme by `flamex derive trinv --variant 1 --emit cpp`;
 // libflame's FLA_Trinv_ln_unb_var1.
 //
-//   a10^T   := a10^T A00   (A00 = L00^{-1})                        trmv
+//   a10^T   := a10^T X00                                           trmv
 //   a10^T   := -a10^T                                              scal
 //   a10^T   := a10^T / alpha11                                     invscal
 //   alpha11 := 1 / alpha11                                         reciprocal
+// A zero on the diagonal makes L singular; trinv() reports its column before a variant runs.
 #include "variants/trinv.hpp"
 
 namespace flamex {

@@ -1,10 +1,13 @@
-// Triangular inverse (lower, non-unit), unblocked, variant 2: a column of the inverse at a time;
+// Triangular inverse (lower, non-unit), unblocked, variant 2: the left columns of X computed
+// (column by column).
+// Generated from derive/pme/trinv.pme by `flamex derive trinv --variant 2 --emit cpp`;
 // libflame's FLA_Trinv_ln_unb_var2.
 //
-//   a21     := L22^{-1} a21                                        trsv
 //   a21     := -a21                                                scal
+//   a21     := L22^{-1} a21                                        trsv
 //   a21     := a21 / alpha11                                       invscal
 //   alpha11 := 1 / alpha11                                         reciprocal
+// A zero on the diagonal makes L singular; trinv() reports its column before a variant runs.
 #include "variants/trinv.hpp"
 
 namespace flamex {
@@ -21,8 +24,8 @@ TrinvInfo trinv_unb_var2(const Blas& blas, Obj A)
               A20,  a21,     A22] = repart_2x2_to_3x3(ATL, ATR,
                                                       ABL, ABR, 1, 1, BR);
         /*------------------------------------------------------------*/
-        blas.trsv(LOWER, NO_TRANSPOSE, NONUNIT, A22, a21);
         blas.scal(-1.0, a21);
+        blas.trsv(LOWER, NO_TRANSPOSE, NONUNIT, A22, a21);
         blas.invscal(blas.element(alpha11, 0, 0), a21);
         blas.reciprocal(alpha11);
         /*------------------------------------------------------------*/

@@ -1,4 +1,6 @@
-// Triangular inverse (lower, non-unit), unblocked, variant 3: rank-1 updates of the rows below;
+// Triangular inverse (lower, non-unit), unblocked, variant 3: A_BL := -L_BL X_TL (right-looking,
+// rank-1 updates).
+// Generated from derive/pme/trinv.pme by `flamex derive trinv --variant 3 --emit cpp`;
 // libflame's FLA_Trinv_ln_unb_var3.
 //
 //   a21     := -a21                                                scal
@@ -6,6 +8,7 @@
 //   A20     := A20 + a21 a10^T                                     ger
 //   a10^T   := a10^T / alpha11                                     invscal
 //   alpha11 := 1 / alpha11                                         reciprocal
+// A zero on the diagonal makes L singular; trinv() reports its column before a variant runs.
 #include "variants/trinv.hpp"
 
 namespace flamex {

@@ -1,11 +1,13 @@
-// Triangular inverse (lower, non-unit), unblocked, variant 4: the rows below by a solve, the row by a product;
+// Triangular inverse (lower, non-unit), unblocked, variant 4: A_BL := -L_BR^{-1} L_BL.
+// Generated from derive/pme/trinv.pme by `flamex derive trinv --variant 4 --emit cpp`;
 // libflame's FLA_Trinv_ln_unb_var4.
 //
 //   a21     := -a21                                                scal
 //   a21     := L22^{-1} a21                                        trsv
 //   A20     := A20 - a21 a10^T                                     ger
-//   a10^T   := a10^T A00                                           trmv
+//   a10^T   := a10^T X00                                           trmv
 //   alpha11 := 1 / alpha11                                         reciprocal
+// A zero on the diagonal makes L singular; trinv() reports its column before a variant runs.
 #include "variants/trinv.hpp"
 
 namespace flamex {

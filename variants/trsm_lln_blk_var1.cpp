@@ -1,8 +1,10 @@
-// Triangular solve B := L^{-1} B, blocked, variant 1: a block row of X at a time from the rows before it;
-// libflame's FLA_Trsm_lln_blk_var1 (left, lower, no transpose; alpha = 1, non-unit diagonal).
+// Triangular solve L X = B (left, lower, no transpose), blocked, variant 1: lazy (left-looking):
+// each row block of X from the rows above it.
+// Generated from derive/pme/trsm_lln.pme by `flamex derive trsm_lln --variant 1 --blocked --emit cpp`;
+// libflame's FLA_Trsm_lln_blk_var1.
 //
-//   B1 := B1 - L10 B0                                              gemm
-//   B1 := L11^{-1} B1                                              inner variant
+//   B1  := B1 - L10 B0                                             gemm
+//   B1  := L11^{-1} B1                                             inner variant
 #include "variants/trsm.hpp"
 
 namespace flamex {

@@ -1,8 +1,10 @@
-// Triangular solve B := L^{-1} B, blocked, variant 2: a block row of X at a time, then the rows after it;
-// libflame's FLA_Trsm_lln_blk_var2 (left, lower, no transpose; alpha = 1, non-unit diagonal).
+// Triangular solve L X = B (left, lower, no transpose), blocked, variant 2: eager (right-looking):
+// each row block of X updates the rows below it.
+// Generated from derive/pme/trsm_lln.pme by `flamex derive trsm_lln --variant 2 --blocked --emit cpp`;
+// libflame's FLA_Trsm_lln_blk_var2.
 //
-//   B1 := L11^{-1} B1                                              inner variant
-//   B2 := B2 - L21 B1                                              gemm
+//   B1  := L11^{-1} B1                                             inner variant
+//   B2  := B2 - L21 B1                                             gemm
 #include "variants/trsm.hpp"
 
 namespace flamex {

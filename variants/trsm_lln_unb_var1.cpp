@@ -1,8 +1,10 @@
-// Triangular solve B := L^{-1} B, unblocked, variant 1: a row of X at a time from the rows before it;
-// libflame's FLA_Trsm_lln_unb_var1 (left, lower, no transpose; alpha = 1, non-unit diagonal).
+// Triangular solve L X = B (left, lower, no transpose), unblocked, variant 1: lazy (left-looking):
+// each row block of X from the rows above it.
+// Generated from derive/pme/trsm_lln.pme by `flamex derive trsm_lln --variant 1 --emit cpp`;
+// libflame's FLA_Trsm_lln_unb_var1.
 //
-//   b1^T := b1^T - l10^T B0                                        gemv
-//   b1^T := b1^T / lambda11                                        invscal
+//   b1^T     := b1^T - l10^T B0                                    gemv
+//   b1^T     := b1^T / lambda11                                    invscal
 #include "variants/trsm.hpp"
 
 namespace flamex {

@@ -1,8 +1,10 @@
-// Triangular solve B := L^{-1} B, unblocked, variant 2: a row of X at a time, then the rows after it;
-// libflame's FLA_Trsm_lln_unb_var2 (left, lower, no transpose; alpha = 1, non-unit diagonal).
+// Triangular solve L X = B (left, lower, no transpose), unblocked, variant 2: eager
+// (right-looking): each row block of X updates the rows below it.
+// Generated from derive/pme/trsm_lln.pme by `flamex derive trsm_lln --variant 2 --emit cpp`;
+// libflame's FLA_Trsm_lln_unb_var2.
 //
-//   b1^T := b1^T / lambda11                                        invscal
-//   B2   := B2 - l21 b1^T                                          ger
+//   b1^T     := b1^T / lambda11                                    invscal
+//   B2       := B2 - l21 b1^T                                      ger
 #include "variants/trsm.hpp"
 
 namespace flamex {

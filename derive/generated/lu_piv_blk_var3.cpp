@@ -1,5 +1,4 @@
-// LU with partial pivoting, blocked, variant 3: left-looking (jik), the paper's Algorithm
-// 7.
+// LU with partial pivoting, blocked, variant 3: left-looking (jik), the paper's Algorithm 7.
 // Generated from derive/pme/lu_piv.pme by `flamex derive lu_piv --variant 3 --blocked --emit cpp`;
 // libflame's FLA_LU_piv_blk_var3.
 //

@@ -1,5 +1,5 @@
-// LU with partial pivoting, blocked, variant 5: right-looking (kji), Gaussian elimination
-// as LAPACK's getf2.
+// LU with partial pivoting, blocked, variant 5: right-looking (kji), Gaussian elimination as
+// LAPACK's getf2.
 // Generated from derive/pme/lu_piv.pme by `flamex derive lu_piv --variant 5 --blocked --emit cpp`;
 // libflame's FLA_LU_piv_blk_var5.
 //

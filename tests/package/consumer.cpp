@@ -16,6 +16,7 @@
 #include "reference/mpfr_reference.hpp"
 #include "variants/chol.hpp"
 #include "variants/ldlt.hpp"
+#include "variants/ldlt_blas.hpp"
 #include "variants/lu.hpp"
 #include "variants/trinv.hpp"
 #include "variants/trsm.hpp"

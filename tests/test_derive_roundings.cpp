@@ -1,0 +1,184 @@
+// `flamex derive OP --roundings` against measurement, for every operation but LU
+// (tests/test_derive.cpp holds LU's): the groups of variants it predicts give
+// identical bits on a correctly rounded backend are exactly the partition of the
+// library's variants by bit equality of their results on `exact`, over several
+// matrices, unblocked and (block 3, each variant's own unblocked form inside, as the
+// prediction assumes) blocked.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "derive/derive.hpp"
+#include "support/test_support.hpp"
+#include "variants/chol.hpp"
+#include "variants/ldlt_blas.hpp"
+#include "variants/trinv.hpp"
+#include "variants/trsm.hpp"
+
+namespace {
+
+using namespace flamex;
+using Groups = std::vector<std::vector<int>>;
+
+// Variant `number` of the operation, blocked or not, run on `exact` on problem k:
+// the matrices it wrote, in operand order.
+using Runner = std::function<std::vector<Matrix>(int number, bool blocked, size_t k)>;
+
+const Blas& exact()
+{
+    static const std::unique_ptr<Blas> blas = make_backend("exact");
+    return *blas;
+}
+
+std::string name_of(const std::string& prefix, int number, bool blocked)
+{
+    return prefix + (blocked ? "_blk_var" : "_unb_var") + std::to_string(number);
+}
+
+// B B^T + n I: symmetric positive definite.
+Matrix spd(dim_t n, std::uint64_t seed)
+{
+    const Matrix B = test::random_matrix(n, n, seed);
+    Matrix A(n, n);
+    for (dim_t j = 0; j < n; ++j)
+        for (dim_t i = 0; i < n; ++i) {
+            double s = i == j ? static_cast<double>(n) : 0.0;
+            for (dim_t k = 0; k < n; ++k) s += B(i, k) * B(j, k);
+            A(i, j) = s;
+        }
+    return A;
+}
+
+// Random with n added to the diagonal: a well-conditioned lower triangle.
+Matrix dominant(dim_t n, std::uint64_t seed)
+{
+    Matrix A = test::random_matrix(n, n, seed);
+    for (dim_t i = 0; i < n; ++i) A(i, i) += static_cast<double>(n);
+    return A;
+}
+
+const std::vector<dim_t> kOrders = {17, 33, 40};
+
+// The partition of `numbers` by bit equality of every result on every problem.
+Groups measured_groups(const std::vector<int>& numbers, bool blocked, const Runner& run)
+{
+    std::vector<std::vector<std::vector<Matrix>>> results; // [variant][problem][operand]
+    for (const int v : numbers) {
+        results.emplace_back();
+        for (size_t k = 0; k < kOrders.size(); ++k) results.back().push_back(run(v, blocked, k));
+        // Groups of one would also come from bits that vary from run to run: they do not.
+        const std::vector<Matrix> again = run(v, blocked, 0);
+        for (size_t o = 0; o < again.size(); ++o)
+            EXPECT_TRUE(test::bitwise_equal(again[o], results.back()[0][o])) << "variant " << v << " is not reproducible";
+    }
+    const auto same = [&](size_t a, size_t b) {
+        for (size_t k = 0; k < kOrders.size(); ++k)
+            for (size_t o = 0; o < results[a][k].size(); ++o)
+                if (!test::bitwise_equal(results[a][k][o], results[b][k][o])) return false;
+        return true;
+    };
+    Groups groups;
+    std::vector<bool> placed(numbers.size(), false);
+    for (size_t i = 0; i < numbers.size(); ++i) {
+        if (placed[i]) continue;
+        groups.push_back({numbers[i]});
+        for (size_t j = i + 1; j < numbers.size(); ++j)
+            if (!placed[j] && same(i, j)) {
+                groups.back().push_back(numbers[j]);
+                placed[j] = true;
+            }
+    }
+    return groups;
+}
+
+// The predicted groups restricted to the variants the library has (`numbers`).
+Groups restricted(const Groups& predicted, const std::vector<int>& numbers)
+{
+    Groups out;
+    for (const auto& g : predicted) {
+        std::vector<int> kept;
+        for (const int v : g)
+            if (std::find(numbers.begin(), numbers.end(), v) != numbers.end()) kept.push_back(v);
+        if (!kept.empty()) out.push_back(kept);
+    }
+    return out;
+}
+
+void expect_predicted_groups_measured(const std::string& op, const std::vector<int>& numbers, bool blocked, const Runner& run)
+{
+    const derive::Pme pme = derive::load_operation(op);
+    const derive::Derivation d = derive::derive_invariants(pme);
+    const derive::RoundingReport predicted = derive::roundings(d, blocked);
+    const Groups measured = measured_groups(numbers, blocked, run);
+    EXPECT_EQ(restricted(predicted.groups, numbers), measured) << op << (blocked ? " blocked" : " unblocked") << "\n"
+                                                               << predicted.text;
+    std::string text;
+    for (const auto& g : measured) {
+        text += " {";
+        for (size_t k = 0; k < g.size(); ++k) text += (k ? ", " : "") + std::to_string(g[k]);
+        text += "}";
+    }
+    std::printf("[ measured ] %s %s on exact: groups%s\n", op.c_str(), blocked ? "blocked" : "unblocked", text.c_str());
+}
+
+TEST(DeriveRoundings, CholeskyGroupsAreTheMeasuredBitEqualityOnExact)
+{
+    const Runner run = [](int number, bool blocked, size_t k) {
+        Matrix A = spd(kOrders[k], 100 + k);
+        CholControl control;
+        control.block = 3;
+        control.inner = &find_chol_variant(name_of("chol", number, false));
+        EXPECT_TRUE(chol(exact(), find_chol_variant(name_of("chol", number, blocked)), A, control).ok());
+        return std::vector<Matrix>{A};
+    };
+    for (const bool blocked : {false, true}) expect_predicted_groups_measured("chol", {1, 2, 3}, blocked, run);
+}
+
+TEST(DeriveRoundings, TriangularInverseGroupsAreTheMeasuredBitEqualityOnExact)
+{
+    const Runner run = [](int number, bool blocked, size_t k) {
+        Matrix A = dominant(kOrders[k], 200 + k);
+        TrinvControl control;
+        control.block = 3;
+        control.inner = &find_trinv_variant(name_of("trinv", number, false));
+        EXPECT_TRUE(trinv(exact(), find_trinv_variant(name_of("trinv", number, blocked)), A, control).ok());
+        return std::vector<Matrix>{A};
+    };
+    for (const bool blocked : {false, true}) expect_predicted_groups_measured("trinv", {1, 2, 3, 4}, blocked, run);
+}
+
+TEST(DeriveRoundings, TriangularSolveGroupsAreTheMeasuredBitEqualityOnExact)
+{
+    const Runner run = [](int number, bool blocked, size_t k) {
+        const Matrix L = dominant(kOrders[k], 300 + k);
+        Matrix B = test::random_matrix(kOrders[k], 1 + 3 * static_cast<dim_t>(k), 400 + k);
+        TrsmControl control;
+        control.block = 3;
+        control.inner = &find_trsm_variant(name_of("trsm_lln", number, false));
+        EXPECT_TRUE(trsm_lln(exact(), find_trsm_variant(name_of("trsm_lln", number, blocked)), L, B, control).ok());
+        return std::vector<Matrix>{B};
+    };
+    for (const bool blocked : {false, true}) expect_predicted_groups_measured("trsm_lln", {1, 2}, blocked, run);
+}
+
+TEST(DeriveRoundings, LdltGroupsAreTheMeasuredBitEqualityOnExact)
+{
+    // Only variant 3 is derived on the abstract BLAS (1 and 2 need diagonal scaling
+    // it lacks), so this holds the prediction to what can be measured: variant 3 in
+    // a group of its own, and the same bits on every run.
+    const Runner run = [](int number, bool, size_t k) {
+        Matrix A = spd(kOrders[k], 500 + k);
+        EXPECT_TRUE(ldlt_blas(exact(), find_ldlt_blas_variant(name_of("ldlt_blas", number, false)), A).ok());
+        return std::vector<Matrix>{A};
+    };
+    expect_predicted_groups_measured("ldlt", {3}, false, run);
+    const derive::Pme pme = derive::load_operation("ldlt");
+    EXPECT_EQ(derive::roundings(derive::derive_invariants(pme), false).groups, (Groups{{1}, {2}, {3}}));
+}
+
+} // namespace

@@ -1,0 +1,42 @@
+// The registry and driver of the LDL^T variants on the abstract BLAS.
+#include "variants/ldlt_blas.hpp"
+
+#include <cmath>
+
+namespace flamex {
+
+bool record_ldlt_breakdown(const Blas& blas, Obj alpha11, dim_t j, LdltInfo& info)
+{
+    const double pivot = blas.element(alpha11, 0, 0);
+    if (pivot != 0.0 && std::isfinite(pivot)) return false;
+    if (info.breakdown == 0) info.breakdown = j + 1;
+    return true;
+}
+
+const std::vector<LdltBlasVariant>& ldlt_blas_variants()
+{
+    static const std::vector<LdltBlasVariant> list = {
+        {"ldlt_blas_unb_var3", 3, "right-looking, derived (invscal, syrk)", ldlt_blas_unb_var3},
+    };
+    return list;
+}
+
+const LdltBlasVariant& find_ldlt_blas_variant(const std::string& name)
+{
+    std::string known;
+    for (const LdltBlasVariant& v : ldlt_blas_variants()) {
+        if (v.name == name) return v;
+        known += (known.empty() ? "" : ", ") + v.name;
+    }
+    throw Error("unknown LDL^T variant '" + name + "' (known: " + known + ")");
+}
+
+LdltInfo ldlt_blas(const Blas& blas, const LdltBlasVariant& variant, Obj A)
+{
+    if (A.length() != A.width())
+        throw Error(variant.name + ": A is " + std::to_string(A.length()) + "x" + std::to_string(A.width()) + ", not square");
+    Resident hold(blas, A);
+    return variant.run(blas, A);
+}
+
+} // namespace flamex

@@ -1,0 +1,45 @@
+// LDL^T without pivoting on the abstract BLAS: the variants `flamex derive ldlt
+// --emit cpp` generates from derive/pme/ldlt.pme (A = L D L^T, L unit lower, D
+// diagonal; L below the diagonal of A, D on it; the strict upper triangle is neither
+// read nor written; A is n x n). They run on every backend, exact included, where
+// the templated plain-loop ldlt_unb_var* of variants/ldlt.hpp (batched/'s small
+// systems) do not.
+//
+// Derived so far: variant 3 (right-looking). Variants 1 and 2 scale by the diagonal
+// D00 (a10^T D00^{-1}, a10^T D00 a10, A20 D00 a10), which the abstract BLAS has no
+// operation for; `flamex derive ldlt --variant 1 --emit cpp` says so.
+//
+// Breakdown: a pivot that is zero, infinite or NaN stops the variant before it
+// divides by it; LdltInfo::breakdown carries its 1-based column, as ldlt_unb_var*.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "blas/blas.hpp"
+#include "variants/ldlt.hpp"
+
+namespace flamex {
+
+// True when alpha11 (the updated pivot of 0-based column j) is zero or not finite;
+// info then records column j (the first such column is kept).
+bool record_ldlt_breakdown(const Blas& blas, Obj alpha11, dim_t j, LdltInfo& info);
+
+LdltInfo ldlt_blas_unb_var3(const Blas& blas, Obj A);
+
+struct LdltBlasVariant {
+    std::string name;    // e.g. "ldlt_blas_unb_var3"
+    int number;          // the derivation's (libflame's Cholesky numbering)
+    std::string summary; // one line
+    LdltInfo (*run)(const Blas& blas, Obj A);
+};
+
+const std::vector<LdltBlasVariant>& ldlt_blas_variants();
+// Throws flamex::Error listing the known names when `name` is unknown.
+const LdltBlasVariant& find_ldlt_blas_variant(const std::string& name);
+
+// The factorization as a user calls it: checks that A is square and holds A with
+// the backend for the duration.
+LdltInfo ldlt_blas(const Blas& blas, const LdltBlasVariant& variant, Obj A);
+
+} // namespace flamex
