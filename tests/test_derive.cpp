@@ -79,6 +79,31 @@ const std::vector<Generated>& generated_variants()
     return list;
 }
 
+// A matrix whose column k is zero: every variant meets an exactly zero pivot there,
+// with or without pivoting, in any order of operations.
+Matrix zero_column(dim_t n, dim_t k, std::uint64_t seed)
+{
+    Matrix A = test::random_matrix(n, n, seed);
+    for (dim_t i = 0; i < n; ++i) A(i, k) = 0.0;
+    return A;
+}
+
+struct Shape {
+    std::string label;
+    Matrix A;
+};
+
+std::vector<Shape> shapes()
+{
+    std::vector<Shape> list;
+    const std::pair<dim_t, dim_t> sizes[] = {{0, 0}, {1, 1}, {7, 7}, {33, 33}, {50, 20}, {20, 50}};
+    std::uint64_t seed = 11;
+    for (const auto& [m, n] : sizes) list.push_back({std::to_string(m) + "x" + std::to_string(n), test::random_matrix(m, n, seed++)});
+    list.push_back({"7x7, zero pivot at column 3", zero_column(7, 2, 31)});
+    list.push_back({"33x33, zero pivot at column 18", zero_column(33, 17, 32)});
+    return list;
+}
+
 TEST(Derive, GeneratedLuVariantsMakeTheHandWrittenCalls)
 {
     const auto exact = make_backend("exact");

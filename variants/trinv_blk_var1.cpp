@@ -3,10 +3,9 @@
 // libflame's FLA_Trinv_ln_blk_var1.
 //
 //   A10 := A10 X00                                                 trmm
-//   A10 := -A10                                                    (trsm's alpha)
-//   A10 := L11^{-1} A10                                            trsm
+//   A10 := -L11^{-1} A10                                           trsm
 //   A11 := A11^{-1}                                                inner variant
-// A zero on the diagonal makes L singular; trinv() reports its column before a variant runs.
+// A zero on the diagonal is reported by the driver before the variant runs (LAPACK's trtri).
 #include "variants/trinv.hpp"
 
 namespace flamex {

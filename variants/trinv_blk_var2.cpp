@@ -3,11 +3,10 @@
 // Generated from derive/pme/trinv.pme by `flamex derive trinv --variant 2 --blocked --emit cpp`;
 // libflame's FLA_Trinv_ln_blk_var2.
 //
-//   A21 := -A21                                                    (trsm's alpha)
 //   A21 := L22^{-1} A21                                            trsm
-//   A21 := A21 L11^{-1}                                            trsm
+//   A21 := -A21 L11^{-1}                                           trsm
 //   A11 := A11^{-1}                                                inner variant
-// A zero on the diagonal makes L singular; trinv() reports its column before a variant runs.
+// A zero on the diagonal is reported by the driver before the variant runs (LAPACK's trtri).
 #include "variants/trinv.hpp"
 
 namespace flamex {
@@ -25,8 +24,8 @@ TrinvInfo trinv_blk_var2(const Blas& blas, Obj A, const TrinvControl& control)
               A20, A21, A22] = repart_2x2_to_3x3(ATL, ATR,
                                                  ABL, ABR, b, b, BR);
         /*------------------------------------------------------------*/
-        blas.trsm(LEFT, LOWER, NO_TRANSPOSE, NONUNIT, -1.0, A22, A21);
-        blas.trsm(RIGHT, LOWER, NO_TRANSPOSE, NONUNIT, 1.0, A11, A21);
+        blas.trsm(LEFT, LOWER, NO_TRANSPOSE, NONUNIT, 1.0, A22, A21);
+        blas.trsm(RIGHT, LOWER, NO_TRANSPOSE, NONUNIT, -1.0, A11, A21);
         trinv_inner(blas, control, A11);
         /*------------------------------------------------------------*/
         std::tie(ATL, ATR,

@@ -6,7 +6,7 @@
 //   a10^T   := -a10^T                                              scal
 //   a10^T   := a10^T / alpha11                                     invscal
 //   alpha11 := 1 / alpha11                                         reciprocal
-// A zero on the diagonal makes L singular; trinv() reports its column before a variant runs.
+// A zero on the diagonal is reported by the driver before the variant runs (LAPACK's trtri).
 #include "variants/trinv.hpp"
 
 namespace flamex {

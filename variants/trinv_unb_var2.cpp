@@ -3,11 +3,11 @@
 // Generated from derive/pme/trinv.pme by `flamex derive trinv --variant 2 --emit cpp`;
 // libflame's FLA_Trinv_ln_unb_var2.
 //
-//   a21     := -a21                                                scal
 //   a21     := L22^{-1} a21                                        trsv
+//   a21     := -a21                                                scal
 //   a21     := a21 / alpha11                                       invscal
 //   alpha11 := 1 / alpha11                                         reciprocal
-// A zero on the diagonal makes L singular; trinv() reports its column before a variant runs.
+// A zero on the diagonal is reported by the driver before the variant runs (LAPACK's trtri).
 #include "variants/trinv.hpp"
 
 namespace flamex {
@@ -24,8 +24,8 @@ TrinvInfo trinv_unb_var2(const Blas& blas, Obj A)
               A20,  a21,     A22] = repart_2x2_to_3x3(ATL, ATR,
                                                       ABL, ABR, 1, 1, BR);
         /*------------------------------------------------------------*/
-        blas.scal(-1.0, a21);
         blas.trsv(LOWER, NO_TRANSPOSE, NONUNIT, A22, a21);
+        blas.scal(-1.0, a21);
         blas.invscal(blas.element(alpha11, 0, 0), a21);
         blas.reciprocal(alpha11);
         /*------------------------------------------------------------*/
