@@ -39,7 +39,7 @@ int main(int argc, char** argv)
     }
 
     Progress progress;
-    Context ctx{config, {}, progress, {}, {}, {}, {}, {}};
+    Context ctx{config, {}, progress, {}, {}, {}, {}, {}, {}};
     try {
         Csv csv(ctx.path("backends.csv"), {"backend", "status", "reproducible", "description", "note"});
         for (const BackendStatus& b : statuses) {

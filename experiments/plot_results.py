@@ -14,6 +14,8 @@ Every CSV file the suite writes that is present in RESULTS_DIR becomes one figur
   gemv_accuracy.csv      gemv_accuracy (Fig. 5d)
   trsv_time.csv          trsv_time (Figs. 6a-c)
   trsv_accuracy.csv      trsv_accuracy (Fig. 6d, without and with iterative refinement)
+  chol_accuracy.csv      chol_accuracy (Cholesky and LDL^T backward and forward error vs kappa_2,
+                         per variant and backend)
   batch_conditioning.csv batch_conditioning (Abbas-Turki and Graillat, Fig. 2)
   batch_accuracy.csv     batch_accuracy (residual and forward error of every batched method
                          against the condition number, single precision)
@@ -159,6 +161,34 @@ def lu_error_vs_condition(rows, out, column, stem, ylabel, title, want_mpfr=Fals
         log_axes(ax, "condition number kappa_inf(A)", ylabel, f"{title}: {backend}, n = {largest}")
     variant_legend(fig, axes)
     save(fig, out, stem, legend_right=True)
+
+
+def chol_accuracy(rows, out):
+    """Per backend: backward error (in units of n u, not capped) and forward error vs kappa_2."""
+    backends = backends_of(rows)
+    variants = sorted({r["variant"] for r in rows})
+    fig, axes = panels(2 * len(backends), sharey=False)
+    for k, backend in enumerate(backends):
+        mine = [r for r in rows if r["backend"] == backend]
+        largest = max(int(r["n"]) for r in mine)
+        backward, forward = defaultdict(list), defaultdict(list)
+        for r in mine:
+            if int(r["n"]) != largest:
+                continue
+            cond = num(r["target_cond"])
+            b = num(r["backward_error"])
+            backward[r["variant"]].append((cond, max(b, FLOOR) if math.isfinite(b) else math.nan))
+            forward[r["variant"]].append((cond, err(r["forward_error"])))
+        for ax, series, ylabel, what in ((axes[2 * k], backward, "||A - L L^T|| / (||A|| n u)", "backward"),
+                                         (axes[2 * k + 1], forward, "forward error of A x = b (capped at 1)",
+                                          "forward")):
+            for variant, points in sorted(series.items()):
+                points.sort()
+                ax.plot([p[0] for p in points], [p[1] for p in points], ms=3, label=variant,
+                        **variant_style(variants, variant))
+            log_axes(ax, "condition number kappa_2(A)", ylabel, f"Cholesky / LDL^T {what}: {backend}, n = {largest}")
+    variant_legend(fig, axes)
+    save(fig, out, "chol_accuracy", legend_right=True)
 
 
 def lu_time(rows, out):
@@ -368,6 +398,7 @@ def main():
         "gemv_accuracy.csv": lambda rows: gemv_accuracy(rows, out),
         "trsv_time.csv": lambda rows: trsv_time(rows, out),
         "trsv_accuracy.csv": lambda rows: trsv_accuracy(rows, out),
+        "chol_accuracy.csv": lambda rows: chol_accuracy(rows, out),
         "batch_conditioning.csv": lambda rows: batch_conditioning(rows, out),
         "batch_accuracy.csv": lambda rows: batch_accuracy(rows, out),
     }

@@ -20,8 +20,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <limits>
 #include <map>
 #include <string>
@@ -130,41 +128,9 @@ double forward_error(const Blas& blas, Obj A, Obj LU, PivObj p)
     return capped(worst);
 }
 
-std::uint64_t bits_of(double d)
+BitDiff compare(Obj A, Obj B, PivObj pa, PivObj pb)
 {
-    std::uint64_t k;
-    std::memcpy(&k, &d, sizeof k);
-    return k;
-}
-
-std::int64_t ulps_apart(double a, double b)
-{
-    if (bits_of(a) == bits_of(b)) return 0;
-    if (std::isnan(a) || std::isnan(b)) return INT64_MAX;
-    auto key = [](double d) {
-        const auto k = static_cast<std::int64_t>(bits_of(d));
-        return k < 0 ? INT64_MIN - k : k;
-    };
-    const std::int64_t ka = key(a), kb = key(b);
-    return ka > kb ? ka - kb : kb - ka;
-}
-
-struct Diff {
-    long long elements = 0, bits = 0;
-    std::int64_t max_ulps = 0;
-};
-
-Diff compare(Obj A, Obj B, PivObj pa, PivObj pb)
-{
-    Diff d;
-    for (dim_t j = 0; j < A.width(); ++j)
-        for (dim_t i = 0; i < A.length(); ++i) {
-            const std::int64_t u = ulps_apart(A(i, j), B(i, j));
-            if (u == 0) continue;
-            ++d.elements;
-            d.max_ulps = std::max(d.max_ulps, u);
-            d.bits += static_cast<long long>(std::bitset<64>(bits_of(A(i, j)) ^ bits_of(B(i, j))).count());
-        }
+    BitDiff d = compare_bits(A, B);
     for (dim_t i = 0; i < pa.length(); ++i)
         if (pa(i, 0) != pb(i, 0)) {
             ++d.elements;
@@ -257,24 +223,7 @@ void run_lu_repro(Context& ctx)
     Csv csv(ctx.path("lu_reproducibility.csv"),
             {"backend", "variant", "n", "comparison", "elements_differing", "max_ulps", "bits_differing"});
     const dim_t n = c.repro_size;
-    // The exact backend keeps operations below FLAMEX_EXACT_PARALLEL_MIN products
-    // (2^17 by default) on one thread: at the repro sizes (24 with --tiny) "threads 1
-    // vs 2" would compare one thread with itself. Lowered for this section only, so
-    // that every operation of the 2-thread factorizations splits.
-    const char* saved = std::getenv("FLAMEX_EXACT_PARALLEL_MIN");
-    const std::string previous = saved != nullptr ? saved : "";
-    ::setenv("FLAMEX_EXACT_PARALLEL_MIN", "1", 1);
-    struct Restore {
-        bool had;
-        const std::string& value;
-        ~Restore()
-        {
-            if (had)
-                ::setenv("FLAMEX_EXACT_PARALLEL_MIN", value.c_str(), 1);
-            else
-                ::unsetenv("FLAMEX_EXACT_PARALLEL_MIN");
-        }
-    } restore{saved != nullptr, previous};
+    const ExactThreadsAlwaysSplit split_everything;
     for (const std::string& backend : ctx.backends)
         for (const LuVariant& v : lu_variants())
             ctx.attempt("repro", backend, [&] {
@@ -284,7 +233,7 @@ void run_lu_repro(Context& ctx)
                 const Factored one = factor(backend, 1, v, A, 16);
                 auto record_pair = [&](const std::string& comparison, const Factored& first, const Factored& other,
                                        long long* tally) {
-                    const Diff d = compare(first.LU, other.LU, first.p, other.p);
+                    const BitDiff d = compare(first.LU, other.LU, first.p, other.p);
                     if (tally) *tally = std::max(*tally, 0LL) + d.elements;
                     csv.row({backend, v.name, integer(n), comparison, integer(d.elements), integer(d.max_ulps),
                              integer(d.bits)});

@@ -3,14 +3,18 @@
 #include "experiments/suite.hpp"
 
 #include <algorithm>
+#include <bitset>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <sstream>
 
 #include "reference/generators.hpp"
+#include "variants/chol.hpp"
+#include "variants/ldlt_blas.hpp"
 #include "variants/lu.hpp"
 
 namespace flamex::expt {
@@ -23,6 +27,7 @@ const char* const kUsage =
     "usage: flamex_experiments [--tiny | --full] [--out DIR] [--sections LIST] [--backends LIST]\n"
     "                          [--threads T] [--reps R] [--time-budget S] [--block NB] [--refine K]\n"
     "                          [--sizes LIST] [--conds LIST] [--mpfr-max N] [--lu-time-sizes LIST] [--repro-size N]\n"
+    "                          [--chol-conds LIST]\n"
     "                          [--gemv-sizes LIST] [--panel N] [--gemv-n N] [--gemv-conds LIST]\n"
     "                          [--trsv-sizes LIST] [--trsv-n N] [--trsv-conds LIST]\n"
     "                          [--batch-count K] [--batch-paths M]\n"
@@ -31,7 +36,7 @@ const char* const kUsage =
     "and Graillat (2017) on their regression matrices: CSV files into DIR (default results/).\n"
     "  --tiny, --full     preset sizes: a seconds-long smoke run, or the paper-scale one\n"
     "                     (default: a few minutes on 2 cores); explicit options override them\n"
-    "  --sections LIST    some of lu,repro,lu-time,gemv,trsv,batch (default all)\n"
+    "  --sections LIST    some of lu,repro,lu-time,chol,gemv,trsv,batch (default all)\n"
     "  --backends LIST    backends to run (default every registered one; those that fail to\n"
     "                     initialise are skipped with a note)\n"
     "  --threads T        threads of the timed and accuracy runs (default 1)\n"
@@ -43,6 +48,7 @@ const char* const kUsage =
     "  --sizes, --conds   LU accuracy sizes and target condition numbers (kappa_inf)\n"
     "  --mpfr-max N       MPFR residual ||PA - LU|| and measured kappa_inf for n <= N\n"
     "  --lu-time-sizes    LU timing sizes;  --repro-size N: the reproducibility matrix\n"
+    "  --chol-conds LIST  kappa_2 of the SPD matrices of the chol section (sizes: --sizes)\n"
     "  --gemv-sizes LIST  square n, row-panel n (m = --panel), column-panel m (n = --panel)\n"
     "  --gemv-n, --gemv-conds   size and condition numbers of the gemv accuracy runs\n"
     "  --trsv-sizes, --trsv-n, --trsv-conds   the same for trsv\n"
@@ -111,6 +117,7 @@ void apply_preset(Config& c, const std::string& preset)
         c.block = 8;
         c.lu_time_sizes = {16, 32};
         c.repro_size = 24;
+        c.chol_conds = {1e2, 1e8, 1e15};
         c.gemv_sizes = {32, 64};
         c.panel = 16;
         c.gemv_n = 32;
@@ -181,7 +188,7 @@ Config parse_config(int argc, char** argv)
             for (const std::string& s : c.sections) {
                 const auto& all = sections();
                 if (std::none_of(all.begin(), all.end(), [&](const Section& k) { return s == k.name; }))
-                    usage("unknown section '" + s + "' (known: lu, repro, lu-time, gemv, trsv, batch)");
+                    usage("unknown section '" + s + "' (known: lu, repro, lu-time, chol, gemv, trsv, batch)");
             }
         } else if (a == "--backends") c.backends = split(value());
         else if (a == "--threads") c.threads = count(1);
@@ -191,6 +198,7 @@ Config parse_config(int argc, char** argv)
         else if (a == "--refine") c.refine = count(0);
         else if (a == "--sizes") c.lu_sizes = sizes(value());
         else if (a == "--conds") c.lu_conds = reals(value());
+        else if (a == "--chol-conds") c.chol_conds = reals(value());
         else if (a == "--mpfr-max") c.mpfr_max = size_of(value());
         else if (a == "--lu-time-sizes") c.lu_time_sizes = sizes(value());
         else if (a == "--repro-size") c.repro_size = size_of(value());
@@ -400,12 +408,71 @@ void Context::attempt(const std::string& section, const std::string& backend, co
     }
 }
 
+// --- reproducibility ---------------------------------------------------------------------
+
+namespace {
+
+std::uint64_t bits_of(double d)
+{
+    std::uint64_t k;
+    std::memcpy(&k, &d, sizeof k);
+    return k;
+}
+
+std::int64_t ulps_apart(double a, double b)
+{
+    if (bits_of(a) == bits_of(b)) return 0;
+    if (std::isnan(a) || std::isnan(b)) return INT64_MAX;
+    auto key = [](double d) {
+        const auto k = static_cast<std::int64_t>(bits_of(d));
+        return k < 0 ? INT64_MIN - k : k;
+    };
+    const std::int64_t ka = key(a), kb = key(b);
+    return ka > kb ? ka - kb : kb - ka;
+}
+
+} // namespace
+
+BitDiff compare_bits(Obj A, Obj B)
+{
+    if (A.length() != B.length() || A.width() != B.width())
+        throw Error("compare_bits: " + std::to_string(A.length()) + " x " + std::to_string(A.width()) + " vs " +
+                    std::to_string(B.length()) + " x " + std::to_string(B.width()));
+    BitDiff d;
+    for (dim_t j = 0; j < A.width(); ++j)
+        for (dim_t i = 0; i < A.length(); ++i) {
+            const std::int64_t u = ulps_apart(A(i, j), B(i, j));
+            if (u == 0) continue;
+            ++d.elements;
+            d.max_ulps = std::max(d.max_ulps, u);
+            d.bits += static_cast<long long>(std::bitset<64>(bits_of(A(i, j)) ^ bits_of(B(i, j))).count());
+        }
+    return d;
+}
+
+ExactThreadsAlwaysSplit::ExactThreadsAlwaysSplit()
+{
+    const char* saved = std::getenv("FLAMEX_EXACT_PARALLEL_MIN");
+    had_ = saved != nullptr;
+    if (had_) previous_ = saved;
+    ::setenv("FLAMEX_EXACT_PARALLEL_MIN", "1", 1);
+}
+
+ExactThreadsAlwaysSplit::~ExactThreadsAlwaysSplit()
+{
+    if (had_)
+        ::setenv("FLAMEX_EXACT_PARALLEL_MIN", previous_.c_str(), 1);
+    else
+        ::unsetenv("FLAMEX_EXACT_PARALLEL_MIN");
+}
+
 const std::vector<Section>& sections()
 {
     static const std::vector<Section> list = {
         {"lu", "LU error vs condition number (Fig. 7c)", lu_accuracy_steps, run_lu_accuracy},
         {"repro", "LU reproducibility", lu_repro_steps, run_lu_repro},
         {"lu-time", "LU time vs size (Figs. 7a-b)", lu_time_steps, run_lu_time},
+        {"chol", "Cholesky and LDL^T error vs condition number, reproducibility", chol_steps, run_chol},
         {"gemv", "gemv time and accuracy (Figs. 5a-d)", gemv_steps, run_gemv},
         {"trsv", "trsv time and accuracy, with iterative refinement (Figs. 6a-d)", trsv_steps, run_trsv},
         {"batch", "batched symmetric solvers on the regression matrices of Abbas-Turki and Graillat", batch_steps,
@@ -451,6 +518,17 @@ std::string list(const std::vector<dim_t>& v)
     return s;
 }
 
+std::string conds_text(const std::vector<double>& v)
+{
+    std::string s;
+    for (double x : v) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.0e", x);
+        s += (s.empty() ? "" : ",") + std::string(text);
+    }
+    return s;
+}
+
 bool ran(const Config& c, const std::string& section)
 {
     return c.sections.empty() || std::find(c.sections.begin(), c.sections.end(), section) != c.sections.end();
@@ -492,6 +570,39 @@ std::string render_summary(const Context& ctx, const std::vector<BackendStatus>&
                 if (found != ctx.lu.end()) l = found->second;
                 s << " | " << pad(fixed("%.2g", l.worst_backward), 6) << pad(count(l.differing), 6)
                   << pad(count(l.vs_exact), 6) << pad(seconds_text(l.seconds), 9);
+            }
+            s << "\n";
+        }
+    }
+
+    if (ran(c, "chol")) {
+        s << "\nCholesky and LDL^T variants x backends (SPD matrices Q diag Q^T, kappa_2 = " << conds_text(c.chol_conds)
+          << "):\n"
+          << "  bwd   max ||A - L L^T||_inf (LDL^T: ||A - L D L^T||_inf) / (||A||_inf n u) over n = "
+          << list(c.lu_sizes) << ",\n"
+          << "        matrices the variant found positive definite (nonzero pivots)\n"
+          << "  diff  entries of the factor whose bits change between 1 and 2 threads (n = " << c.repro_size
+          << "); 0 = reproducible\n"
+          << "  exact entries differing from the same variant on the exact backend\n\n";
+        const size_t cell = 18;
+        s << pad("", 18, true);
+        for (const std::string& b : ctx.backends) s << " | " << pad(b, cell, true);
+        s << "\n" << pad("variant", 18, true);
+        for (size_t i = 0; i < ctx.backends.size(); ++i) s << " | " << pad("bwd", 6) << pad("diff", 6) << pad("exact", 6);
+        s << "\n" << std::string(18, '-');
+        for (size_t i = 0; i < ctx.backends.size(); ++i) s << "-+-" << std::string(cell, '-');
+        s << "\n";
+        std::vector<std::string> names;
+        for (const CholVariant& v : chol_variants()) names.push_back(v.name);
+        for (const LdltBlasVariant& v : ldlt_blas_variants()) names.push_back(v.name);
+        for (const std::string& name : names) {
+            s << pad(name, 18, true);
+            for (const std::string& b : ctx.backends) {
+                const auto found = ctx.chol.find({b, name});
+                CholSummary l;
+                if (found != ctx.chol.end()) l = found->second;
+                s << " | " << pad(fixed("%.2g", l.worst_backward), 6) << pad(count(l.differing), 6)
+                  << pad(count(l.vs_exact), 6);
             }
             s << "\n";
         }

@@ -11,6 +11,9 @@
 //   trsv     trsv time vs size, with and without refinement (6a-c)           trsv_time.csv
 //            trsv forward error vs condition number, with and without
 //            iterative refinement (6d)                                       trsv_accuracy.csv
+//   chol     Cholesky (chol_{unb,blk}_var1..3) and LDL^T (ldlt_blas_unb_var3) error
+//            vs condition number of SPD matrices, every variant x backend    chol_accuracy.csv
+//            bits that change with threads and against the exact backend     chol_reproducibility.csv
 //   batch    Abbas-Turki and Graillat (2017): the condition numbers of their
 //            regression matrices (Fig. 2)                                    batch_conditioning.csv
 //            every batched method's residual and forward error on them,
@@ -54,6 +57,8 @@ struct Config {
     dim_t block = 32;                       // algorithmic block size of the blocked variants
     std::vector<dim_t> lu_time_sizes{128, 256, 512};
     dim_t repro_size = 128;
+    // chol (sizes: lu_sizes; block: block; reproducibility matrix: repro_size)
+    std::vector<double> chol_conds{1e1, 1e4, 1e8, 1e12, 1e15};
     // gemv
     std::vector<dim_t> gemv_sizes{256, 512, 1024, 2048};
     dim_t panel = 256;                      // the fixed dimension of the panels (the paper's 256)
@@ -120,6 +125,34 @@ using gen::diagonally_dominant;
 using gen::uniform_matrix;
 using gen::well_conditioned_lower;
 
+// --- reproducibility ----------------------------------------------------------------
+
+// Entries of two same-shaped matrices whose bits differ, the largest distance in
+// units in the last place (INT64_MAX when one is NaN and the other not), and the
+// number of differing bits.
+struct BitDiff {
+    long long elements = 0, bits = 0;
+    std::int64_t max_ulps = 0;
+};
+BitDiff compare_bits(Obj A, Obj B);
+
+// The exact backend keeps operations below FLAMEX_EXACT_PARALLEL_MIN products
+// (2^17 by default) on one thread: at the repro sizes (24 with --tiny) "threads 1
+// vs 2" would compare one thread with itself. While one of these lives the
+// threshold is 1, so that every operation of a 2-thread run splits; the previous
+// value (or its absence) is restored after.
+class ExactThreadsAlwaysSplit {
+public:
+    ExactThreadsAlwaysSplit();
+    ~ExactThreadsAlwaysSplit();
+    ExactThreadsAlwaysSplit(const ExactThreadsAlwaysSplit&) = delete;
+    ExactThreadsAlwaysSplit& operator=(const ExactThreadsAlwaysSplit&) = delete;
+
+private:
+    bool had_ = false;
+    std::string previous_;
+};
+
 // --- progress ------------------------------------------------------------------------
 
 // A one-line progress bar on stderr over a known number of steps; notes are
@@ -170,6 +203,14 @@ struct KernelSummary {
     int trsv_max_steps = -1;                              // most refinement steps taken
 };
 
+// Per (backend, Cholesky or LDL^T variant).
+struct CholSummary {
+    double worst_backward = -1;      // ||A - L L^T|| (or L D L^T) / (||A|| n u), worst over chol's runs
+                                     // of matrices found positive definite (NaN counts as HUGE_VAL)
+    long long differing = -1;        // entries differing between 1 and 2 threads
+    long long vs_exact = -1;         // entries differing from the exact backend
+};
+
 struct BatchMethodSummary {
     std::size_t flagged = 0, repaired = 0, failed = 0; // failed: breakdown or invalid input
     double residual_median = -1, residual_max = -1, error_median = -1, error_max = -1;
@@ -188,6 +229,7 @@ struct Context {
     std::vector<std::string> backends; // the usable ones, in registry order
     Progress& progress;
     std::map<std::pair<std::string, std::string>, LuSummary> lu;
+    std::map<std::pair<std::string, std::string>, CholSummary> chol;
     std::map<std::string, KernelSummary> kernels;
     BatchSummary batch;
     std::vector<std::string> failures;
@@ -212,13 +254,15 @@ struct Section {
 // comparison before anything else).
 const std::vector<Section>& sections();
 
-// Defined in section_lu.cpp, section_blas.cpp and section_batch.cpp.
+// Defined in section_lu.cpp, section_chol.cpp, section_blas.cpp and section_batch.cpp.
 size_t lu_accuracy_steps(const Context&);
 void run_lu_accuracy(Context&);
 size_t lu_repro_steps(const Context&);
 void run_lu_repro(Context&);
 size_t lu_time_steps(const Context&);
 void run_lu_time(Context&);
+size_t chol_steps(const Context&);
+void run_chol(Context&);
 size_t gemv_steps(const Context&);
 void run_gemv(Context&);
 size_t trsv_steps(const Context&);

@@ -842,6 +842,26 @@ Matrix well_conditioned_lower(dim_t n, std::uint64_t seed)
     return T;
 }
 
+Matrix spd_matrix(dim_t n, double cond, std::uint64_t seed)
+{
+    check_request("spd", n, cond, 1.0, 1e300);
+    Random rng(mix_seed(seed, 0x5bd));
+    const Dense q = random_orthogonal(n, rng);
+    const double spread = log2_cond(cond);
+    std::vector<double> d(static_cast<std::size_t>(n));
+    for (dim_t k = 0; k < n; ++k)
+        d[static_cast<std::size_t>(k)] = exp2_det(-spread * static_cast<double>(k) / static_cast<double>(n - 1));
+    Matrix A(n, n);
+    for (dim_t j = 0; j < n; ++j)
+        for (dim_t i = j; i < n; ++i) {
+            double s = 0;
+            for (dim_t k = 0; k < n; ++k) s += q(i, k) * d[static_cast<std::size_t>(k)] * q(j, k);
+            A(i, j) = s;
+            A(j, i) = s;
+        }
+    return A;
+}
+
 Matrix lu_matrix(dim_t n, double cond, std::uint64_t seed)
 {
     check_request("lu", n, cond, 1.0, 1e250);

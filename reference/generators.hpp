@@ -176,6 +176,14 @@ TrsvProblem trsv(dim_t n, double cond, std::uint64_t seed, Uplo uplo = Uplo::Low
 // dot product, here in the Schur complement of a dense matrix.
 Matrix lu_matrix(dim_t n, double cond, std::uint64_t seed);
 
+// A symmetric positive definite n x n matrix A = Q diag(d) Q^T with kappa_2(A) near
+// `cond` (1 <= cond <= 1e300): Q as for lu_matrix (Householder QR of a uniform
+// [-1, 1) matrix, seeded), d_i = cond^(-i/(n-1)) geometrically from 1 down to 1/cond.
+// The lower triangle is computed and mirrored, so A is exactly symmetric. Rounding
+// perturbs the small eigenvalues by about u: for cond beyond ~1/u the stored A need
+// not be positive definite (the Cholesky experiments record where it stops).
+Matrix spd_matrix(dim_t n, double cond, std::uint64_t seed);
+
 // --- one interface for the command line --------------------------------------------------------
 
 enum class Kind { Dot, Gemv, Trsv, Lu };

@@ -22,6 +22,8 @@
 #include "support/test_support.hpp"
 #include "reference/generators.hpp"
 #include "reference/mpfr_reference.hpp"
+#include "variants/chol.hpp"
+#include "variants/ldlt_blas.hpp"
 #include "variants/lu.hpp"
 
 #ifndef FLAMEX_EXPERIMENTS
@@ -203,13 +205,23 @@ std::vector<std::string> ran(const fs::path& dir)
 const std::vector<std::string> kCsvFiles = {"backends.csv",       "lu_accuracy.csv", "lu_reproducibility.csv",
                                             "lu_time.csv",        "gemv_time.csv",   "gemv_accuracy.csv",
                                             "trsv_time.csv",      "trsv_accuracy.csv", "batch_conditioning.csv",
-                                            "batch_accuracy.csv"};
+                                            "batch_accuracy.csv", "chol_accuracy.csv", "chol_reproducibility.csv"};
+
+std::vector<std::string> chol_variant_names()
+{
+    std::vector<std::string> names;
+    for (const flamex::CholVariant& v : flamex::chol_variants()) names.push_back(v.name);
+    for (const flamex::LdltBlasVariant& v : flamex::ldlt_blas_variants()) names.push_back(v.name);
+    return names;
+}
 
 void check_summary(const fs::path& dir)
 {
     const std::string summary = slurp(dir / "summary.txt");
     EXPECT_NE(summary.find("LU variants"), std::string::npos) << summary;
     EXPECT_NE(summary.find("Batched symmetric solvers"), std::string::npos) << summary;
+    EXPECT_NE(summary.find("Cholesky and LDL^T variants"), std::string::npos) << summary;
+    for (const std::string& name : chol_variant_names()) EXPECT_NE(summary.find(name), std::string::npos) << name;
     for (const flamex::LuVariant& v : flamex::lu_variants()) EXPECT_NE(summary.find(v.name), std::string::npos) << v.name;
     EXPECT_EQ(summary.find("FAILURES"), std::string::npos) << summary;
 }
@@ -303,6 +315,50 @@ void check_values(const fs::path& dir)
     }
 }
 
+// The chol section: a row per (backend, variant, size, condition number); on the
+// well-conditioned matrices every variant runs through with backward and forward
+// errors near u (NaN fails the comparisons); the exact backend gives the same bits
+// on 1 and 2 threads, and opencl (the exact kernels on a device) those of exact.
+void check_chol(const fs::path& dir)
+{
+    const Table accuracy = read_csv(dir / "chol_accuracy.csv"), repro = read_csv(dir / "chol_reproducibility.csv");
+    const auto backends = ran(dir);
+    const size_t per_variant = 3; // --tiny: n = 24, kappa_2 = 1e2, 1e8, 1e15
+    for (const std::string& b : backends)
+        for (const std::string& v : chol_variant_names()) {
+            EXPECT_EQ(count_rows(accuracy, {{"backend", b}, {"variant", v}}), per_variant) << b << " " << v;
+            EXPECT_EQ(count_rows(repro, {{"backend", b}, {"variant", v}, {"comparison", "threads 1 vs 2"}}), 1u)
+                << b << " " << v;
+            if (b != "exact") {
+                EXPECT_EQ(count_rows(repro, {{"backend", b}, {"variant", v}, {"comparison", "vs exact backend"}}), 1u)
+                    << b << " " << v;
+            }
+        }
+    EXPECT_EQ(accuracy.rows.size(), backends.size() * chol_variant_names().size() * per_variant);
+    for (const auto& row : accuracy.rows) {
+        const std::string what = row.at("backend") + " " + row.at("variant") + " cond " + row.at("target_cond");
+        const double cond = std::stod(row.at("target_cond"));
+        const double backward = std::stod(row.at("backward_error")), forward = std::stod(row.at("forward_error"));
+        // Backward stable: ||A - L L^T|| / (||A|| n u) stays O(1) for any condition number
+        // the variant runs through.
+        if (row.at("not_positive_definite") == "0") {
+            EXPECT_LT(backward, 1.0) << what; // false for NaN
+        }
+        if (cond <= 1e8) {
+            EXPECT_EQ(row.at("not_positive_definite"), "0") << what;
+            EXPECT_LT(forward, 24 * cond * 4 * kUnit) << what; // n kappa u, with room
+        }
+    }
+    for (const auto& row : repro.rows) {
+        const std::string what = row.at("backend") + " " + row.at("variant") + " " + row.at("comparison");
+        EXPECT_EQ(row.at("identical"), row.at("elements_differing") == "0" ? "true" : "false") << what;
+        if (row.at("backend") == "exact" || (row.at("backend") == "opencl" && row.at("comparison") == "vs exact backend")) {
+            EXPECT_EQ(row.at("identical"), "true") << what;
+        }
+    }
+    EXPECT_GE(count_rows(repro, {{"backend", "exact"}, {"identical", "true"}}), chol_variant_names().size());
+}
+
 // The batch section: the adaptive strategy's contract on every system, and the
 // OpenCL device (where it ran) reporting exactly what the CPU reports.
 void check_batch(const fs::path& dir)
@@ -343,7 +399,7 @@ void check_figures(const fs::path& dir)
 {
     for (const char* stem : {"lu_accuracy", "lu_backward_error", "lu_forward_error", "lu_time", "lu_reproducibility",
                              "gemv_time", "gemv_accuracy", "trsv_time", "trsv_accuracy", "batch_conditioning",
-                             "batch_accuracy"}) {
+                             "batch_accuracy", "chol_accuracy"}) {
         const fs::path png = dir / (std::string(stem) + ".png"), pdf = dir / (std::string(stem) + ".pdf");
         ASSERT_TRUE(fs::exists(png)) << png << "\n" << logs(dir);
         const std::string bytes = slurp(png);
@@ -395,6 +451,10 @@ TEST(ExperimentSuite, TinyRunEndToEnd)
     {
         SCOPED_TRACE("batched solvers");
         check_batch(dir);
+    }
+    {
+        SCOPED_TRACE("Cholesky and LDL^T");
+        check_chol(dir);
     }
     {
         SCOPED_TRACE("figures");
