@@ -25,6 +25,7 @@
 #include "reference/generators.hpp"
 #include "io/matrix_market.hpp"
 #include "reference/mpfr_reference.hpp"
+#include "variants/chol.hpp"
 #include "variants/lu.hpp"
 
 using flamex::dim_t;
@@ -195,6 +196,39 @@ TEST(GenDot, RejectsBadRequests)
     EXPECT_THROW(gen::lu_matrix(1, 1e8, 0), Error);
     EXPECT_THROW(gen::trsv(10, 0.5, 0), Error);
     EXPECT_THROW(gen::gemv(10, 10, 1e200, 0), Error); // one ill row: at most 1e150
+}
+
+// --- spd ---------------------------------------------------------------------------------------
+
+// Q diag Q^T: exactly symmetric, positive definite (Cholesky runs through) for
+// cond well below 1/u, kappa_inf within a factor n of the kappa_2 asked for, and seeded.
+TEST(GenSpd, SymmetricPositiveDefiniteOfTheTargetCondition)
+{
+    const dim_t n = 32;
+    for (double cond : {1e2, 1e8}) {
+        const Matrix A = gen::spd_matrix(n, cond, 7);
+        for (dim_t j = 0; j < n; ++j)
+            for (dim_t i = 0; i < n; ++i) ASSERT_EQ(std::memcmp(&A(i, j), &A(j, i), sizeof(double)), 0) << i << "," << j;
+        Matrix L = A;
+        EXPECT_TRUE(flamex::chol(*blis(), flamex::find_chol_variant("chol_unb_var3"), L).ok()) << cond;
+        const double kappa = ref::kappa_inf(A);
+        EXPECT_GT(kappa, cond / static_cast<double>(n)) << cond;
+        EXPECT_LT(kappa, cond * static_cast<double>(n)) << cond;
+    }
+}
+
+TEST(GenSpd, SameSeedSameBitsOtherSeedsDiffer)
+{
+    const Matrix a = gen::spd_matrix(16, 1e6, 3), b = gen::spd_matrix(16, 1e6, 3), c = gen::spd_matrix(16, 1e6, 4);
+    EXPECT_TRUE(same_bits(a, b));
+    EXPECT_FALSE(same_bits(a, c));
+}
+
+TEST(GenSpd, RejectsBadRequests)
+{
+    EXPECT_THROW(gen::spd_matrix(1, 1e8, 0), Error);
+    EXPECT_THROW(gen::spd_matrix(10, 0.5, 0), Error);
+    EXPECT_THROW(gen::spd_matrix(10, std::nan(""), 0), Error);
 }
 
 // --- gemv ------------------------------------------------------------------------------------
