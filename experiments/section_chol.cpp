@@ -75,8 +75,6 @@ const Matrix& spd(dim_t n, double cond)
     return cache.emplace(key, gen::spd_matrix(n, cond, 2000 + static_cast<std::uint64_t>(n))).first->second;
 }
 
-// A NaN row makes the maximum NaN (std::max would drop it).
-long double max_nan(long double a, long double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); }
 
 long double norm_inf(Obj A)
 {
@@ -131,7 +129,7 @@ double forward_error(const Blas& blas, Obj A, Obj F, bool ldlt)
     double worst = 0;
     for (dim_t i = 0; i < n; ++i) {
         const double e = std::fabs(x(i, 0) - 1.0);
-        worst = std::isnan(e) || std::isnan(worst) ? NAN : std::max(worst, e);
+        worst = max_nan(worst, e);
     }
     return capped(worst);
 }

@@ -80,7 +80,7 @@ double norm_inf(Obj A)
     for (dim_t i = 0; i < A.length(); ++i) {
         double row = 0;
         for (dim_t j = 0; j < A.width(); ++j) row += std::fabs(A(i, j));
-        best = std::max(best, row);
+        best = max_nan(best, row);
     }
     return best;
 }
@@ -102,7 +102,7 @@ double backward_error(Obj A, Obj LU, PivObj p)
             for (dim_t l = 0; l <= std::min(i, j); ++l) s += (l == i ? 1.0L : LU(i, l)) * static_cast<long double>(LU(l, j));
             row += std::fabs(PA[static_cast<size_t>(i + j * n)] - s);
         }
-        worst = std::max(worst, row);
+        worst = max_nan(worst, row);
     }
     return static_cast<double>(worst / (static_cast<long double>(norm_inf(A)) * n * 0x1p-53L));
 }
@@ -124,7 +124,7 @@ double forward_error(const Blas& blas, Obj A, Obj LU, PivObj p)
         blas.trsv(UPPER, NO_TRANSPOSE, NONUNIT, LU, x);
     }
     double worst = 0;
-    for (dim_t i = 0; i < n; ++i) worst = std::max(worst, std::fabs(x(i, 0) - 1.0));
+    for (dim_t i = 0; i < n; ++i) worst = max_nan(worst, std::fabs(x(i, 0) - 1.0));
     return capped(worst);
 }
 

@@ -25,10 +25,13 @@
 // the summary.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -118,6 +121,13 @@ Timing time_reps(const Config& c, const std::function<void()>& setup, const std:
 // Errors as the paper plots them: an error above 1 (no correct digit), or NaN,
 // becomes 1.
 double capped(double error);
+// The larger of a and b, NaN when either is (std::max drops a NaN second argument,
+// which would let a NaN row vanish from an error measure).
+template <class T>
+T max_nan(T a, T b)
+{
+    return std::isnan(a) || std::isnan(b) ? std::numeric_limits<T>::quiet_NaN() : std::max(a, b);
+}
 
 // Seeded data for the timing runs: gen::uniform_matrix, gen::diagonally_dominant,
 // gen::well_conditioned_lower (reference/generators.hpp).
