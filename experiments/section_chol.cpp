@@ -76,17 +76,6 @@ const Matrix& spd(dim_t n, double cond)
 }
 
 
-long double norm_inf(Obj A)
-{
-    long double best = 0;
-    for (dim_t i = 0; i < A.length(); ++i) {
-        long double row = 0;
-        for (dim_t j = 0; j < A.width(); ++j) row += std::fabs(static_cast<long double>(A(i, j)));
-        best = max_nan(best, row);
-    }
-    return best;
-}
-
 // The lower triangle of F holds L (unit diagonal when ldlt, D on F's diagonal).
 double backward_error(Obj A, Obj F, bool ldlt)
 {

@@ -74,17 +74,6 @@ private:
     std::map<std::pair<dim_t, double>, double> measured_;
 };
 
-double norm_inf(Obj A)
-{
-    double best = 0;
-    for (dim_t i = 0; i < A.length(); ++i) {
-        double row = 0;
-        for (dim_t j = 0; j < A.width(); ++j) row += std::fabs(A(i, j));
-        best = max_nan(best, row);
-    }
-    return best;
-}
-
 double backward_error(Obj A, Obj LU, PivObj p)
 {
     const dim_t n = A.length();
@@ -104,7 +93,7 @@ double backward_error(Obj A, Obj LU, PivObj p)
         }
         worst = max_nan(worst, row);
     }
-    return static_cast<double>(worst / (static_cast<long double>(norm_inf(A)) * n * 0x1p-53L));
+    return static_cast<double>(worst / (norm_inf(A) * n * 0x1p-53L));
 }
 
 double forward_error(const Blas& blas, Obj A, Obj LU, PivObj p)

@@ -291,6 +291,17 @@ Timing time_reps(const Config& c, const std::function<void()>& setup, const std:
     return Timing{t.front(), k % 2 ? t[k / 2] : (t[k / 2 - 1] + t[k / 2]) / 2, static_cast<int>(k)};
 }
 
+long double norm_inf(Obj A)
+{
+    long double best = 0;
+    for (dim_t i = 0; i < A.length(); ++i) {
+        long double row = 0;
+        for (dim_t j = 0; j < A.width(); ++j) row += std::fabs(static_cast<long double>(A(i, j)));
+        best = max_nan(best, row);
+    }
+    return best;
+}
+
 double capped(double error) { return std::isnan(error) || error > 1.0 ? 1.0 : error; }
 
 // --- progress ------------------------------------------------------------------------

@@ -121,6 +121,9 @@ Timing time_reps(const Config& c, const std::function<void()>& setup, const std:
 // Errors as the paper plots them: an error above 1 (no correct digit), or NaN,
 // becomes 1.
 double capped(double error);
+// max_i sum_j |a_ij| in long double, NaN when any entry is (the error measures' scale).
+long double norm_inf(Obj A);
+
 // The larger of a and b, NaN when either is (std::max drops a NaN second argument,
 // which would let a NaN row vanish from an error measure).
 template <class T>
