@@ -161,6 +161,35 @@ TEST(Solve, NonConformingSizesThrow)
     }
 }
 
+TEST(Solve, ManyRightHandSidesAreEachSolvedAsAlone)
+{
+    // One factorization for k columns; each column must be bit for bit the solve of
+    // that column alone (same operations), with the report's worst steps and residual.
+    for (const char* backend : {"blis", "exact"}) {
+        const auto blas = flamex::make_backend(backend);
+        const dim_t n = 40, k = 3;
+        const Matrix A = flamex::test::random_matrix(n, n, 31);
+        const Matrix B = flamex::test::random_matrix(n, k, 32);
+        Matrix X(n, k);
+        const SolveReport all = flamex::solve(*blas, variant(), A, B, X, 2);
+        ASSERT_TRUE(all.info.ok());
+        int most_steps = 0;
+        double worst_residual = 0.0;
+        for (dim_t j = 0; j < k; ++j) {
+            Matrix bj(n, 1), xj(n, 1);
+            for (dim_t i = 0; i < n; ++i) bj(i, 0) = B(i, j);
+            const SolveReport one = flamex::solve(*blas, variant(), A, bj, xj, 2);
+            EXPECT_TRUE(flamex::test::bitwise_equal(X.view().sub(0, j, n, 1), xj)) << backend << " column " << j;
+            most_steps = std::max(most_steps, one.refinement_steps);
+            worst_residual = flamex::test::max_nan(worst_residual, one.residual_norm);
+        }
+        EXPECT_EQ(all.refinement_steps, most_steps) << backend;
+        EXPECT_EQ(all.residual_norm, worst_residual) << backend;
+        Matrix narrow(n, k - 1);
+        EXPECT_THROW(flamex::solve(*blas, variant(), A, B, narrow), Error) << backend; // x's width is b's
+    }
+}
+
 TEST(Solve, EmptySystem)
 {
     const auto blas = blis();

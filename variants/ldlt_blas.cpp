@@ -39,4 +39,36 @@ LdltInfo ldlt_blas(const Blas& blas, const LdltBlasVariant& variant, Obj A)
     return variant.run(blas, A);
 }
 
+const std::vector<LdltDriverVariant>& ldlt_driver_variants()
+{
+    static const std::vector<LdltDriverVariant> list = [] {
+        std::vector<LdltDriverVariant> all = {
+            {"ldlt_unb_var1", "bordered (up-looking)", 1, false},
+            {"ldlt_unb_var2", "left-looking", 2, false},
+            {"ldlt_unb_var3", "right-looking", 3, false},
+        };
+        for (const LdltBlasVariant& v : ldlt_blas_variants()) all.push_back({v.name, v.summary, v.number, true});
+        return all;
+    }();
+    return list;
+}
+
+const LdltDriverVariant& find_ldlt_driver_variant(const std::string& name)
+{
+    std::string known;
+    for (const LdltDriverVariant& v : ldlt_driver_variants()) {
+        if (v.name == name) return v;
+        known += (known.empty() ? "" : ", ") + v.name;
+    }
+    throw Error("unknown LDL^T variant '" + name + "' (known: " + known + ")");
+}
+
+LdltInfo ldlt(const Blas& blas, const LdltDriverVariant& variant, Obj A)
+{
+    if (A.length() != A.width())
+        throw Error(variant.name + ": A is " + std::to_string(A.length()) + "x" + std::to_string(A.width()) + ", not square");
+    if (variant.on_backend) return ldlt_blas(blas, find_ldlt_blas_variant(variant.name), A);
+    return ldlt_variant<double>(variant.number)(A);
+}
+
 } // namespace flamex

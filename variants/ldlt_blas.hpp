@@ -42,4 +42,23 @@ const LdltBlasVariant& find_ldlt_blas_variant(const std::string& name);
 // the backend for the duration.
 LdltInfo ldlt_blas(const Blas& blas, const LdltBlasVariant& variant, Obj A);
 
+// --- every LDL^T variant by name: what `flamex ldlt` and flamex.ldlt offer ----------
+
+// The plain-loop variants of variants/ldlt.hpp (on the host in double, whatever the
+// backend), then the derived ones above (on the backend).
+struct LdltDriverVariant {
+    std::string name;    // "ldlt_unb_var3", "ldlt_blas_unb_var3", ...
+    std::string summary; // one line for `flamex ldlt --list`
+    int number;
+    bool on_backend;     // a derived variant on the abstract BLAS; false: the host plain loops
+};
+
+const std::vector<LdltDriverVariant>& ldlt_driver_variants();
+// Throws flamex::Error listing the known names when `name` is unknown.
+const LdltDriverVariant& find_ldlt_driver_variant(const std::string& name);
+
+// The factorization as a user calls it: checks that A is square, then runs a host
+// variant on A's memory (the backend unused) or a derived one by ldlt_blas().
+LdltInfo ldlt(const Blas& blas, const LdltDriverVariant& variant, Obj A);
+
 } // namespace flamex

@@ -102,7 +102,9 @@ struct SolveReport {
 // x := A^{-1} b by LU (variant, control) and two triangular solves, then up to
 // `refine` steps of iterative refinement: r := b - A x (gemv on the backend),
 // solve for d with the factors, x := x + d; stops early once d no longer changes x.
-// A is n x n and left unchanged; b and x are n x 1.
+// A is n x n and left unchanged; b and x are n x k: one factorization, then each
+// column solved and refined on its own (bit-identical to solving it alone); the
+// report's steps and residual are the most any column took / left.
 SolveReport solve(const Blas& blas, const LuVariant& variant, Obj A, Obj b, Obj x, int refine = 0,
                   LuControl control = {});
 

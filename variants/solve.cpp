@@ -2,6 +2,7 @@
 // residual is computed by the backend (so on `exact` it is the correctly rounded
 // residual of the current x); and the triangular solve with the same refinement
 // (the paper's Algorithm 6).
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -28,13 +29,14 @@ double norm_inf(const Blas& blas, Obj v)
     return m;
 }
 
-// Throws unless M (named `name`) is n x n and b and x are n x 1, and refine >= 0.
-void check_system(const char* op, const char* name, Obj M, Obj b, Obj x, int refine)
+// Throws unless M (named `name`) is n x n, b and x are n x k (k = 1 unless
+// many_rhs), and refine >= 0.
+void check_system(const char* op, const char* name, Obj M, Obj b, Obj x, int refine, bool many_rhs = false)
 {
     const dim_t n = M.length();
     const std::string head = std::string(op) + ": " + name + " is " + std::to_string(n) + "x";
     if (M.width() != n) throw Error(head + std::to_string(M.width()) + ", not square");
-    if (b.length() != n || b.width() != 1 || x.length() != n || x.width() != 1)
+    if (b.length() != n || x.length() != n || b.width() != x.width() || (!many_rhs && b.width() != 1))
         throw Error(head + std::to_string(n) + " but b is " + std::to_string(b.length()) + "x" +
                     std::to_string(b.width()) + " and x is " + std::to_string(x.length()) + "x" +
                     std::to_string(x.width()));
@@ -68,7 +70,7 @@ double refine_solution(const Blas& blas, Trans trans, Obj M, Obj b, Obj x, Obj r
 
 SolveReport solve(const Blas& blas, const LuVariant& variant, Obj A, Obj b, Obj x, int refine, LuControl control)
 {
-    check_system("solve", "A", A, b, x, refine);
+    check_system("solve", "A", A, b, x, refine, true);
     const dim_t n = A.length();
 
     SolveReport report;
@@ -82,11 +84,18 @@ SolveReport solve(const Blas& blas, const LuVariant& variant, Obj A, Obj b, Obj 
     report.info = lu(blas, variant, LU, p, control);
     if (!report.info.ok()) return report;
 
+    // Each right-hand side on its own, with the one factorization: column j of x is
+    // bit for bit what the solve of column j alone gives.
     const auto solve_in_place = [&](Obj v) { lu_solve(blas, LU, p, v); };
-    blas.copy(b, x);
-    solve_in_place(x);
-    report.residual_norm =
-        refine_solution(blas, NO_TRANSPOSE, A, b, x, r, x_previous, refine, solve_in_place, report.refinement_steps);
+    for (dim_t j = 0; j < b.width(); ++j) {
+        const Obj bj = b.sub(0, j, n, 1), xj = x.sub(0, j, n, 1);
+        blas.copy(bj, xj);
+        solve_in_place(xj);
+        int steps = 0;
+        const double residual = refine_solution(blas, NO_TRANSPOSE, A, bj, xj, r, x_previous, refine, solve_in_place, steps);
+        report.refinement_steps = std::max(report.refinement_steps, steps);
+        if (!(residual <= report.residual_norm)) report.residual_norm = residual; // NaN stays
+    }
     return report;
 }
 

@@ -1,5 +1,6 @@
 """flamex from Python: FLAME views on numpy arrays, the abstract BLAS of every
-backend, the LU variants and drivers, generators, MPFR references, Matrix Market
+backend, the LU, Cholesky, LDL^T, triangular inverse and solve variants and
+drivers, the derivation of variants, generators, MPFR references, Matrix Market
 I/O and the batched symmetric solvers. See the README's "Python" section.
 
 Zero copy: a Fortran-ordered float64 array (or a slice of one with unit row
@@ -7,10 +8,11 @@ stride) is a FLAME view as it is; part_* / repart_* / cont_with_* return
 flamex.Obj windows of the same memory, and operations write into the caller's
 array. C-ordered arrays are rejected with a ValueError (numpy.asfortranarray).
 """
-from .errors import Error, OpenCLError, SingularMatrixError
+from .errors import (ColumnError, Error, NotPositiveDefiniteError, OpenCLError, SingularMatrixError,
+                     ZeroPivotError)
 from ._flamex import *  # noqa: F401,F403  (the compiled module's whole API)
 from ._flamex import gen, mpfr, batched  # noqa: F401
 from . import _flamex
 
 __all__ = [name for name in dir(_flamex) if not name.startswith("_")] + [
-    "Error", "OpenCLError", "SingularMatrixError"]
+    "Error", "OpenCLError", "ColumnError", "SingularMatrixError", "NotPositiveDefiniteError", "ZeroPivotError"]

@@ -5,8 +5,13 @@ Error              flamex::Error: bad input (shapes, names, files) or a failed
                    input problem, the ones found by the bindings included.
 OpenCLError        an OpenCL failure (no platform, device, kernel build); .build_log
                    holds the compiler's log when a kernel failed to build.
-SingularMatrixError a zero pivot where a solution was asked for; .column is the
-                   1-based column (LAPACK's info). Also a numpy.linalg.LinAlgError.
+ColumnError        a factorization, inversion or solve that stopped at a column;
+                   .column is the 1-based column (LAPACK's info). Also a
+                   numpy.linalg.LinAlgError. Its kinds:
+  SingularMatrixError      a zero pivot (solve) or a zero on a triangle's diagonal
+                           (trinv, trsm_lln)
+  NotPositiveDefiniteError chol: an updated diagonal element that is not positive
+  ZeroPivotError           ldlt (no pivoting): a zero or non-finite pivot
 """
 import numpy.linalg
 
@@ -23,9 +28,21 @@ class OpenCLError(Error, RuntimeError):
         self.build_log = build_log
 
 
-class SingularMatrixError(Error, numpy.linalg.LinAlgError):
-    """A zero pivot: column is the 1-based column of the first one."""
+class ColumnError(Error, numpy.linalg.LinAlgError):
+    """A numerical failure at a column: column is its 1-based index."""
 
     def __init__(self, message, column):
         super().__init__(message)
         self.column = column
+
+
+class SingularMatrixError(ColumnError):
+    """A zero pivot, or a zero on a triangle's diagonal."""
+
+
+class NotPositiveDefiniteError(ColumnError):
+    """Cholesky: the updated diagonal element of column `column` is not positive."""
+
+
+class ZeroPivotError(ColumnError):
+    """LDL^T without pivoting: the pivot of column `column` is zero or not finite."""

@@ -15,9 +15,12 @@
 
 namespace flamex::python {
 
-// A zero pivot where the caller asked for a solution: flamex.SingularMatrixError.
-struct SingularMatrix : std::runtime_error {
-    SingularMatrix(const std::string& what, dim_t col) : std::runtime_error(what), column(col) {}
+// A factorization, inversion or solve that stopped at a column where a result was
+// asked for: raised as the flamex.errors class `python_class` (SingularMatrixError,
+// NotPositiveDefiniteError, ZeroPivotError) with .column.
+struct ColumnFailure : std::runtime_error {
+    ColumnFailure(const char* cls, const std::string& what, dim_t col) : std::runtime_error(what), python_class(cls), column(col) {}
+    const char* python_class;
     dim_t column; // 1-based, LAPACK's info
 };
 
@@ -34,8 +37,21 @@ PyBackend backend_of(py::handle backend, int threads = 1);
 // nothing). In-place arguments never come through here.
 PyObj input_obj(py::handle h, const char* what);
 
+// The matrix an operation transforms in place: with `overwrite`, A itself (a
+// Fortran-ordered float64 array or view; anything else is a ValueError) and the
+// result is A; without, one new Fortran-ordered float64 copy of any array-like,
+// which is the result. A must be 2-D unless vector_allowed (a 1-D array is then
+// an n x 1 vector, and the result keeps its shape).
+struct InPlace {
+    PyObj obj;
+    py::object result;
+};
+InPlace in_place_or_copy(py::handle A, const char* what, bool overwrite, bool vector_allowed = false);
+
 void bind_blas(py::module_& m);    // blas.cpp: Backend, backends(), devices()
-void bind_drivers(py::module_& m); // drivers.cpp: lu, solve, variants
+void bind_drivers(py::module_& m); // drivers.cpp: lu, solve, trsv_solve
+void bind_factorizations(py::module_& m); // factorizations.cpp: chol, ldlt, trinv, trsm_lln, variants
+void bind_derive(py::module_& m);  // derive.cpp: derive, derive_invariants
 void bind_tools(py::module_& m);   // tools.cpp: gen, mpfr, Matrix Market
 void bind_batched(py::module_& m); // batched.cpp: the batched symmetric solvers
 

@@ -26,6 +26,24 @@ PyObj input_obj(py::handle h, const char* what)
     return to_pyobj(a, what, false);
 }
 
+InPlace in_place_or_copy(py::handle A, const char* what, bool overwrite, bool vector_allowed)
+{
+    InPlace out;
+    if (overwrite) {
+        out.obj = to_pyobj(A, what, true);
+        out.result = py::isinstance<PyObj>(A) ? py::object(window_array(out.obj)) : py::reinterpret_borrow<py::object>(A);
+    } else {
+        // The one copy such an operation makes by design.
+        out.result = py::module_::import("numpy").attr("array")(A, py::arg("dtype") = "float64", py::arg("order") = "F");
+        out.obj = to_pyobj(out.result, what, true);
+    }
+    const auto dims = py::cast<py::array>(out.result).ndim();
+    if (dims != 2 && !(vector_allowed && dims == 1))
+        throw LayoutError(std::string(what) + " must be a 2-D array" + (vector_allowed ? " or a vector" : "") + ", got " +
+                          std::to_string(dims) + " dimensions");
+    return out;
+}
+
 namespace {
 
 // Each operation: convert (with the GIL), then compute without it.

@@ -24,7 +24,7 @@ py::array int_array(const std::vector<int>& v)
     return a;
 }
 
-// b as an n x 1 view: a vector, or an (n, 1) matrix.
+// b as an n x 1 view: a vector, or an (n, 1) matrix (trsv_solve's b).
 void require_column(Obj b, const char* what)
 {
     if (b.width() != 1 && !(b.length() == 1 && b.width() >= 1))
@@ -56,37 +56,19 @@ void bind_drivers(py::module_& m)
     }, py::arg("blas"), py::arg("alpha11"), py::arg("j"), py::arg("info"),
        "True when alpha11 is zero, recording column j (0-based) as info's first zero pivot.");
 
-    m.def("variants", [] {
-        py::list out;
-        for (const LuVariant& v : lu_variants())
-            out.append(py::dict(py::arg("name") = v.name, py::arg("pivoting") = v.pivoting, py::arg("blocked") = v.blocked,
-                                py::arg("number") = v.number, py::arg("summary") = v.summary));
-        return out;
-    }, "The LU variants (what `flamex lu --list` prints), as dicts.");
-
     m.def("lu", [](py::handle A, const std::string& variant, py::handle backend, dim_t block,
                    std::optional<std::string> inner, int threads, bool overwrite_a) {
         const LuVariant& v = find_lu_variant(variant);
         const LuControl control = control_of(block, inner);
         const PyBackend blas = backend_of(backend, threads);
-        PyObj a;
-        py::object factors;
-        if (overwrite_a) {
-            a = to_pyobj(A, "A", true);
-            factors = py::isinstance<PyObj>(A) ? py::object(window_array(a)) : py::reinterpret_borrow<py::object>(A);
-        } else {
-            // The factors are a new array: the one copy lu() makes by design.
-            factors = py::module_::import("numpy").attr("array")(A, py::arg("dtype") = "float64", py::arg("order") = "F");
-            a = to_pyobj(factors, "A", true);
-        }
-        if (py::cast<py::array>(factors).ndim() != 2) throw LayoutError("lu: A must be a 2-D array");
-        Pivots p(a.view.min_dim());
+        const InPlace a = in_place_or_copy(A, "A", overwrite_a);
+        Pivots p(a.obj.view.min_dim());
         LuInfo info;
         {
             py::gil_scoped_release nogil;
-            info = lu(*blas.blas, v, a.view, p, control);
+            info = lu(*blas.blas, v, a.obj.view, p, control);
         }
-        return py::make_tuple(factors, int_array(p.to_lapack()), info.zero_pivot);
+        return py::make_tuple(a.result, int_array(p.to_lapack()), info.zero_pivot);
     }, py::arg("A"), py::arg("variant") = "lu_piv_unb_var3", py::arg("backend") = py::none(), py::arg("block") = 128,
        py::arg("inner") = py::none(), py::arg("threads") = 1, py::arg("overwrite_a") = false,
        R"(LU factorization by a flamex variant: returns (LU, ipiv, info).
@@ -103,28 +85,34 @@ row i swapped with ipiv[i] - 1; the identity for variants without pivoting); inf
         const PyBackend blas = backend_of(backend, threads);
         const PyObj a = input_obj(A, "A");
         const PyObj rhs = input_obj(b, "b");
-        require_column(rhs.view, "b");
-        py::array x = fortran_zeros(rhs.view.vector_length(), 1);
+        // A 1-D b (either orientation of a view) is one right-hand side; a 2-D b, its columns.
+        const bool one_rhs = py::cast<py::array>(rhs.keep).ndim() == 1 && !py::isinstance<PyObj>(b);
+        const Obj vb = one_rhs ? as_column(rhs.view) : rhs.view;
+        py::array x = fortran_zeros(vb.length(), vb.width());
         const Obj vx = as_obj(x, "x", true);
         SolveReport r;
         {
             py::gil_scoped_release nogil;
-            r = solve(*blas.blas, v, a.view, as_column(rhs.view), vx, refine, control);
+            r = solve(*blas.blas, v, a.view, vb, vx, refine, control);
         }
         if (!r.info.ok())
-            throw SingularMatrix("solve: the matrix is singular: zero pivot in column " + std::to_string(r.info.zero_pivot) +
-                                     " (" + v.name + ")",
-                                 r.info.zero_pivot);
-        py::object shaped = x.attr("reshape")(shape_of(b, rhs), py::arg("order") = "F");
-        if (!report) return shaped;
-        return py::make_tuple(shaped, py::dict(py::arg("refinement_steps") = r.refinement_steps,
+            throw ColumnFailure("SingularMatrixError",
+                                "solve: the matrix is singular: zero pivot in column " + std::to_string(r.info.zero_pivot) +
+                                    " (" + v.name + ")",
+                                r.info.zero_pivot);
+        const py::object out = one_rhs ? x.attr("reshape")(-1) : py::object(x);
+        if (!report) return out;
+        return py::make_tuple(out, py::dict(py::arg("refinement_steps") = r.refinement_steps,
                                                py::arg("residual_norm") = r.residual_norm));
     }, py::arg("A"), py::arg("b"), py::arg("variant") = "lu_piv_unb_var3", py::arg("backend") = py::none(),
        py::arg("refine") = 0, py::arg("block") = 128, py::arg("inner") = py::none(), py::arg("threads") = 1,
        py::arg("report") = false,
        R"(x = A^{-1} b by LU and two triangular solves, then up to `refine` steps of iterative
-refinement. Raises flamex.SingularMatrixError (with .column) on a zero pivot. With
-report=True returns (x, {"refinement_steps", "residual_norm"}).)");
+refinement. b is a vector (n,) or an (n, k) matrix of k right-hand sides (one
+factorization; each column solved and refined on its own, bit-identical to solving it
+alone); x has b's shape. Raises flamex.SingularMatrixError (with .column) on a zero
+pivot. With report=True returns (x, {"refinement_steps", "residual_norm"}), the most
+steps any column took and the largest residual ||b_j - A x_j||_inf.)");
 
     m.def("trsv_solve", [](py::handle T, py::handle b, Uplo uplo, Trans trans, Diag diag, py::handle backend, int refine) {
         const PyBackend blas = backend_of(backend);

@@ -28,8 +28,8 @@ void translate_errors()
     py::register_exception_translator([](std::exception_ptr p) {
         try {
             if (p) std::rethrow_exception(p);
-        } catch (const SingularMatrix& e) {
-            const py::object cls = error_class("SingularMatrixError");
+        } catch (const ColumnFailure& e) {
+            const py::object cls = error_class(e.python_class);
             raise(cls, cls(e.what(), e.column));
         } catch (const Error& e) {
             const std::string what = e.what();
@@ -216,6 +216,8 @@ PYBIND11_MODULE(_flamex, m)
     bind_partitioning(m);
     bind_blas(m);
     bind_drivers(m);
+    bind_factorizations(m);
+    bind_derive(m);
     bind_tools(m);
     bind_batched(m);
 }

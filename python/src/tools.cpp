@@ -53,6 +53,15 @@ void bind_gen(py::module_& gen)
         }
         return to_numpy(std::move(A));
     }, py::arg("n"), py::arg("cond"), py::arg("seed") = 0, "A dense n x n matrix with kappa_inf(A) near cond.");
+    gen.def("spd", [](dim_t n, double cond, std::uint64_t seed) {
+        Matrix A;
+        {
+            FLAMEX_NOGIL;
+            A = gen::spd_matrix(n, cond, seed);
+        }
+        return to_numpy(std::move(A));
+    }, py::arg("n"), py::arg("cond"), py::arg("seed") = 0,
+       "A symmetric positive definite n x n matrix Q diag(d) Q^T with kappa_2(A) near cond (exactly symmetric).");
     gen.def("uniform_matrix", [](dim_t m, dim_t n, std::uint64_t seed) { return to_numpy(gen::uniform_matrix(m, n, seed)); },
             py::arg("m"), py::arg("n"), py::arg("seed") = 0, "Entries uniform in [-1, 1).");
     gen.def("diagonally_dominant", [](dim_t n, std::uint64_t seed) { return to_numpy(gen::diagonally_dominant(n, seed)); },

@@ -35,7 +35,7 @@ CASES = [
     ("read-only", lambda: blis.scal(1.0, np.frombuffer(b"\0" * 24)), ValueError, "read-only"),
     ("3-D", lambda: blis.sum(np.ones((2, 2, 2))), ValueError, "1-D or 2-D"),
     ("not an array", lambda: blis.sum("abc"), ValueError, "numpy array"),
-    ("solve b matrix", lambda: flamex.solve(_fortran(2, 2), np.ones((2, 2))), ValueError, "vector"),
+    ("solve b 3-D", lambda: flamex.solve(_fortran(2, 2), np.ones((2, 2, 1))), ValueError, "1-D or 2-D"),
     ("lu of a vector", lambda: flamex.lu(np.ones(3)), ValueError, "2-D"),
     ("batched shape", lambda: flamex.batched.solve(np.ones((2, 3, 4)), np.ones((2, 3))), ValueError, r"\(k, n, n\)"),
     ("batched y shape", lambda: flamex.batched.solve(np.ones((2, 3, 3)), np.ones((2, 4))), ValueError, r"\(k, n\)"),

@@ -221,49 +221,18 @@ int run_chol(const Args& a)
                            "Cholesky factor L (A = L L^T) of " + a.operands[0] + " by " + variant.name);
 }
 
-struct LdltVariant {
-    std::string name, summary;
-    int number;
-};
-
-const std::vector<LdltVariant>& ldlt_variants()
-{
-    static const std::vector<LdltVariant> list = {
-        {"ldlt_unb_var1", "bordered (up-looking)", 1},
-        {"ldlt_unb_var2", "left-looking", 2},
-        {"ldlt_unb_var3", "right-looking", 3},
-    };
-    static const std::vector<LdltVariant> with_derived = [] {
-        // The hand-written plain loops (on the host), then the variants derived on
-        // the abstract BLAS (on --backend).
-        std::vector<LdltVariant> all = list;
-        for (const LdltBlasVariant& v : ldlt_blas_variants()) all.push_back({v.name, v.summary, v.number});
-        return all;
-    }();
-    return with_derived;
-}
-
 int run_ldlt(const Args& a)
 {
-    if (a.has(kLdltList)) return list_variants(a, ldlt_variants());
+    if (a.has(kLdltList)) return list_variants(a, ldlt_driver_variants());
     require_operands(command("ldlt"), a);
-    const std::string name = a.get(kLdltVariant).value_or("ldlt_unb_var3");
-    const auto found = std::find_if(ldlt_variants().begin(), ldlt_variants().end(),
-                                    [&](const LdltVariant& v) { return v.name == name; });
-    if (found == ldlt_variants().end()) {
-        std::string known;
-        for (const LdltVariant& v : ldlt_variants()) known += (known.empty() ? "" : ", ") + v.name;
-        throw Error("unknown LDL^T variant '" + name + "' (known: " + known + ")");
-    }
+    const LdltDriverVariant& variant = find_ldlt_driver_variant(a.get(kLdltVariant).value_or("ldlt_unb_var3"));
     const auto blas = backend_of(a);
-    const bool derived = name.rfind("ldlt_blas_", 0) == 0; // on the abstract BLAS; the others on the host
     Matrix A = read_square(a);
     const auto start = std::chrono::steady_clock::now();
-    const LdltInfo info = derived ? ldlt_blas(*blas, find_ldlt_blas_variant(name), A)
-                                  : ldlt_variant<double>(found->number)(A.view());
-    return finish_in_place(a, A, found->name, derived ? blas->name() : "host", seconds_since(start), info.breakdown,
+    const LdltInfo info = ldlt(*blas, variant, A);
+    return finish_in_place(a, A, variant.name, variant.on_backend ? blas->name() : "host", seconds_since(start), info.breakdown,
                            "zero or non-finite pivot in column",
-                           "LDL^T factors of " + a.operands[0] + " by " + found->name +
+                           "LDL^T factors of " + a.operands[0] + " by " + variant.name +
                                ": L unit lower below the diagonal, D on it");
 }
 

@@ -1,0 +1,72 @@
+// flamex.derive and flamex.derive_invariants: the derivation of derive/derive.hpp,
+// what `flamex derive OP [--variant N] [--blocked] [--emit text|cpp|latex]` prints.
+#include "bindings.hpp"
+
+#include "derive/derive.hpp"
+
+namespace flamex::python {
+
+namespace {
+
+derive::Derivation derivation_of(const derive::Pme& pme, bool blocked)
+{
+    if (blocked && pme.blocked.empty()) throw Error(pme.name + ": the description has no blocked form");
+    return derive::derive_invariants(pme);
+}
+
+} // namespace
+
+void bind_derive(py::module_& m)
+{
+    m.def("derive_operations", &derive::operation_names,
+          "The operations with a PME description (derive/pme/*.pme, or FLAMEX_PME_DIR).");
+
+    m.def("derive", [](const std::string& operation, std::optional<int> variant, bool blocked, const std::string& emit) {
+        if (emit != "text" && emit != "cpp" && emit != "latex")
+            throw Error("derive: emit is 'text', 'cpp' or 'latex', not '" + emit + "'");
+        std::string out;
+        {
+            py::gil_scoped_release nogil;
+            const derive::Pme pme = derive::load_operation(operation);
+            const derive::Derivation d = derivation_of(pme, blocked);
+            const derive::Invariant* inv = variant ? &derive::find_variant(d, *variant) : nullptr;
+            if (emit == "latex")
+                out = derive::emit_latex(d, blocked);
+            else if (emit == "text")
+                out = derive::text_report(d, variant.value_or(0), blocked);
+            else if (!inv)
+                throw Error("derive: emit='cpp' needs variant=N");
+            else
+                out = derive::emit_cpp(pme, *inv, blocked);
+        }
+        return out;
+    }, py::arg("operation"), py::arg("variant") = py::none(), py::arg("blocked") = false, py::arg("emit") = "text",
+       R"(The derivation of an operation from its PME description, as `flamex derive` prints it.
+
+emit="text": the PME, the loop invariants and the worksheet of each variant (or of
+`variant` alone); "cpp": the variant file (needs variant); "latex": the worksheets as
+a LaTeX document. blocked: the blocked form. An unknown operation or variant, or an
+infeasible one (with its reason), raises flamex.Error.)");
+
+    m.def("derive_invariants", [](const std::string& operation) {
+        derive::Pme pme; // the derivation points into it
+        derive::Derivation d;
+        {
+            py::gil_scoped_release nogil;
+            pme = derive::load_operation(operation);
+            d = derive::derive_invariants(pme);
+        }
+        py::list out;
+        for (const derive::Invariant& inv : d.invariants)
+            out.append(py::dict(py::arg("number") = inv.number, py::arg("tasks") = inv.tasks, py::arg("summary") = inv.summary));
+        py::list infeasible;
+        for (const derive::InfeasibleVariant& v : d.infeasible)
+            infeasible.append(py::dict(py::arg("number") = v.number, py::arg("tasks") = v.tasks, py::arg("reason") = v.reason));
+        return py::make_tuple(out, infeasible);
+    }, py::arg("operation"),
+       R"((invariants, infeasible): the loop invariants of an operation as dicts (number, libflame's,
+0 when unnumbered; tasks, the PME's tasks it holds; summary), and the declared variants
+that are not feasible (number, tasks, reason).)");
+}
+
+} // namespace flamex::python
