@@ -12,7 +12,7 @@ NOTEBOOKS = sorted(glob.glob(os.path.join(os.path.dirname(__file__), "..", "note
 
 
 def test_there_are_notebooks():
-    assert len(NOTEBOOKS) >= 2
+    assert len(NOTEBOOKS) >= 3
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[os.path.basename(p) for p in NOTEBOOKS])
