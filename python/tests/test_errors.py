@@ -23,7 +23,9 @@ def test_error_path(name, call, cls, pattern):
 def test_exception_hierarchy():
     assert issubclass(flamex.Error, ValueError)
     assert issubclass(flamex.OpenCLError, flamex.Error) and issubclass(flamex.OpenCLError, RuntimeError)
-    assert issubclass(flamex.SingularMatrixError, np.linalg.LinAlgError)
+    for cls in (flamex.SingularMatrixError, flamex.NotPositiveDefiniteError, flamex.ZeroPivotError):
+        assert issubclass(cls, flamex.ColumnError) and issubclass(cls, flamex.Error)
+        assert issubclass(cls, np.linalg.LinAlgError)
 
 
 def test_singular_matrix_error_carries_the_column():
