@@ -41,6 +41,7 @@ InPlace in_place_or_copy(py::handle A, const char* what, bool overwrite, bool ve
     if (dims != 2 && !(vector_allowed && dims == 1))
         throw LayoutError(std::string(what) + " must be a 2-D array" + (vector_allowed ? " or a vector" : "") + ", got " +
                           std::to_string(dims) + " dimensions");
+    if (dims == 1) out.obj.view = as_column(out.obj.view); // a strided 1-D array is a 1 x n view
     return out;
 }
 

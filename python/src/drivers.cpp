@@ -32,8 +32,6 @@ void require_column(Obj b, const char* what)
                           std::to_string(b.width()));
 }
 
-Obj as_column(Obj b) { return b.width() == 1 ? b : Obj(b.buffer(), b.col_stride(), b.row_stride(), 0, 0, b.width(), 1); }
-
 // The solution takes b's shape ((n,) or (n, 1) or (1, n)); a view b gives (n, 1).
 py::object shape_of(py::handle b, const PyObj& rhs)
 {

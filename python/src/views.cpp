@@ -91,6 +91,8 @@ PyPiv to_pypiv(py::handle h, const char* what, bool writable)
     return {array_view<int>(h, what, writable), py::reinterpret_borrow<py::object>(h)};
 }
 
+Obj as_column(Obj v) { return v.width() == 1 ? v : Obj(v.buffer(), v.col_stride(), v.row_stride(), 0, 0, v.width(), 1); }
+
 template <class T>
 py::array window_array(const PyView<T>& v)
 {

@@ -51,6 +51,9 @@ View<int> as_piv(py::handle h, const char* what, bool writable);
 PyObj to_pyobj(py::handle h, const char* what, bool writable);
 PyPiv to_pypiv(py::handle h, const char* what, bool writable);
 
+// A vector view (n x 1, or 1 x n as a strided 1-D array gives) as n x 1.
+Obj as_column(Obj v);
+
 // The numpy array over a view's window (shape (m, n), writes go to the view).
 template <class T>
 py::array window_array(const PyView<T>& v);

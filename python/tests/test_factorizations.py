@@ -230,8 +230,14 @@ def test_trsm_lln_vector_in_place_and_singular(rng):
     assert x.shape == (9,)
     np.testing.assert_array_equal(bits(x), bits(flamex.trsm_lln(L, b.reshape(9, 1), backend="exact")[:, 0]))
     B = fortran(rng, 9, 3)
+    expected = flamex.trsm_lln(L, B, backend="exact")
     out = flamex.trsm_lln(L, B, backend="exact", overwrite_b=True)
     assert out is B
+    np.testing.assert_array_equal(bits(B), bits(expected))
+    M = fortran(rng, 3, 9)
+    row = M[1].copy()
+    flamex.trsm_lln(L, M[1], backend="exact", overwrite_b=True)          # a row of M, a strided vector: solved in M
+    np.testing.assert_array_equal(bits(M[1]), bits(flamex.trsm_lln(L, row, backend="exact")))
     L[2, 2] = 0.0
     with pytest.raises(flamex.SingularMatrixError, match="column 3") as e:
         flamex.trsm_lln(L, B)
