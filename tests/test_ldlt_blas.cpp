@@ -2,7 +2,8 @@
 // from derive/pme/ldlt.pme): agreement with the hand-written plain-loop ldlt_unb_var*
 // of variants/ldlt.hpp on blis, backward error on every backend, bit identity on
 // `exact` for 1 and 2 threads and between `exact` and `opencl`, a zero pivot reported
-// at its column, and the registry's errors.
+// at its column, the registry's errors, and the by-name driver ldlt() (every variant
+// `flamex ldlt` offers) giving the bits of the variant it names.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -192,6 +193,36 @@ TEST(LdltBlasRegistry, DerivedVariantsAndClearErrors)
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("3x4"), std::string::npos) << e.what();
     }
+}
+
+// The driver `flamex ldlt` and flamex.ldlt call: the host plain loops by number, the
+// derived variants by ldlt_blas, the same bits as calling either directly.
+TEST(LdltDriver, EveryVariantByNameIsTheOneItNames)
+{
+    const Matrix A = indefinite(13, 77);
+    std::vector<std::string> derived;
+    for (const flamex::LdltDriverVariant& v : flamex::ldlt_driver_variants()) {
+        EXPECT_EQ(&flamex::find_ldlt_driver_variant(v.name), &v);
+        Matrix by_driver = A, direct = A;
+        const LdltInfo info = flamex::ldlt(backend("exact"), v, by_driver);
+        const LdltInfo expected = v.on_backend
+                                      ? flamex::ldlt_blas(backend("exact"), flamex::find_ldlt_blas_variant(v.name), direct)
+                                      : flamex::ldlt_variant<double>(v.number)(direct.view());
+        EXPECT_EQ(info.breakdown, expected.breakdown) << v.name;
+        EXPECT_TRUE(ts::bitwise_equal(by_driver, direct)) << v.name;
+        if (v.on_backend) derived.push_back(v.name);
+    }
+    EXPECT_EQ(derived, variant_names()); // every derived variant is offered
+    EXPECT_EQ(flamex::ldlt_driver_variants().size(), 3 + variant_names().size());
+    try {
+        flamex::find_ldlt_driver_variant("ldlt_var7");
+        FAIL() << "no error for an unknown variant";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("ldlt_unb_var1"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("ldlt_blas_unb_var3"), std::string::npos) << e.what();
+    }
+    Matrix R(2, 5);
+    EXPECT_THROW(flamex::ldlt(backend("blis"), flamex::find_ldlt_driver_variant("ldlt_unb_var2"), R), Error);
 }
 
 } // namespace
