@@ -83,9 +83,12 @@ row i swapped with ipiv[i] - 1; the identity for variants without pivoting); inf
         const PyBackend blas = backend_of(backend, threads);
         const PyObj a = input_obj(A, "A");
         const PyObj rhs = input_obj(b, "b");
-        // A 1-D b (either orientation of a view) is one right-hand side; a 2-D b, its columns.
-        const bool one_rhs = py::cast<py::array>(rhs.keep).ndim() == 1 && !py::isinstance<PyObj>(b);
-        const Obj vb = one_rhs ? as_column(rhs.view) : rhs.view;
+        // A 1-D b is one right-hand side and x is 1-D; a 2-D b or a view holds k in its
+        // columns and x is (n, k), except that a 1 x n view (a row) is one, as trsv_solve reads it.
+        const bool is_view = py::isinstance<PyObj>(b);
+        const bool one_d = !is_view && py::cast<py::array>(rhs.keep).ndim() == 1;
+        const bool row_view = is_view && rhs.view.length() == 1 && rhs.view.width() > 1;
+        const Obj vb = one_d || row_view ? as_column(rhs.view) : rhs.view;
         py::array x = fortran_zeros(vb.length(), vb.width());
         const Obj vx = as_obj(x, "x", true);
         SolveReport r;
@@ -98,7 +101,7 @@ row i swapped with ipiv[i] - 1; the identity for variants without pivoting); inf
                                 "solve: the matrix is singular: zero pivot in column " + std::to_string(r.info.zero_pivot) +
                                     " (" + v.name + ")",
                                 r.info.zero_pivot);
-        const py::object out = one_rhs ? x.attr("reshape")(-1) : py::object(x);
+        const py::object out = one_d ? x.attr("reshape")(-1) : py::object(x);
         if (!report) return out;
         return py::make_tuple(out, py::dict(py::arg("refinement_steps") = r.refinement_steps,
                                                py::arg("residual_norm") = r.residual_norm));

@@ -259,6 +259,12 @@ def test_solve_many_right_hand_sides_column_by_column(backend, rng):
         steps, residual = max(steps, r["refinement_steps"]), max(residual, r["residual_norm"])
     assert report == {"refinement_steps": steps, "residual_norm": residual}
     assert norm_inf(A @ X - B) <= 1e-12 * norm_inf(A) * norm_inf(X)
+    # The same right-hand sides as a FLAME view, and one as a strided 1-D array (a row).
+    np.testing.assert_array_equal(bits(flamex.solve(A, flamex.view(B), backend=backend, refine=2)), bits(X))
+    rows = np.asfortranarray(B.T)
+    x = flamex.solve(A, rows[2], backend=backend, refine=2)
+    assert x.shape == (30,)
+    np.testing.assert_array_equal(bits(x), bits(X[:, 2]))
 
 
 # --- bad arguments -------------------------------------------------------------------
