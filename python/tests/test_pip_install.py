@@ -23,6 +23,7 @@ def test_pip_install_into_a_venv(tmp):
     subprocess.run([python, "-m", "pip", "install", "--no-index", "--quiet", ROOT], check=True, env=env,
                    capture_output=True, timeout=600)
     out = subprocess.run([python, "-c", "import flamex, numpy; print(flamex.__file__); "
-                          "print(flamex.lu(numpy.eye(2), backend='exact')[1])"],
+                          "print(flamex.lu(numpy.eye(2), backend='exact')[1]); "
+                          "print(flamex.chol(4 * numpy.eye(2))[1, 1], 'chol_unb_var3' in flamex.derive('chol'))"],
                          check=True, env=env, capture_output=True, text=True, cwd=str(tmp))
-    assert str(venv) in out.stdout and "[1 2]" in out.stdout
+    assert str(venv) in out.stdout and "[1 2]" in out.stdout and "2.0 True" in out.stdout
