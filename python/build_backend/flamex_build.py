@@ -72,6 +72,13 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
         if entry.endswith((".py", ".so")):
             with open(os.path.join(package, entry), "rb") as f:
                 files[f"{NAME}/{entry}"] = f.read()
+    # The PME descriptions `flamex.derive` reads: the installed module must not need the
+    # source tree it was built from (flamex/__init__.py points FLAMEX_PME_DIR at them).
+    pme = os.path.join(ROOT, "derive", "pme")
+    for entry in sorted(os.listdir(pme)):
+        if entry.endswith(".pme"):
+            with open(os.path.join(pme, entry), "rb") as f:
+                files[f"{NAME}/pme/{entry}"] = f.read()
     files[f"{info}/METADATA"] = _metadata().encode()
     files[f"{info}/WHEEL"] = (f"Wheel-Version: 1.0\nGenerator: flamex_build\nRoot-Is-Purelib: false\nTag: {tag}\n").encode()
     record = []

@@ -8,6 +8,15 @@ stride) is a FLAME view as it is; part_* / repart_* / cont_with_* return
 flamex.Obj windows of the same memory, and operations write into the caller's
 array. C-ordered arrays are rejected with a ValueError (numpy.asfortranarray).
 """
+import os as _os
+
+# A pip-installed module carries the PME descriptions beside it (the wheel's flamex/pme);
+# a module in a build tree has none there and derive reads the source tree's. An explicit
+# FLAMEX_PME_DIR wins either way.
+_packaged_pme = _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "pme")
+if _os.path.isdir(_packaged_pme):
+    _os.environ.setdefault("FLAMEX_PME_DIR", _packaged_pme)
+
 from .errors import (ColumnError, Error, NotPositiveDefiniteError, OpenCLError, SingularMatrixError,
                      ZeroPivotError)
 from ._flamex import *  # noqa: F401,F403  (the compiled module's whole API)
