@@ -33,7 +33,7 @@ const std::vector<Operation>& operations()
         {"gemm", "ffsiiso"},    {"trsm", "ffffsio"},     {"apply_pivots", "po"},
         {"syrk", "ffsiso"},     {"trmv", "fffio"},       {"trmm", "ffffsio"}, {"sqrt", "o"},
         {"reciprocal", "o"},    {"iamax", "pi"},         {"check", "i"},      {"inner", "*"},
-        {"diag_invscal", "io", false}, {"diag_dots", "siiiso", false}, {"diag_gemv", "siiiso", false},
+        {"diag_invscal", "io"}, {"diag_dots", "siiiso"}, {"diag_gemv", "siiiso"},
     };
     return list;
 }

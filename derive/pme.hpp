@@ -174,15 +174,12 @@ std::string quadrant_of(const Pme& pme, const Block& b, bool after);
 // An operation a step may name: its parameters' kinds, in order:
 //   f a flag (LOWER, NO_TRANSPOSE, ...), s a scalar (a number, or a 1x1 block read
 //   with element()), i an input view, o the output view, p a pivot view.
-// Besides the abstract BLAS: check (the pivot test), inner (a blocked variant's inner
-// factorization, arguments passed through) and iamax (writes the pivot); and
-// diag_invscal, diag_dots, diag_gemv (scaling by the diagonal of a view, which
-// LDL^T needs and the abstract BLAS does not have yet). A scalar may be negated:
-// -alpha11.
+// Besides the abstract BLAS: check (the pivot test) and inner (a blocked variant's
+// inner factorization, arguments passed through); iamax writes the pivot. A scalar
+// may be negated: -alpha11.
 struct Operation {
     std::string name;
     std::string params;
-    bool in_blas = true; // false: a derivation may name it, no generated C++ can call it yet
 };
 const std::vector<Operation>& operations();
 const Operation* find_operation(const std::string& name);

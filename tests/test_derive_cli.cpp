@@ -53,20 +53,21 @@ TEST(DeriveCli, ListsEveryOperationWithItsInvariantCounts)
     EXPECT_NE(r.out.find("variant 1  infeasible"), std::string::npos) << r.out;
 }
 
+// Bad input, as an unknown variant of `flamex lu`: exit status 2 with the reason.
 TEST(DeriveCli, UnknownOperationOrVariantAndInfeasibleVariantFail)
 {
     ScratchDir scratch("derive-bad");
     auto r = run_program(FLAMEX_CLI, {"derive", "qr"}, scratch);
-    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.status, 2);
     EXPECT_NE(r.err.find("unknown operation 'qr' (known: chol, ldlt, lu_nopiv, lu_piv, trinv, trsm_lln)"), std::string::npos) << r.err;
 
     r = run_program(FLAMEX_CLI, {"derive", "chol", "--variant", "4"}, scratch);
-    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.status, 2);
     EXPECT_NE(r.err.find("chol: no variant 4 (derived: 1, 2, 3)"), std::string::npos) << r.err;
 
     for (const char* v : {"1", "2"}) {
         r = run_program(FLAMEX_CLI, {"derive", "lu_piv", "--variant", v, "--emit", "cpp"}, scratch);
-        EXPECT_EQ(r.status, 1);
+        EXPECT_EQ(r.status, 2);
         EXPECT_NE(r.err.find(std::string("lu_piv: variant ") + v), std::string::npos) << r.err;
         EXPECT_NE(r.err.find("is infeasible: task tl"), std::string::npos) << r.err;
         EXPECT_NE(r.err.find("cannot be known without the rows of A_BL"), std::string::npos) << r.err;
