@@ -22,6 +22,8 @@
 //                                           (two ways to compute one quadrant), and
 //                                           `recursive` for the PME's recursion itself
 //   variant 3 tl bl "left-looking"          the invariant libflame numbers 3: its tasks
+//   underivable 3 "why"                     libflame's variant 3 does not come from this
+//                                           PME (another partitioning), and why
 //   finish tr "ATR := ..." : trsm(...)      what runs after the loop when task tr is not
 //                                           in the invariant and its quadrant is not empty
 //   form unblocked | form blocked           the steps below are the 3x3 refinement of
@@ -102,6 +104,14 @@ struct VariantDecl {
     Location where;
 };
 
+// `underivable N "why"`: a variant libflame numbers N that no invariant of this PME
+// gives (it comes from another partitioning of the operands).
+struct Underivable {
+    int number = 0;
+    std::string reason;
+    Location where;
+};
+
 struct Step {
     std::string description;
     std::vector<std::string> after, before; // before empty: `none`
@@ -132,6 +142,7 @@ struct Pme {
     std::vector<Operand> operands;
     std::vector<Task> tasks;
     std::vector<VariantDecl> variants;
+    std::vector<Underivable> underivable;
     std::vector<Finish> finishes;
     std::vector<Step> unblocked, blocked;
     std::vector<std::string> notes;

@@ -74,6 +74,17 @@ TEST(DeriveCli, UnknownOperationOrVariantAndInfeasibleVariantFail)
         EXPECT_TRUE(r.out.empty());
     }
 
+    // trsm lln variants 3 and 4 partition B by columns: not from the 2x2 PME, and said why.
+    r = run_program(FLAMEX_CLI, {"derive", "trsm_lln"}, scratch);
+    EXPECT_EQ(r.status, 0) << r.err;
+    for (const char* line : {"variant 3   not from this PME: B by columns, left to right",
+                             "variant 4   not from this PME: B by columns, right to left"})
+        EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+    r = run_program(FLAMEX_CLI, {"derive", "trsm_lln", "--variant", "4", "--emit", "cpp"}, scratch);
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("trsm_lln: variant 4 does not come from this PME: B by columns"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty());
+
     r = run_program(FLAMEX_CLI, {"derive", "lu_nopiv", "--emit", "cpp"}, scratch);
     EXPECT_EQ(r.status, 2);
     EXPECT_NE(r.err.find("--emit cpp needs --variant N"), std::string::npos) << r.err;
@@ -114,6 +125,8 @@ TEST(DeriveCli, MalformedDescriptionsNameFileLineAndColumn)
     expect_parse_error(": dots(-1.0, a10t, a01, 1.0, alpha11)", ": dots(-1.0, a10t, a01, 1.0, alpha11", "\n",
                        "expected ')', found the end of the line");
     expect_parse_error("title \"LU without pivoting\"", "title \"LU without pivoting", "\"LU", "unterminated \"");
+    expect_parse_error("variant 1 tl          \"bordered\"", "underivable 2 \"another partitioning\"", "underivable",
+                       "variant 2 is declared (line ");
     expect_parse_error(": gemv(NO_TRANSPOSE, -1.0, A20, a01, 1.0, a21)", ": gemv(UP, -1.0, A20, a01, 1.0, a21)", "UP",
                        "argument 1 of gemv is a flag");
     expect_parse_error(": trsv(LOWER, NO_TRANSPOSE, UNIT, A00, a01)", ": trsvx(LOWER, NO_TRANSPOSE, UNIT, A00, a01)", "trsvx",
