@@ -161,7 +161,7 @@ public:
     void diag_dots(double alpha, Obj x, Obj D, Obj y, double beta, Obj rho) const override
     {
         check::diagonal_sign("diag_dots", alpha);
-    check::same_length("diag_dots", x, y);
+        check::same_length("diag_dots", x, y);
         check::diagonal("diag_dots", D, y);
         check::scalar("diag_dots", rho);
         const std::vector<double> w = diagonal_times(D, y);
@@ -172,7 +172,7 @@ public:
     void diag_gemv(double alpha, Obj A, Obj D, Obj x, double beta, Obj y) const override
     {
         check::diagonal_sign("diag_gemv", alpha);
-    check::gemv("diag_gemv", Trans::No, A, x, y);
+        check::gemv("diag_gemv", Trans::No, A, x, y);
         check::diagonal("diag_gemv", D, x);
         const std::vector<double> w = diagonal_times(D, x);
         bli_dgemv(BLIS_NO_TRANSPOSE, BLIS_NO_CONJUGATE, A.length(), A.width(), &alpha, A.buffer(), A.row_stride(),

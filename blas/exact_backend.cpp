@@ -31,7 +31,8 @@
 //   diag_gemv      exact sum of the triple products x_l d_l y_l (a_il d_l x_l), each
 //                  entered whole into an Accumulator (Accumulator::add_product of
 //                  three doubles: no underflow, no overflow; alpha = +-1 only
-//                  negates); rows of diag_gemv split over the threads. diag_invscal: one IEEE division per element.
+//                  negates); rows of diag_gemv split over the threads.
+//                  diag_invscal: one IEEE division per element.
 //   sqrt,          one IEEE operation (std::sqrt, 1.0 / alpha): correctly rounded.
 //   reciprocal
 //   iamax          first index of the largest |x_i|; the first NaN, if any (BLIS's
