@@ -111,6 +111,19 @@ void syrk(const char* op, Trans trans, Obj A, Obj C)
                      " but C is " + dims(C));
 }
 
+void diagonal(const char* op, Obj D, Obj x)
+{
+    vector(op, x);
+    if (D.length() != D.width()) fail(op, "diagonal matrix D is " + dims(D) + ", not square");
+    if (x.vector_length() != D.length())
+        fail(op, "D is " + dims(D) + " but x has " + std::to_string(x.vector_length()) + " elements");
+}
+
+void diagonal_sign(const char* op, double alpha)
+{
+    if (alpha != 1.0 && alpha != -1.0) fail(op, "alpha must be 1 or -1, got " + std::to_string(alpha));
+}
+
 void pivots(const char* op, PivObj p, Obj A)
 {
     if (p.width() != 1 && !p.empty()) fail(op, "pivots must be a column vector");

@@ -22,6 +22,15 @@
 //    trip through the host): one correctly rounded IEEE operation,
 //    sqrt(-x) = NaN, sqrt(-0) = -0, 1 / +-0 = +-inf, a true division (never an
 //    approximate reciprocal) on every backend;
+//  - diag_invscal, diag_dots and diag_gemv scale by the diagonal of a square view D
+//    (d_l = D(l, l); nothing else of D is read), as LDL^T's D is stored on the
+//    diagonal of A: diag_invscal divides (one IEEE division per element); in
+//    diag_dots and diag_gemv each product x_l d_l y_l (a_il d_l x_l) is one term of
+//    the sum, so on exact backends an output is round(alpha S + beta y) with S the
+//    exact sum of these triple products (as dots and gemv), beta == 0 not reading y.
+//    alpha is +1 or -1 (else flamex::Error): the sign of an update. Any other alpha
+//    times a sum of triple products can need bits beyond the exact accumulators'
+//    range (2^-3232 .. 2^3360; a product of three doubles reaches 2^-3222);
 //  - between acquire(A) and release(A) the contents of A's base buffer belong to
 //    the backend: the host reads elements only through element().
 #pragma once
@@ -76,6 +85,11 @@ public:
     virtual void trmv(Uplo uplo, Trans trans, Diag diag, Obj T, Obj x) const = 0; // x := op(T) x
     // B := alpha op(T) B (side LEFT) or alpha B op(T) (side RIGHT)
     virtual void trmm(Side side, Uplo uplo, Trans trans, Diag diag, double alpha, Obj T, Obj B) const = 0;
+    virtual void diag_invscal(Obj D, Obj x) const = 0; // x_l := x_l / d_l, D k x k, x of length k
+    // rho := alpha sum_l x_l d_l y_l + beta rho (alpha = +-1; rho 1x1, D k x k, x and y of length k)
+    virtual void diag_dots(double alpha, Obj x, Obj D, Obj y, double beta, Obj rho) const = 0;
+    // y := alpha A diag(D) x + beta y (alpha = +-1; A m x k, D k x k, x of length k, y of length m)
+    virtual void diag_gemv(double alpha, Obj A, Obj D, Obj x, double beta, Obj y) const = 0;
     virtual void sqrt(Obj alpha) const = 0;       // alpha := sqrt(alpha), alpha 1x1
     virtual void reciprocal(Obj alpha) const = 0; // alpha := 1 / alpha, alpha 1x1
     virtual dim_t iamax(Obj x) const = 0;
@@ -142,6 +156,8 @@ void ger(const char* op, Obj x, Obj y, Obj A);
 void gemm(const char* op, Trans transa, Trans transb, Obj A, Obj B, Obj C);
 void trsm(const char* op, Side side, Obj T, Obj B); // trmm too
 void syrk(const char* op, Trans trans, Obj A, Obj C);
+void diagonal(const char* op, Obj D, Obj x); // D square, its order x's length
+void diagonal_sign(const char* op, double alpha); // alpha of diag_dots, diag_gemv: +-1
 void pivots(const char* op, PivObj p, Obj A);
 } // namespace check
 

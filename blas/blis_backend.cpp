@@ -3,7 +3,9 @@
 // flamex's own headers.
 #include <blis.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "blas/backend_factories.hpp"
 
@@ -14,6 +16,14 @@ trans_t to_blis(Trans t) { return t == Trans::No ? BLIS_NO_TRANSPOSE : BLIS_TRAN
 uplo_t to_blis(Uplo u) { return u == Uplo::Lower ? BLIS_LOWER : BLIS_UPPER; }
 diag_t to_blis(Diag d) { return d == Diag::Unit ? BLIS_UNIT_DIAG : BLIS_NONUNIT_DIAG; }
 side_t to_blis(Side s) { return s == Side::Left ? BLIS_LEFT : BLIS_RIGHT; }
+
+// d_l x_l for l < k (at least one element, so that data() is never null).
+std::vector<double> diagonal_times(Obj D, Obj x)
+{
+    std::vector<double> w(static_cast<std::size_t>(std::max<dim_t>(x.vector_length(), 1)));
+    for (dim_t l = 0; l < x.vector_length(); ++l) w[static_cast<std::size_t>(l)] = D(l, l) * x[l];
+    return w;
+}
 
 class BlisBackend final : public Blas {
 public:
@@ -138,6 +148,35 @@ public:
         check::trsm("trmm", side, T, B);
         bli_dtrmm(to_blis(side), to_blis(uplo), to_blis(trans), to_blis(diag), B.length(), B.width(), &alpha,
                   T.buffer(), T.row_stride(), T.col_stride(), B.buffer(), B.row_stride(), B.col_stride());
+    }
+
+    void diag_invscal(Obj D, Obj x) const override
+    {
+        check::diagonal("diag_invscal", D, x);
+        for (dim_t l = 0; l < x.vector_length(); ++l) x[l] = x[l] / D(l, l);
+    }
+
+    // diag_dots and diag_gemv: BLIS's dotxv and gemv with the vector D y (D x) formed
+    // first, one rounding per element.
+    void diag_dots(double alpha, Obj x, Obj D, Obj y, double beta, Obj rho) const override
+    {
+        check::diagonal_sign("diag_dots", alpha);
+        check::same_length("diag_dots", x, y);
+        check::diagonal("diag_dots", D, y);
+        check::scalar("diag_dots", rho);
+        const std::vector<double> w = diagonal_times(D, y);
+        bli_ddotxv(BLIS_NO_CONJUGATE, BLIS_NO_CONJUGATE, x.vector_length(), &alpha, x.buffer(), x.vector_inc(),
+                   const_cast<double*>(w.data()), 1, &beta, rho.buffer());
+    }
+
+    void diag_gemv(double alpha, Obj A, Obj D, Obj x, double beta, Obj y) const override
+    {
+        check::diagonal_sign("diag_gemv", alpha);
+        check::gemv("diag_gemv", Trans::No, A, x, y);
+        check::diagonal("diag_gemv", D, x);
+        const std::vector<double> w = diagonal_times(D, x);
+        bli_dgemv(BLIS_NO_TRANSPOSE, BLIS_NO_CONJUGATE, A.length(), A.width(), &alpha, A.buffer(), A.row_stride(),
+                  A.col_stride(), const_cast<double*>(w.data()), 1, &beta, y.buffer(), y.vector_inc());
     }
 
     void sqrt(Obj alpha) const override

@@ -27,6 +27,12 @@
 //                  diagonal, the old x_k itself): one rounding; trmv has alpha = 1.
 //                  The old x (each right-hand side of trmm) is copied first, so
 //                  writing in place reads nothing already overwritten.
+//   diag_dots,     each output round(alpha * S + beta * y) as dots and gemv, S the
+//   diag_gemv      exact sum of the triple products x_l d_l y_l (a_il d_l x_l), each
+//                  entered whole into an Accumulator (Accumulator::add_product of
+//                  three doubles: no underflow, no overflow; alpha = +-1 only
+//                  negates); rows of diag_gemv split over the threads.
+//                  diag_invscal: one IEEE division per element.
 //   sqrt,          one IEEE operation (std::sqrt, 1.0 / alpha): correctly rounded.
 //   reciprocal
 //   iamax          first index of the largest |x_i|; the first NaN, if any (BLIS's
@@ -337,6 +343,17 @@ void panel_serial(const Mat& E, index_t r0, index_t nr, index_t c0, index_t nc, 
     }
     if (comps != nullptr) std::fill(comps, comps + nr * NC, 0.0);
     for (index_t r = 0; r < nr; ++r) exact::accumulate_dot(acc[r], nc, base + r * E.rs, E.cs, xs, incx);
+}
+
+// acc += sum_l u[l * incu] d_l v[l * incv] (l < k, d_l = D(l, l)), each triple
+// product exact (diag_dots, diag_gemv). A scalar loop: these serve LDL^T's
+// unblocked variants, whose vectors are rows and columns of one matrix.
+void add_diagonal_products(Accumulator& acc, const double* u, index_t incu, Obj D, const double* v, index_t incv,
+                           index_t k)
+{
+    const double* d = D.buffer();
+    const index_t dinc = D.row_stride() + D.col_stride();
+    for (index_t l = 0; l < k; ++l) acc.add_product(u[l * incu], d[l * dinc], v[l * incv]);
 }
 
 // round(alpha * S + beta * y) for the exact S in acc; y is not read when beta == 0.
@@ -809,6 +826,49 @@ public:
                 double* x = pb + r * step;
                 for (index_t k = 0; k < n; ++k) old[static_cast<std::size_t>(k)] = x[k * inc];
                 triangle_rows(E, lower, diag == Diag::Unit, alpha, old.data(), x, inc, 0, n);
+            }
+        });
+    }
+
+    void diag_invscal(Obj D, Obj x) const override
+    {
+        check::diagonal("diag_invscal", D, x);
+        double* p = x.buffer();
+        const double* d = D.buffer();
+        const index_t inc = x.vector_inc(), dinc = D.row_stride() + D.col_stride();
+        elementwise(x.vector_length(), [=](index_t lo, index_t hi) {
+            for (index_t l = lo; l < hi; ++l) p[l * inc] = p[l * inc] / d[l * dinc];
+        });
+    }
+
+    void diag_dots(double alpha, Obj x, Obj D, Obj y, double beta, Obj rho) const override
+    {
+        check::diagonal_sign("diag_dots", alpha);
+        check::same_length("diag_dots", x, y);
+        check::diagonal("diag_dots", D, y);
+        check::scalar("diag_dots", rho);
+        Accumulator acc;
+        add_diagonal_products(acc, x.buffer(), x.vector_inc(), D, y.buffer(), y.vector_inc(), x.vector_length());
+        double* r = rho.buffer();
+        *r = finish(acc, alpha, beta, r);
+    }
+
+    void diag_gemv(double alpha, Obj A, Obj D, Obj x, double beta, Obj y) const override
+    {
+        check::diagonal_sign("diag_gemv", alpha);
+        check::gemv("diag_gemv", Trans::No, A, x, y);
+        check::diagonal("diag_gemv", D, x);
+        const index_t m = A.length(), k = A.width();
+        double* py = y.buffer();
+        const index_t incy = y.vector_inc();
+        parallel(parts_for(m * k), [&](int t, int T) {
+            const auto [lo, hi] = share(m, t, T);
+            Accumulator* acc = accumulators(workspace().acc, 1);
+            for (index_t i = lo; i < hi; ++i) {
+                acc->reset();
+                add_diagonal_products(*acc, A.buffer() + i * A.row_stride(), A.col_stride(), D, x.buffer(),
+                                      x.vector_inc(), k);
+                py[i * incy] = finish(*acc, alpha, beta, py + i * incy);
             }
         });
     }

@@ -123,6 +123,26 @@ void RecordingBlas::trmm(Side side, Uplo uplo, Trans trans, Diag diag, double al
     inner_.trmm(side, uplo, trans, diag, alpha, T, B);
 }
 
+void RecordingBlas::diag_invscal(Obj D, Obj x) const
+{
+    record("diag_invscal " + view("D", D) + " " + view("x", x));
+    inner_.diag_invscal(D, x);
+}
+
+void RecordingBlas::diag_dots(double alpha, Obj x, Obj D, Obj y, double beta, Obj rho) const
+{
+    record("diag_dots " + real(alpha) + " " + view("x", x) + " " + view("D", D) + " " + view("y", y) + " " +
+           real(beta) + " " + view("rho", rho));
+    inner_.diag_dots(alpha, x, D, y, beta, rho);
+}
+
+void RecordingBlas::diag_gemv(double alpha, Obj A, Obj D, Obj x, double beta, Obj y) const
+{
+    record("diag_gemv " + real(alpha) + " " + view("A", A) + " " + view("D", D) + " " + view("x", x) + " " +
+           real(beta) + " " + view("y", y));
+    inner_.diag_gemv(alpha, A, D, x, beta, y);
+}
+
 void RecordingBlas::sqrt(Obj alpha) const
 {
     record("sqrt " + view("alpha", alpha));

@@ -41,6 +41,9 @@ public:
     void syrk(Uplo uplo, Trans trans, double alpha, Obj A, double beta, Obj C) const override;
     void trmv(Uplo uplo, Trans trans, Diag diag, Obj T, Obj x) const override;
     void trmm(Side side, Uplo uplo, Trans trans, Diag diag, double alpha, Obj T, Obj B) const override;
+    void diag_invscal(Obj D, Obj x) const override;
+    void diag_dots(double alpha, Obj x, Obj D, Obj y, double beta, Obj rho) const override;
+    void diag_gemv(double alpha, Obj A, Obj D, Obj x, double beta, Obj y) const override;
     void sqrt(Obj alpha) const override;
     void reciprocal(Obj alpha) const override;
     void gemm_ordered(Obj A, Obj B, Obj C) const override;

@@ -127,6 +127,8 @@ const Invariant& find_variant(const Derivation& d, int number)
     for (const InfeasibleVariant& v : d.infeasible)
         if (v.number == number)
             throw Error(d.pme->name + ": variant " + std::to_string(number) + " " + braces(v.tasks) + " is infeasible: " + v.reason);
+    for (const Underivable& u : d.pme->underivable)
+        if (u.number == number) throw Error(d.pme->name + ": variant " + std::to_string(number) + " does not come from this PME: " + u.reason);
     std::string known;
     for (const Invariant& inv : d.invariants)
         if (inv.number) known += (known.empty() ? "" : ", ") + std::to_string(inv.number);
@@ -335,6 +337,8 @@ std::string text_report(const Derivation& d, int number, bool blocked)
     }
     for (const InfeasibleVariant& v : d.infeasible)
         out << "  variant " << v.number << "   " << braces(v.tasks) << " infeasible: " << v.reason << "\n";
+    for (const Underivable& u : pme.underivable)
+        out << "  variant " << u.number << "   not from this PME: " << u.reason << "\n";
     for (const Invariant& inv : d.invariants)
         if (number == 0 || inv.number == number) out << "\n" << worksheet_text(d, inv, blocked);
     return out.str();
@@ -350,6 +354,8 @@ std::string list_text(const std::vector<Derivation>& all)
                 << braces(inv.tasks) << "  " << libflame_name(*d.pme, inv.number, false) << (inv.summary.empty() ? "" : "  " + inv.summary) << "\n";
         for (const InfeasibleVariant& v : d.infeasible)
             out << "  variant " << v.number << "  infeasible: " << v.reason << "\n";
+        for (const Underivable& u : d.pme->underivable)
+            out << "  variant " << u.number << "  not from this PME: " << u.reason << "\n";
     }
     return out.str();
 }

@@ -11,7 +11,8 @@
 // Its updates are the steps that belong to it after the repartitioning and not
 // before. libflame's numbering is the description's `variant` declarations; an
 // invariant none declares is listed unnumbered, and a declared one that is not
-// feasible is reported with the reason.
+// feasible is reported with the reason, as is one declared `underivable` (libflame's
+// variant that comes from another partitioning).
 //
 //   derive.cpp     enumeration, updates, the text worksheet
 //   emit_cpp.cpp   the variant file (variants/lu_piv_unb_var3.cpp's style)
@@ -48,8 +49,8 @@ struct Derivation {
 
 Derivation derive_invariants(const Pme& pme);
 
-// The invariant numbered `number`; throws flamex::Error for an unknown number and
-// for an infeasible one (with its reason).
+// The invariant numbered `number`; throws flamex::Error for an unknown number, for
+// an infeasible one and for one the description declares underivable (with the reason).
 const Invariant& find_variant(const Derivation& d, int number);
 
 // Whether `tasks` is feasible; when not, why (naming the task or step).

@@ -466,13 +466,6 @@ private:
 
 std::string emit_cpp(const Pme& pme, const Invariant& inv, bool blocked)
 {
-    std::string missing;
-    for (const Step* s : updates(pme, inv, blocked)) {
-        const Operation* op = find_operation(s->call.name);
-        if (!op->in_blas && missing.find(op->name) == std::string::npos) missing += (missing.empty() ? "" : ", ") + op->name;
-    }
-    if (!missing.empty())
-        throw Error(variant_name(pme, inv.number, blocked) + " needs " + missing + ", which the abstract BLAS does not have yet");
     if (inv.number == 0) throw Error(pme.name + ": an unnumbered invariant has no variant name to emit");
     if (blocked && pme.blocked.empty()) throw Error(pme.name + ": the description has no blocked form");
     return Emitter(pme, inv, blocked).run();

@@ -33,7 +33,7 @@ const std::vector<Operation>& operations()
         {"gemm", "ffsiiso"},    {"trsm", "ffffsio"},     {"apply_pivots", "po"},
         {"syrk", "ffsiso"},     {"trmv", "fffio"},       {"trmm", "ffffsio"}, {"sqrt", "o"},
         {"reciprocal", "o"},    {"iamax", "pi"},         {"check", "i"},      {"inner", "*"},
-        {"diag_invscal", "io", false}, {"diag_dots", "siiiso", false}, {"diag_gemv", "siiiso", false},
+        {"diag_invscal", "io"}, {"diag_dots", "siiiso"}, {"diag_gemv", "siiiso"},
     };
     return list;
 }
@@ -289,6 +289,12 @@ public:
             task(l, where);
         } else if (keyword == "variant") {
             variant(l, where);
+        } else if (keyword == "underivable") {
+            Underivable u;
+            u.where = where;
+            u.number = variant_number(l);
+            u.reason = l.text("why the variant does not come from this PME");
+            pme_.underivable.push_back(u);
         } else if (keyword == "finish") {
             Finish f;
             f.where = where;
@@ -341,6 +347,14 @@ public:
             for (const std::string& t : v.tasks) known_task(t, v.where);
             for (const VariantDecl& w : pme_.variants)
                 if (&w != &v && w.number == v.number) throw Error(w.where.str() + ": variant " + std::to_string(v.number) + " declared twice");
+        }
+        for (const Underivable& u : pme_.underivable) {
+            for (const VariantDecl& v : pme_.variants)
+                if (v.number == u.number)
+                    throw Error(u.where.str() + ": variant " + std::to_string(u.number) + " is declared (line " +
+                                std::to_string(v.where.line) + ") and underivable");
+            for (const Underivable& w : pme_.underivable)
+                if (&w != &u && w.number == u.number) throw Error(w.where.str() + ": variant " + std::to_string(u.number) + " declared underivable twice");
         }
         for (const Input& in : pme_.inputs) {
             if (in.sizes.size() != pme_.inputs.front().sizes.size())
@@ -410,15 +424,20 @@ private:
         pme_.tasks.push_back(t);
     }
 
-    void variant(Line& l, const Location& where)
+    static int variant_number(Line& l)
     {
-        VariantDecl v;
-        v.where = where;
         const Location at = l.here();
         const std::string number = l.word("the variant's number");
         if (number.empty() || number.size() > 2 || !std::all_of(number.begin(), number.end(), ::isdigit) || number == "0")
             throw Error(at.str() + ": a variant's number is 1..99, not '" + number + "'");
-        v.number = std::stoi(number);
+        return std::stoi(number);
+    }
+
+    void variant(Line& l, const Location& where)
+    {
+        VariantDecl v;
+        v.where = where;
+        v.number = variant_number(l);
         while (l.peek().kind == Token::Word) v.tasks.push_back(l.next().value);
         v.summary = l.text("the variant's summary");
         pme_.variants.push_back(v);

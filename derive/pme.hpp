@@ -22,6 +22,8 @@
 //                                           (two ways to compute one quadrant), and
 //                                           `recursive` for the PME's recursion itself
 //   variant 3 tl bl "left-looking"          the invariant libflame numbers 3: its tasks
+//   underivable 3 "why"                     libflame's variant 3 does not come from this
+//                                           PME (another partitioning), and why
 //   finish tr "ATR := ..." : trsm(...)      what runs after the loop when task tr is not
 //                                           in the invariant and its quadrant is not empty
 //   form unblocked | form blocked           the steps below are the 3x3 refinement of
@@ -102,6 +104,14 @@ struct VariantDecl {
     Location where;
 };
 
+// `underivable N "why"`: a variant libflame numbers N that no invariant of this PME
+// gives (it comes from another partitioning of the operands).
+struct Underivable {
+    int number = 0;
+    std::string reason;
+    Location where;
+};
+
 struct Step {
     std::string description;
     std::vector<std::string> after, before; // before empty: `none`
@@ -132,6 +142,7 @@ struct Pme {
     std::vector<Operand> operands;
     std::vector<Task> tasks;
     std::vector<VariantDecl> variants;
+    std::vector<Underivable> underivable;
     std::vector<Finish> finishes;
     std::vector<Step> unblocked, blocked;
     std::vector<std::string> notes;
@@ -174,15 +185,12 @@ std::string quadrant_of(const Pme& pme, const Block& b, bool after);
 // An operation a step may name: its parameters' kinds, in order:
 //   f a flag (LOWER, NO_TRANSPOSE, ...), s a scalar (a number, or a 1x1 block read
 //   with element()), i an input view, o the output view, p a pivot view.
-// Besides the abstract BLAS: check (the pivot test), inner (a blocked variant's inner
-// factorization, arguments passed through) and iamax (writes the pivot); and
-// diag_invscal, diag_dots, diag_gemv (scaling by the diagonal of a view, which
-// LDL^T needs and the abstract BLAS does not have yet). A scalar may be negated:
-// -alpha11.
+// Besides the abstract BLAS: check (the pivot test) and inner (a blocked variant's
+// inner factorization, arguments passed through); iamax writes the pivot. A scalar
+// may be negated: -alpha11.
 struct Operation {
     std::string name;
     std::string params;
-    bool in_blas = true; // false: a derivation may name it, no generated C++ can call it yet
 };
 const std::vector<Operation>& operations();
 const Operation* find_operation(const std::string& name);

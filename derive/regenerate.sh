@@ -37,4 +37,6 @@ for v in 1 2; do
     emit trsm_lln $v unb variants trsm_lln
     emit trsm_lln $v blk variants trsm_lln
 done
-emit ldlt 3 unb variants ldlt_blas
+for v in 1 2 3; do
+    emit ldlt $v unb variants ldlt_blas
+done

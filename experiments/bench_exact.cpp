@@ -200,6 +200,15 @@ public:
     {
         timed(OTHER, [&] { inner_.trmm(side, uplo, trans, diag, alpha, T, B); return 0; });
     }
+    void diag_invscal(Obj D, Obj x) const override { timed(OTHER, [&] { inner_.diag_invscal(D, x); return 0; }); }
+    void diag_dots(double alpha, Obj x, Obj D, Obj y, double beta, Obj rho) const override
+    {
+        timed(OTHER, [&] { inner_.diag_dots(alpha, x, D, y, beta, rho); return 0; });
+    }
+    void diag_gemv(double alpha, Obj A, Obj D, Obj x, double beta, Obj y) const override
+    {
+        timed(OTHER, [&] { inner_.diag_gemv(alpha, A, D, x, beta, y); return 0; });
+    }
     void sqrt(Obj alpha) const override { timed(OTHER, [&] { inner_.sqrt(alpha); return 0; }); }
     void reciprocal(Obj alpha) const override { timed(OTHER, [&] { inner_.reciprocal(alpha); return 0; }); }
     void gemm_ordered(Obj A, Obj B, Obj C) const override { timed(OTHER, [&] { inner_.gemm_ordered(A, B, C); return 0; }); }

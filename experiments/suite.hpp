@@ -11,7 +11,7 @@
 //   trsv     trsv time vs size, with and without refinement (6a-c)           trsv_time.csv
 //            trsv forward error vs condition number, with and without
 //            iterative refinement (6d)                                       trsv_accuracy.csv
-//   chol     Cholesky (chol_{unb,blk}_var1..3) and LDL^T (ldlt_blas_unb_var3) error
+//   chol     Cholesky (chol_{unb,blk}_var1..3) and LDL^T (ldlt_blas_unb_var1..3) error
 //            vs condition number of SPD matrices, every variant x backend    chol_accuracy.csv
 //            bits that change with threads and against the exact backend     chol_reproducibility.csv
 //   batch    Abbas-Turki and Graillat (2017): the condition numbers of their

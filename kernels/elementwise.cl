@@ -34,6 +34,14 @@ __kernel void invscal(long n, double alpha, __global double* x, long xoff, long 
     if (i < n) x[xoff + i * incx] = x[xoff + i * incx] / alpha;
 }
 
+// x_l := x_l / d_l, d_l the diagonal of a square matrix (element l at d[doff + l * dinc])
+__kernel void diag_invscal(long n, __global const double* d, long doff, long dinc, __global double* x, long xoff,
+                           long incx)
+{
+    const long l = get_global_id(0);
+    if (l < n) x[xoff + l * incx] = x[xoff + l * incx] / d[doff + l * dinc];
+}
+
 // alpha := sqrt(alpha) and alpha := 1 / alpha for a scalar held on the device: one
 // work-item, one IEEE operation (correctly rounded for double in OpenCL C).
 __kernel void scalar_sqrt(__global double* alpha, long off)

@@ -840,6 +840,25 @@ __kernel void mv_finish(long nrows, long nvec, __global long* digits, __global i
     *out = finish_output(&a, alpha, beta, out);
 }
 
+// --- diag_dots, diag_gemv ---------------------------------------------------------------
+
+// y_i := round(alpha S_i + beta y_i) (alpha = +-1), S_i = sum_l a_il d_l x_l exactly (each triple
+// product whole into a private superaccumulator, as the CPU's Accumulator takes it):
+// one work-item per output; element (i, l) of the m x k A at a[aoff + i * ars + l * acs],
+// d_l at d[doff + l * dinc]. y is not read when beta == 0.
+__kernel void diag_mv(long m, long k, double alpha, __global const double* a, long aoff, long ars, long acs,
+                      __global const double* d, long doff, long dinc, __global const double* x, long xoff, long xinc,
+                      double beta, __global double* y, long yoff, long yinc)
+{
+    const long i = get_global_id(0);
+    if (i >= m) return;
+    PAcc acc;
+    pacc_init(&acc);
+    for (long l = 0; l < k; ++l) pacc_product3(&acc, a[aoff + i * ars + l * acs], d[doff + l * dinc], x[xoff + l * xinc]);
+    __global double* out = y + yoff + i * yinc;
+    *out = finish_output(&acc, alpha, beta, out);
+}
+
 // --- triangular solves -------------------------------------------------------------------
 // One diagonal block of nb unknowns, one work-item per right-hand side q (no
 // barriers): element (r, c) of the block of op(T) at t[toff + r * trs + c * tcs];

@@ -224,6 +224,23 @@ __kernel void syrk(long n, long k, int lower, double alpha, __global const doubl
     c[o] = alpha == 0.0 ? r : r + alpha * t;
 }
 
+// --- diag_dots, diag_gemv -----------------------------------------------------------
+// y := beta y + alpha A diag(d) x for A m x k (diag_dots: m = 1, A = x^T): one
+// work-item per output, its k products (a_il (d_l x_l)) summed in order. BLIS's
+// rules as syrk: beta == 0 overwrites without reading, alpha == 0 leaves the sum out.
+__kernel void diag_mv(long m, long k, double alpha, __global const double* a, long aoff, long ars, long acs,
+                      __global const double* d, long doff, long dinc, __global const double* x, long xoff, long xinc,
+                      double beta, __global double* y, long yoff, long yinc)
+{
+    const long i = get_global_id(0);
+    if (i >= m) return;
+    double t = 0.0;
+    for (long l = 0; l < k; ++l) t += a[aoff + i * ars + l * acs] * (d[doff + l * dinc] * x[xoff + l * xinc]);
+    const long o = yoff + i * yinc;
+    const double r = beta == 0.0 ? 0.0 : beta * y[o];
+    y[o] = alpha == 0.0 ? r : r + alpha * t;
+}
+
 // --- trmv and trmm ----------------------------------------------------------------
 // B := alpha T B for T n x n triangular (lower != 0: lower) with op() and the side
 // folded into the strides by the host, B n x nrhs. One work-group per column of B,

@@ -2,7 +2,7 @@
 //  - every backend's dimension errors name the operation ("gemv: ...");
 //  - every backend's invscal divides (on inputs where multiplying by the rounded
 //    reciprocal gives other bits) and ignores rho, y, C when beta == 0 (syrk: and
-//    leaves C's other triangle alone);
+//    leaves C's other triangle alone; diag_dots, diag_gemv too);
 //  - the superaccumulator stays exact across its lazy normalization (every 2^29
 //    plain additions, and when merges carry pending additions over);
 //  - Accumulator::add_scaled's range error, exact::exact_dots's IEEE beta == 0;
@@ -108,6 +108,19 @@ TEST_P(EveryBackend, DimensionErrorsNameTheOperation)
         {"trmm", [&] { b.trmm(Side::Left, Uplo::Lower, Trans::No, Diag::NonUnit, 1.0, A, S); }},
         {"trmm", [&] { b.trmm(Side::Right, Uplo::Lower, Trans::No, Diag::NonUnit, 1.0, S, A.view().sub(0, 0, 4, 2)); }},
         {"trmm", [&] { b.trmm(Side::Top, Uplo::Lower, Trans::No, Diag::NonUnit, 1.0, S, S); }},
+        {"diag_invscal", [&] { b.diag_invscal(A, x4); }},
+        {"diag_invscal", [&] { b.diag_invscal(S, x4); }},
+        {"diag_invscal", [&] { b.diag_invscal(S, M); }},
+        {"diag_dots", [&] { b.diag_dots(1.0, x3, S, x4, 0.0, rho.view().sub(0, 0, 1, 1)); }},
+        {"diag_dots", [&] { b.diag_dots(1.0, x4, S, x4, 0.0, rho.view().sub(0, 0, 1, 1)); }},
+        {"diag_dots", [&] { b.diag_dots(1.0, x3, A, x3, 0.0, rho.view().sub(0, 0, 1, 1)); }},
+        {"diag_dots", [&] { b.diag_dots(1.0, x3, S, x3, 0.0, rho); }},
+        {"diag_gemv", [&] { b.diag_gemv(1.0, A, S, x4, 0.0, x4); }},
+        {"diag_gemv", [&] { b.diag_gemv(1.0, A, S, x3, 0.0, x3); }},
+        {"diag_gemv", [&] { b.diag_gemv(1.0, A, M, x3, 0.0, x4); }},
+        {"diag_gemv", [&] { b.diag_gemv(1.0, A, A, x3, 0.0, x4); }},
+        {"diag_gemv", [&] { b.diag_gemv(0.5, A, S, x3, 0.0, x4); }}, // alpha +-1 only
+        {"diag_dots", [&] { b.diag_dots(2.0, x3, S, x3, 0.0, rho.view().sub(0, 0, 1, 1)); }},
         {"sqrt", [&] { b.sqrt(x3); }},
         {"reciprocal", [&] { b.reciprocal(rho); }},
         {"iamax", [&] { b.iamax(M); }},
@@ -152,6 +165,13 @@ TEST_P(EveryBackend, InvscalDividesAndBetaZeroReadsNothing)
         EXPECT_TRUE(std::isfinite(y(i, 0))) << i;
         for (dim_t j = 0; j < 6; ++j) EXPECT_TRUE(std::isfinite(C(i, j))) << i << "," << j;
     }
+    Matrix D = A;
+    rho(0, 0) = NaN;
+    blas().diag_dots(-1.0, v, D, v, 0.0, rho);
+    EXPECT_TRUE(std::isfinite(rho(0, 0))) << "diag_dots read rho";
+    for (dim_t i = 0; i < 6; ++i) y(i, 0) = NaN;
+    blas().diag_gemv(1.0, A, D, v, 0.0, y);
+    for (dim_t i = 0; i < 6; ++i) EXPECT_TRUE(std::isfinite(y(i, 0))) << "diag_gemv read y(" << i << ")";
     // syrk: beta == 0 reads nothing of C, and nothing outside its triangle is touched.
     for (Uplo uplo : {Uplo::Lower, Uplo::Upper}) {
         for (dim_t i = 0; i < 6; ++i)

@@ -53,25 +53,37 @@ TEST(DeriveCli, ListsEveryOperationWithItsInvariantCounts)
     EXPECT_NE(r.out.find("variant 1  infeasible"), std::string::npos) << r.out;
 }
 
+// Bad input, as an unknown variant of `flamex lu`: exit status 2 with the reason.
 TEST(DeriveCli, UnknownOperationOrVariantAndInfeasibleVariantFail)
 {
     ScratchDir scratch("derive-bad");
     auto r = run_program(FLAMEX_CLI, {"derive", "qr"}, scratch);
-    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.status, 2);
     EXPECT_NE(r.err.find("unknown operation 'qr' (known: chol, ldlt, lu_nopiv, lu_piv, trinv, trsm_lln)"), std::string::npos) << r.err;
 
     r = run_program(FLAMEX_CLI, {"derive", "chol", "--variant", "4"}, scratch);
-    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.status, 2);
     EXPECT_NE(r.err.find("chol: no variant 4 (derived: 1, 2, 3)"), std::string::npos) << r.err;
 
     for (const char* v : {"1", "2"}) {
         r = run_program(FLAMEX_CLI, {"derive", "lu_piv", "--variant", v, "--emit", "cpp"}, scratch);
-        EXPECT_EQ(r.status, 1);
+        EXPECT_EQ(r.status, 2);
         EXPECT_NE(r.err.find(std::string("lu_piv: variant ") + v), std::string::npos) << r.err;
         EXPECT_NE(r.err.find("is infeasible: task tl"), std::string::npos) << r.err;
         EXPECT_NE(r.err.find("cannot be known without the rows of A_BL"), std::string::npos) << r.err;
         EXPECT_TRUE(r.out.empty());
     }
+
+    // trsm lln variants 3 and 4 partition B by columns: not from the 2x2 PME, and said why.
+    r = run_program(FLAMEX_CLI, {"derive", "trsm_lln"}, scratch);
+    EXPECT_EQ(r.status, 0) << r.err;
+    for (const char* line : {"variant 3   not from this PME: B by columns, left to right",
+                             "variant 4   not from this PME: B by columns, right to left"})
+        EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+    r = run_program(FLAMEX_CLI, {"derive", "trsm_lln", "--variant", "4", "--emit", "cpp"}, scratch);
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("trsm_lln: variant 4 does not come from this PME: B by columns"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty());
 
     r = run_program(FLAMEX_CLI, {"derive", "lu_nopiv", "--emit", "cpp"}, scratch);
     EXPECT_EQ(r.status, 2);
@@ -113,6 +125,8 @@ TEST(DeriveCli, MalformedDescriptionsNameFileLineAndColumn)
     expect_parse_error(": dots(-1.0, a10t, a01, 1.0, alpha11)", ": dots(-1.0, a10t, a01, 1.0, alpha11", "\n",
                        "expected ')', found the end of the line");
     expect_parse_error("title \"LU without pivoting\"", "title \"LU without pivoting", "\"LU", "unterminated \"");
+    expect_parse_error("variant 1 tl          \"bordered\"", "underivable 2 \"another partitioning\"", "underivable",
+                       "variant 2 is declared (line ");
     expect_parse_error(": gemv(NO_TRANSPOSE, -1.0, A20, a01, 1.0, a21)", ": gemv(UP, -1.0, A20, a01, 1.0, a21)", "UP",
                        "argument 1 of gemv is a flag");
     expect_parse_error(": trsv(LOWER, NO_TRANSPOSE, UNIT, A00, a01)", ": trsvx(LOWER, NO_TRANSPOSE, UNIT, A00, a01)", "trsvx",

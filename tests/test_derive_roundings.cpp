@@ -168,15 +168,12 @@ TEST(DeriveRoundings, TriangularSolveGroupsAreTheMeasuredBitEqualityOnExact)
 
 TEST(DeriveRoundings, LdltGroupsAreTheMeasuredBitEqualityOnExact)
 {
-    // Only variant 3 is derived on the abstract BLAS (1 and 2 need diagonal scaling
-    // it lacks), so this holds the prediction to what can be measured: variant 3 in
-    // a group of its own, and the same bits on every run.
     const Runner run = [](int number, bool, size_t k) {
         Matrix A = spd(kOrders[k], 500 + k);
         EXPECT_TRUE(ldlt_blas(exact(), find_ldlt_blas_variant(name_of("ldlt_blas", number, false)), A).ok());
         return std::vector<Matrix>{A};
     };
-    expect_predicted_groups_measured("ldlt", {3}, false, run);
+    expect_predicted_groups_measured("ldlt", {1, 2, 3}, false, run);
     const derive::Pme pme = derive::load_operation("ldlt");
     EXPECT_EQ(derive::roundings(derive::derive_invariants(pme), false).groups, (Groups{{1}, {2}, {3}}));
 }

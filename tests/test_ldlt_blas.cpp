@@ -2,8 +2,9 @@
 // from derive/pme/ldlt.pme): agreement with the hand-written plain-loop ldlt_unb_var*
 // of variants/ldlt.hpp on blis, backward error on every backend, bit identity on
 // `exact` for 1 and 2 threads and between `exact` and `opencl`, a zero pivot reported
-// at its column, the registry's errors, and the by-name driver ldlt() (every variant
-// `flamex ldlt` offers) giving the bits of the variant it names.
+// at its column, the diagonal-scaled calls of variants 1 and 2 on the right views, the
+// registry's errors, and the by-name driver ldlt() (every variant `flamex ldlt` offers)
+// giving the bits of the variant it names.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,9 +14,11 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "blas/blas.hpp"
+#include "blas/recording.hpp"
 #include "support/backend_checks.hpp"
 #include "support/test_support.hpp"
 #include "variants/ldlt.hpp"
@@ -173,6 +176,32 @@ TEST_P(LdltBlasVariants, ZeroPivotIsReportedAtItsColumn)
 
 INSTANTIATE_TEST_SUITE_P(Every, LdltBlasVariants, ::testing::ValuesIn(variant_names()),
                          [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
+
+// The third iteration on a 4x4 A (j = 2): variant 1 solves with L00 (2x2) for the row
+// a10^T = A(2, 0:2), scales it by D00 and updates alpha11; variant 2 reads the finished
+// row l10^T and updates alpha11 and a21 = A(3, 2) through D00 = diag(A(0:2, 0:2)).
+TEST(LdltBlasCalls, DiagonalScaledUpdatesOnTheRightViews)
+{
+    const Matrix A = indefinite(4, 5);
+    const std::vector<std::pair<std::string, std::vector<std::string>>> expected = {
+        {"ldlt_blas_unb_var1",
+         {"trsv Lower No Unit T(0,0 2x2) x(2,0 1x2)", "diag_invscal D(0,0 2x2) x(2,0 1x2)",
+          "diag_dots -1 x(2,0 1x2) D(0,0 2x2) y(2,0 1x2) 1 rho(2,2 1x1)"}},
+        {"ldlt_blas_unb_var2",
+         {"diag_dots -1 x(2,0 1x2) D(0,0 2x2) y(2,0 1x2) 1 rho(2,2 1x1)",
+          "diag_gemv -1 A(3,0 1x2) D(0,0 2x2) x(2,0 1x2) 1 y(3,2 1x1)"}},
+    };
+    for (const auto& [name, lines] : expected) {
+        flamex::RecordingBlas rec(backend("blis"));
+        Matrix F = A;
+        ASSERT_TRUE(run(rec, name, F).ok());
+        for (const std::string& line : lines) {
+            bool found = false;
+            for (const std::string& logged : rec.log()) found = found || logged == line;
+            EXPECT_TRUE(found) << name << " never called: " << line;
+        }
+    }
+}
 
 TEST(LdltBlasRegistry, DerivedVariantsAndClearErrors)
 {

@@ -938,6 +938,59 @@ TEST(OpenClExact, TrmvAndTrmmEveryCase)
                 }
 }
 
+// diag_invscal, diag_dots, diag_gemv: D poisoned off its diagonal (never read), the
+// vectors rows of bigger matrices (LDL^T's a10^T), wide and special data.
+Matrix off_diagonal_nan(const Matrix& D)
+{
+    Matrix P = D;
+    for (dim_t c = 0; c < D.width(); ++c)
+        for (dim_t r = 0; r < D.length(); ++r)
+            if (r != c) P(r, c) = kNaN;
+    return P;
+}
+
+TEST(OpenClExact, DiagonalScaledOperationsEveryCase)
+{
+    REQUIRE_DEVICE();
+    const std::vector<double>& sv = special_values();
+    for (dim_t k : {0, 1, 7, 40})
+        for (int data = 0; data < 2; ++data) { // 0: exponents over 300 binades, 1: special values among them
+            const auto filled = [&](dim_t m, dim_t n, std::uint64_t seed) {
+                Matrix A = wide(m, n, seed, 300);
+                if (data == 1)
+                    for (dim_t c = 0; c < n; ++c)
+                        for (dim_t r = 0; r < m; ++r)
+                            if ((r + 3 * c + static_cast<dim_t>(seed)) % 5 == 0)
+                                A(r, c) = sv[static_cast<std::size_t>(r + 7 * c + static_cast<dim_t>(seed)) % sv.size()];
+                return A;
+            };
+            const Matrix D = off_diagonal_nan(filled(k, k, 700 + static_cast<std::uint64_t>(k)));
+            const Matrix x = filled(k, 1, 701), y = filled(k, 1, 702), A = filled(9, k, 703);
+            const std::string shape = "k=" + std::to_string(k) + (data == 1 ? " with specials" : "");
+            expect_identical("diag_invscal " + shape, {embed(D), row_of(x)}, [](const Blas& b, const std::vector<Obj>& v) {
+                b.diag_invscal(v[0], v[1]);
+                return 0.0;
+            });
+            for (double alpha : {1.0, -1.0})
+                for (double beta : {0.0, 1.0, -0.5}) {
+                    const std::string scalars = " alpha " + hex(alpha) + " beta " + hex(beta);
+                    Matrix rho(1, 1), y9 = filled(9, 1, 704);
+                    rho(0, 0) = beta == 0.0 ? kNaN : 0.3; // not read when beta == 0
+                    if (beta == 0.0) y9(4, 0) = kNaN;
+                    expect_identical("diag_dots " + shape + scalars, {row_of(x), embed(D), embed(y), embed(rho)},
+                                     [=](const Blas& b, const std::vector<Obj>& v) {
+                                         b.diag_dots(alpha, v[0], v[1], v[2], beta, v[3]);
+                                         return 0.0;
+                                     });
+                    expect_identical("diag_gemv " + shape + scalars, {embed(A), embed(D), row_of(x), embed(y9)},
+                                     [=](const Blas& b, const std::vector<Obj>& v) {
+                                         b.diag_gemv(alpha, v[0], v[1], v[2], beta, v[3]);
+                                         return 0.0;
+                                     });
+                }
+        }
+}
+
 TEST(OpenClExact, SqrtAndReciprocalOfSpecialValues)
 {
     REQUIRE_DEVICE();

@@ -1,5 +1,5 @@
-// syrk, trmv, trmm, sqrt and reciprocal (the operations Cholesky, LDL^T and the
-// triangular inverse need) against MPFR.
+// syrk, trmv, trmm, sqrt, reciprocal, diag_invscal, diag_dots and diag_gemv (the
+// operations Cholesky, LDL^T and the triangular inverse need) against MPFR.
 //
 // `exact`, bit for bit, with 1 and 2 threads (the threading threshold lowered, the
 // split asserted) and small block sizes:
@@ -12,7 +12,14 @@
 //          trans / diag;
 //   sqrt,  RN(sqrt(x)) and RN(1 / x) over the whole exponent range, subnormals and
 //   reciprocal specials included -- on every backend, since the contract says
-//          correctly rounded everywhere.
+//          correctly rounded everywhere;
+//   diag_dots, each output RN(alpha S + beta y) (alpha = +-1), S the exact sum of the
+//   diag_gemv  triple products a_il d_l x_l, D NaN off its diagonal (never read), y not
+//          read when beta == 0; diag_invscal one division per element (every backend).
+// Data for the diagonal-scaled ones: pairs of columns whose second cancels the
+// first's naively rounded triple product (S is then a sum of rounding errors, which
+// only an exact triple product gets right), GenDot rows scaled by powers of two,
+// exponents over the whole range (triple products far outside binary64), specials.
 // Data: rows that are Ogita-Rump-Oishi GenDot pairs (condition numbers up to 1e100),
 // C planted with -RN(S) so that beta C cancels alpha S to its last bits, triangular
 // rows whose diagonal product cancels the rest of the row to the rounding error,
@@ -528,6 +535,185 @@ TEST_P(EveryBackendScalar, SqrtAndReciprocalAreCorrectlyRounded)
     EXPECT_EQ(wrong, 0);
 }
 
+// --- diag_invscal, diag_dots, diag_gemv ---------------------------------------------------
+
+// D (k x k): d on its diagonal, NaN elsewhere (never read).
+Matrix diagonal_matrix(const std::vector<double>& d)
+{
+    const dim_t k = static_cast<dim_t>(d.size());
+    Matrix D(k, k);
+    for (dim_t j = 0; j < k; ++j)
+        for (dim_t i = 0; i < k; ++i) D(i, j) = i == j ? d[static_cast<std::size_t>(j)] : NaN;
+    return D;
+}
+
+// The exact sum_l A(i, l) d_l x_l.
+ExactValue diag_sum(const Matrix& A, dim_t i, const std::vector<double>& d, const std::vector<double>& x)
+{
+    ExactValue s;
+    for (dim_t l = 0; l < A.width(); ++l)
+        s.add_product(A(i, l), d[static_cast<std::size_t>(l)], x[static_cast<std::size_t>(l)]);
+    return s;
+}
+
+Matrix row_matrix(const std::vector<double>& x)
+{
+    Matrix r(1, static_cast<dim_t>(x.size()));
+    for (dim_t l = 0; l < r.width(); ++l) r(0, l) = x[static_cast<std::size_t>(l)];
+    return r;
+}
+
+// diag_gemv with the m x k A (and diag_dots with its first row as x^T, the vector x as
+// y) on blas, against MPFR bit for bit: x as a row of a bigger matrix, as LDL^T's
+// a10^T. Returns the number of wrong outputs.
+int check_diag(const Blas& blas, double alpha, const Matrix& A, const std::vector<double>& d,
+               const std::vector<double>& x, double beta, const Matrix& y0, int layout, const std::string& what)
+{
+    const dim_t m = A.length();
+    int wrong = 0;
+    const Stored As = store(A, layout), Ds = store(diagonal_matrix(d), (layout + 1) % 3),
+                 xs = store(row_matrix(x), (layout + 2) % 3);
+    Stored ys = store(y0, layout);
+    blas.diag_gemv(alpha, As.view, Ds.view, xs.view, beta, ys.view);
+    for (dim_t i = 0; i < m; ++i) {
+        const double want = scaled(diag_sum(A, i, d, x), alpha, beta, y0(i, 0));
+        if (!exref::same_double(ys.view(i, 0), want) && ++wrong <= 3)
+            ADD_FAILURE() << "diag_gemv y(" << i << ") got " << exref::hex(ys.view(i, 0)) << ", MPFR says "
+                          << exref::hex(want) << "; alpha " << alpha << ", beta " << beta << ", " << what;
+    }
+    if (m == 0) return wrong;
+    Matrix first_row(1, A.width()), rho0(1, 1);
+    for (dim_t l = 0; l < A.width(); ++l) first_row(0, l) = A(0, l);
+    rho0(0, 0) = y0(0, 0);
+    const Stored rows = store(first_row, 1), xcol = store(Matrix(static_cast<dim_t>(x.size()), 1, x), layout);
+    Stored rho = store(rho0, (layout + 1) % 3);
+    blas.diag_dots(alpha, rows.view, Ds.view, xcol.view, beta, rho.view);
+    const double want = scaled(diag_sum(A, 0, d, x), alpha, beta, y0(0, 0));
+    if (!exref::same_double(rho.view(0, 0), want) && ++wrong <= 3)
+        ADD_FAILURE() << "diag_dots got " << exref::hex(rho.view(0, 0)) << ", MPFR says " << exref::hex(want)
+                      << "; alpha " << alpha << ", beta " << beta << ", " << what;
+    return wrong;
+}
+
+// m x k rows (k even) in pairs of columns (l, l + 1): a_il, d_l, x_l random, then
+// d_{l+1} = x_{l+1} = 1 and a_{i,l+1} = -RN(RN(a_il d_l) x_l), so that each pair sums
+// to the rounding error of the naive triple product; y planted with -RN(S) in every
+// other row, so that beta = 1 cancels what is left.
+struct DiagProblem {
+    Matrix A, y;
+    std::vector<double> d, x;
+};
+DiagProblem cancelling_triples(dim_t m, dim_t k, Rng& rng, int spread)
+{
+    DiagProblem p{Matrix(m, k), Matrix(m, 1), std::vector<double>(static_cast<std::size_t>(k)),
+                  std::vector<double>(static_cast<std::size_t>(k))};
+    for (dim_t l = 0; l + 1 < k; l += 2) {
+        const std::size_t u = static_cast<std::size_t>(l);
+        p.d[u] = random_double(rng, -spread, spread);
+        p.x[u] = random_double(rng, -spread, spread);
+        p.d[u + 1] = p.x[u + 1] = 1.0;
+        for (dim_t i = 0; i < m; ++i) {
+            p.A(i, l) = random_double(rng, -spread, spread);
+            p.A(i, l + 1) = -((p.A(i, l) * p.d[u]) * p.x[u]);
+        }
+    }
+    for (dim_t i = 0; i < m; ++i) p.y(i, 0) = i % 2 ? -diag_sum(p.A, i, p.d, p.x).to_double() : random_double(rng, -4, 4);
+    return p;
+}
+
+TEST(ExactDiagonalScaled, CancellingTripleProductsAndGenDotRows)
+{
+    const flamex::test::ExpectThreadsSplit split;
+    Rng rng(77);
+    int wrong = 0, layout = 0;
+    struct Shape {
+        dim_t m, k;
+    };
+    for (Shape s : {Shape{1, 2}, Shape{5, 8}, Shape{33, 40}, Shape{70, 120}}) {
+        const DiagProblem p = cancelling_triples(s.m, s.k, rng, 20);
+        for (Config cfg : CONFIGS)
+            for (auto [alpha, beta] : {std::pair{1.0, 1.0}, {-1.0, 0.0}, {-1.0, -3.0}})
+                wrong += check_diag(backend("exact", cfg), alpha, p.A, p.d, p.x, beta, p.y, layout++ % 3,
+                                    "cancelling " + std::to_string(s.m) + "x" + std::to_string(s.k) + ", " + describe(cfg));
+        // GenDot rows u, v (condition up to 1e100): d_l a power of two and x_l = v_l / d_l
+        // exactly, so that the triple products are the products u_l v_l.
+        for (double cond : {1e16, 1e50, 1e100}) {
+            const gen::DotProblem g = gen::dot(s.k, cond, static_cast<std::uint64_t>(s.k + s.m));
+            DiagProblem q{Matrix(s.m, s.k), Matrix(s.m, 1), std::vector<double>(static_cast<std::size_t>(s.k)),
+                          std::vector<double>(static_cast<std::size_t>(s.k))};
+            for (dim_t l = 0; l < s.k; ++l) {
+                const int e = static_cast<int>(rng() % 61) - 30;
+                q.d[static_cast<std::size_t>(l)] = std::ldexp(1.0, e);
+                q.x[static_cast<std::size_t>(l)] = std::ldexp(g.y(l, 0), -e);
+                for (dim_t i = 0; i < s.m; ++i) q.A(i, l) = i % 3 == 0 ? g.x(l, 0) : random_double(rng, -8, 8);
+            }
+            for (dim_t i = 0; i < s.m; ++i) q.y(i, 0) = random_double(rng, -4, 4);
+            for (Config cfg : CONFIGS)
+                wrong += check_diag(backend("exact", cfg), 1.0, q.A, q.d, q.x, 1.0, q.y, layout++ % 3,
+                                    "GenDot cond " + std::to_string(cond) + ", " + describe(cfg));
+        }
+    }
+    EXPECT_EQ(wrong, 0);
+}
+
+TEST(ExactDiagonalScaled, WideExponentsSpecialsAndBetaZero)
+{
+    const flamex::test::ExpectThreadsSplit split;
+    Rng rng(78);
+    int wrong = 0;
+    for (int range = 0; range < 4; ++range) {
+        const dim_t m = 11, k = 17;
+        DiagProblem p{Matrix(m, k), Matrix(m, 1), std::vector<double>(static_cast<std::size_t>(k)),
+                      std::vector<double>(static_cast<std::size_t>(k))};
+        // 0: the whole range (triple products from 2^-3000 to 2^3000); 1: subnormal
+        // results; 2: huge; 3: NaN, inf and signed zeros among ordinary values
+        const auto value = [&] {
+            if (range == 0) return random_double(rng, -1000, 1000);
+            if (range == 1) return random_double(rng, -370, -340);
+            if (range == 2) return random_double(rng, 330, 345);
+            const int pick = static_cast<int>(rng() % 14);
+            return pick == 0 ? NaN : pick == 1 ? -INF : pick == 2 ? INF : pick < 5 ? -0.0 : pick < 6 ? 0.0
+                                                                                         : random_double(rng, -3, 3);
+        };
+        for (dim_t l = 0; l < k; ++l) {
+            p.d[static_cast<std::size_t>(l)] = value();
+            p.x[static_cast<std::size_t>(l)] = value();
+            for (dim_t i = 0; i < m; ++i) p.A(i, l) = value();
+        }
+        for (dim_t i = 0; i < m; ++i) p.y(i, 0) = range == 3 && i % 3 == 0 ? -0.0 : random_double(rng, -20, 20);
+        Matrix y_nan = p.y;
+        for (dim_t i = 0; i < m; ++i) y_nan(i, 0) = NaN; // beta == 0: never read
+        for (Config cfg : CONFIGS)
+            for (auto [alpha, beta] : {std::pair{1.0, 1.0}, {-1.0, 1.0}, {-1.0, 0x1p600}, {1.0, -0x1p-600}, {-1.0, 0.0}})
+                wrong += check_diag(backend("exact", cfg), alpha, p.A, p.d, p.x, beta, beta == 0.0 ? y_nan : p.y,
+                                    range % 3, "range " + std::to_string(range) + ", " + describe(cfg));
+    }
+    EXPECT_EQ(wrong, 0);
+}
+
+TEST_P(EveryBackendScalar, DiagInvscalIsOneDivisionPerElement)
+{
+    const std::vector<double> xs = scalar_inputs(60), ds = scalar_inputs(60);
+    const dim_t k = static_cast<dim_t>(std::min(xs.size(), ds.size()));
+    std::vector<double> x(xs.begin(), xs.begin() + k), d(ds.rbegin(), ds.rbegin() + k);
+    const Blas& blas = backend(GetParam());
+    Matrix D = diagonal_matrix(d);
+    Stored xr = store(row_matrix(x), 1);
+    {
+        const flamex::Resident held(blas, D);
+        blas.diag_invscal(D, xr.view);
+    }
+    int wrong = 0;
+    for (dim_t l = 0; l < k; ++l) {
+        const double want = x[static_cast<std::size_t>(l)] / d[static_cast<std::size_t>(l)];
+        if (!exref::same_double(xr.view(0, l), want) && ++wrong <= 5)
+            ADD_FAILURE() << GetParam() << " diag_invscal: " << exref::hex(x[static_cast<std::size_t>(l)]) << " / "
+                          << exref::hex(d[static_cast<std::size_t>(l)]) << " = " << exref::hex(xr.view(0, l))
+                          << ", IEEE says " << exref::hex(want);
+    }
+    EXPECT_EQ(wrong, 0);
+}
+
 // --- blis and opencl-plain: within the classical bound -----------------------------------
 
 class InexactBackend : public ::testing::TestWithParam<const char*> {
@@ -636,6 +822,47 @@ TEST_P(InexactBackend, TrmvAndTrmmWithinTheErrorBound)
                                     << " = " << got << ", exact " << e.to_double();
                             }
                     }
+}
+
+TEST_P(InexactBackend, DiagDotsAndDiagGemvWithinTheErrorBound)
+{
+    Rng rng(43);
+    const dim_t m = 21, k = 15;
+    Matrix A(m, k), y0(m, 1);
+    std::vector<double> d(static_cast<std::size_t>(k)), x(static_cast<std::size_t>(k));
+    for (dim_t l = 0; l < k; ++l) {
+        d[static_cast<std::size_t>(l)] = random_double(rng, -4, 4);
+        x[static_cast<std::size_t>(l)] = random_double(rng, -4, 4);
+        for (dim_t i = 0; i < m; ++i) A(i, l) = random_double(rng, -4, 4);
+    }
+    for (dim_t i = 0; i < m; ++i) y0(i, 0) = random_double(rng, -4, 4);
+    for (auto [alpha, beta] : {std::pair{1.0, 1.0}, {-1.0, 0.0}, {-1.0, -2.0}}) {
+        const Stored As = store(A, 1), Ds = store(diagonal_matrix(d), 2), xs = store(row_matrix(x), 1);
+        Stored ys = store(y0, 2);
+        if (beta == 0.0)
+            for (dim_t i = 0; i < m; ++i) ys.view(i, 0) = NaN; // not read
+        Matrix rho(1, 1);
+        rho(0, 0) = beta == 0.0 ? NaN : y0(0, 0);
+        const Matrix xcol(k, 1, x);
+        blas().diag_gemv(alpha, As.view, Ds.view, xs.view, beta, ys.view);
+        blas().diag_dots(alpha, As.view.sub(0, 0, 1, k), Ds.view, xcol, beta, rho);
+        for (dim_t i = 0; i < m; ++i) {
+            ExactValue e = diag_sum(A, i, d, x);
+            long double bound = 0;
+            for (dim_t l = 0; l < k; ++l)
+                bound += std::fabs(static_cast<long double>(A(i, l)) * d[static_cast<std::size_t>(l)] * x[static_cast<std::size_t>(l)]);
+            bound = bound * std::fabs(alpha) + (beta != 0 ? std::fabs(beta * y0(i, 0)) : 0.0L);
+            e.scale(alpha);
+            if (beta != 0) e.add_product(beta, y0(i, 0));
+            // d_l x_l is rounded first: one more rounding per product than a dot.
+            EXPECT_TRUE(within(ys.view(i, 0), e, bound, k + 1))
+                << GetParam() << " diag_gemv y(" << i << ") = " << ys.view(i, 0) << ", exact " << e.to_double();
+            if (i == 0) {
+                EXPECT_TRUE(within(rho(0, 0), e, bound, k + 1))
+                    << GetParam() << " diag_dots = " << rho(0, 0) << ", exact " << e.to_double();
+            }
+        }
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, EveryBackendScalar, ::testing::Values("blis", "exact", "opencl", "opencl-plain"),

@@ -16,6 +16,8 @@ bool record_ldlt_breakdown(const Blas& blas, Obj alpha11, dim_t j, LdltInfo& inf
 const std::vector<LdltBlasVariant>& ldlt_blas_variants()
 {
     static const std::vector<LdltBlasVariant> list = {
+        {"ldlt_blas_unb_var1", 1, "bordered (up-looking), derived (trsv, diag_invscal, diag_dots)", ldlt_blas_unb_var1},
+        {"ldlt_blas_unb_var2", 2, "left-looking, derived (diag_dots, diag_gemv, invscal)", ldlt_blas_unb_var2},
         {"ldlt_blas_unb_var3", 3, "right-looking, derived (invscal, syrk)", ldlt_blas_unb_var3},
     };
     return list;

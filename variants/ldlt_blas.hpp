@@ -5,9 +5,9 @@
 // the templated plain-loop ldlt_unb_var* of variants/ldlt.hpp (batched/'s small
 // systems) do not.
 //
-// Derived so far: variant 3 (right-looking). Variants 1 and 2 scale by the diagonal
-// D00 (a10^T D00^{-1}, a10^T D00 a10, A20 D00 a10), which the abstract BLAS has no
-// operation for; `flamex derive ldlt --variant 1 --emit cpp` says so.
+// Variants 1 (bordered) and 2 (left-looking) scale by the diagonal D00 (a10^T D00^{-1},
+// a10^T D00 a10, A20 D00 a10): the abstract BLAS's diag_invscal, diag_dots and
+// diag_gemv, which read D from the diagonal of A00. Variant 3 is right-looking.
 //
 // Breakdown: a pivot that is zero, infinite or NaN stops the variant before it
 // divides by it; LdltInfo::breakdown carries its 1-based column, as ldlt_unb_var*.
@@ -25,6 +25,8 @@ namespace flamex {
 // info then records column j (the first such column is kept).
 bool record_ldlt_breakdown(const Blas& blas, Obj alpha11, dim_t j, LdltInfo& info);
 
+LdltInfo ldlt_blas_unb_var1(const Blas& blas, Obj A);
+LdltInfo ldlt_blas_unb_var2(const Blas& blas, Obj A);
 LdltInfo ldlt_blas_unb_var3(const Blas& blas, Obj A);
 
 struct LdltBlasVariant {

@@ -48,7 +48,7 @@ Elementwise::Elementwise(const Context& context, DeviceMemory& memory, const Ker
     : context_(&context), memory_(&memory), skip_identities_(skip_identities), scal_(make("scal")),
       invscal_(make("invscal")), axpy_(make("axpy")), copy_(make("copy_matrix")), apply_pivots_(make("apply_pivots")),
       iamax_partial_(make("iamax_partial")), iamax_finish_(make("iamax_finish")), sqrt_(make("scalar_sqrt")),
-      reciprocal_(make("scalar_reciprocal"))
+      reciprocal_(make("scalar_reciprocal")), diag_invscal_(make("diag_invscal")), diag_mv_(make("diag_mv"))
 {
 }
 
@@ -145,6 +145,47 @@ void Elementwise::apply_pivots(PivObj p, Obj A) const
     auto b = memory_->bind({{A, Access::ReadWrite}});
     launch(*context_, apply_pivots_.k, range1(n, apply_pivots_.local), cl::NDRange(apply_pivots_.local), cl_long(k),
            pivots_, cl_long(n), b[0].buffer, b[0].offset, b[0].rs, b[0].cs);
+    b.commit();
+}
+
+void Elementwise::diag_invscal(Obj D, Obj x) const
+{
+    check::diagonal("diag_invscal", D, x);
+    const dim_t n = x.vector_length();
+    if (n == 0) return;
+    auto b = memory_->bind({{D, Access::Read}, {x, Access::ReadWrite}});
+    launch(*context_, diag_invscal_.k, range1(n, diag_invscal_.local), cl::NDRange(diag_invscal_.local), cl_long(n),
+           b[0].buffer, b[0].offset, b[0].rs + b[0].cs, b[1].buffer, b[1].offset, b[1].inc);
+    b.commit();
+}
+
+// diag_dots is diag_mv with one output: A the 1 x k row x^T.
+void Elementwise::diag_dots(double alpha, Obj x, Obj D, Obj y, double beta, Obj rho) const
+{
+    check::diagonal_sign("diag_dots", alpha);
+    check::same_length("diag_dots", x, y);
+    check::diagonal("diag_dots", D, y);
+    check::scalar("diag_dots", rho);
+    auto b = memory_->bind({{x, Access::Read}, {D, Access::Read}, {y, Access::Read}, {rho, Access::ReadWrite}});
+    launch(*context_, diag_mv_.k, range1(1, diag_mv_.local), cl::NDRange(diag_mv_.local), cl_long(1),
+           cl_long(x.vector_length()), cl_double(alpha), b[0].buffer, b[0].offset, cl_long(0), b[0].inc, b[1].buffer,
+           b[1].offset, b[1].rs + b[1].cs, b[2].buffer, b[2].offset, b[2].inc, cl_double(beta), b[3].buffer,
+           b[3].offset, cl_long(0));
+    b.commit();
+}
+
+void Elementwise::diag_gemv(double alpha, Obj A, Obj D, Obj x, double beta, Obj y) const
+{
+    check::diagonal_sign("diag_gemv", alpha);
+    check::gemv("diag_gemv", Trans::No, A, x, y);
+    check::diagonal("diag_gemv", D, x);
+    const dim_t m = A.length();
+    if (m == 0) return;
+    auto b = memory_->bind({{A, Access::Read}, {D, Access::Read}, {x, Access::Read}, {y, Access::ReadWrite}});
+    launch(*context_, diag_mv_.k, range1(m, diag_mv_.local), cl::NDRange(diag_mv_.local), cl_long(m),
+           cl_long(A.width()), cl_double(alpha), b[0].buffer, b[0].offset, b[0].rs, b[0].cs, b[1].buffer, b[1].offset,
+           b[1].rs + b[1].cs, b[2].buffer, b[2].offset, b[2].inc, cl_double(beta), b[3].buffer, b[3].offset,
+           b[3].inc);
     b.commit();
 }
 

@@ -5,15 +5,18 @@
 //                                        with the work-group size each runs with;
 //   range1, range2                       launch ranges rounded up to whole work-groups;
 //   Elementwise                          the host side of scal, invscal, axpy, copy,
-//                                        apply_pivots, iamax, sqrt and reciprocal:
-//                                        checks, binding, launches, read-back.
+//                                        apply_pivots, iamax, sqrt, reciprocal and
+//                                        the diagonal-scaled diag_invscal, diag_dots
+//                                        and diag_gemv: checks, binding, launches,
+//                                        read-back.
 //
 // Elementwise launches kernels of the backend's own program by name. invscal,
 // copy_matrix, apply_pivots, the iamax kernels, scalar_sqrt and scalar_reciprocal
 // are kernels/elementwise.cl, which
 // both programs include, so they give the same bits in both backends; scal and axpy
 // take the same arguments in both programs but differ (plain.cl follows BLIS and
-// rounds a * x + y twice, exact.cl rounds once with an fma).
+// rounds a * x + y twice, exact.cl rounds once with an fma); so does diag_mv, the
+// kernel of diag_dots and diag_gemv (plain.cl sums in order, exact.cl exactly).
 #pragma once
 
 #include <cstddef>
@@ -84,6 +87,9 @@ public:
     void apply_pivots(PivObj p, Obj A) const;
     void sqrt(Obj alpha) const;
     void reciprocal(Obj alpha) const;
+    void diag_invscal(Obj D, Obj x) const;
+    void diag_dots(double alpha, Obj x, Obj D, Obj y, double beta, Obj rho) const;
+    void diag_gemv(double alpha, Obj A, Obj D, Obj x, double beta, Obj y) const;
 
     // The work-groups iamax_partial runs for n elements with `local` work-items each.
     using Groups = std::function<std::size_t(dim_t n, std::size_t local)>;
@@ -96,7 +102,8 @@ private:
     const Context* context_ = nullptr;
     DeviceMemory* memory_ = nullptr;
     bool skip_identities_ = false;
-    Kernel scal_, invscal_, axpy_, copy_, apply_pivots_, iamax_partial_, iamax_finish_, sqrt_, reciprocal_;
+    Kernel scal_, invscal_, axpy_, copy_, apply_pivots_, iamax_partial_, iamax_finish_, sqrt_, reciprocal_,
+        diag_invscal_, diag_mv_;
     mutable cl::Buffer pivots_;
     mutable std::uint64_t pivots_bytes_ = 0;
 };

@@ -32,6 +32,11 @@
 //                    so the products read the old values while they overwrite them.
 //   sqrt, reciprocal one IEEE operation on the device (kernels/elementwise.cl, double
 //                    sqrt and division are correctly rounded in OpenCL C).
+//   diag_dots,       diag_mv: one work-item per output, each triple product a_il d_l x_l
+//   diag_gemv        whole into a private superaccumulator (pacc_product3, as the
+//                    CPU's Accumulator), then round(alpha S + beta y); diag_invscal one
+//                    division per element (kernels/elementwise.cl). All three through
+//                    opencl::Elementwise.
 //   ger              fma(alpha x_i, y_j, a_ij) when alpha x_i is exact, else a private
 //                    superaccumulator; scal, invscal, axpy, copy: one IEEE operation
 //                    per element; iamax: a reduction in a total order (the first NaN,
@@ -311,6 +316,15 @@ public:
         b.commit();
     }
 
+    void diag_invscal(Obj D, Obj x) const override { elementwise_.diag_invscal(D, x); }
+    void diag_dots(double alpha, Obj x, Obj D, Obj y, double beta, Obj rho) const override
+    {
+        elementwise_.diag_dots(alpha, x, D, y, beta, rho);
+    }
+    void diag_gemv(double alpha, Obj A, Obj D, Obj x, double beta, Obj y) const override
+    {
+        elementwise_.diag_gemv(alpha, A, D, x, beta, y);
+    }
     void sqrt(Obj alpha) const override { elementwise_.sqrt(alpha); }
     void reciprocal(Obj alpha) const override { elementwise_.reciprocal(alpha); }
 

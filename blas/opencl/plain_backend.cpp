@@ -19,7 +19,8 @@
 // scal, invscal, axpy, copy, apply_pivots and iamax run through opencl::Elementwise
 // (blas/opencl/elementwise.hpp), shared with the exact `opencl` backend; so are
 // invscal, copy_matrix, apply_pivots and iamax's kernels (kernels/elementwise.cl),
-// and sqrt and reciprocal. syrk sums each element's products in order; trmv and trmm
+// and sqrt and reciprocal, diag_invscal, diag_dots and diag_gemv (diag_mv sums each
+// output's products in order). syrk sums each element's products in order; trmv and trmm
 // update in place column by column as the reference BLAS (one work-group per
 // right-hand side).
 #include <algorithm>
@@ -244,6 +245,15 @@ public:
         b.commit();
     }
 
+    void diag_invscal(Obj D, Obj x) const override { elementwise_.diag_invscal(D, x); }
+    void diag_dots(double alpha, Obj x, Obj D, Obj y, double beta, Obj rho) const override
+    {
+        elementwise_.diag_dots(alpha, x, D, y, beta, rho);
+    }
+    void diag_gemv(double alpha, Obj A, Obj D, Obj x, double beta, Obj y) const override
+    {
+        elementwise_.diag_gemv(alpha, A, D, x, beta, y);
+    }
     void sqrt(Obj alpha) const override { elementwise_.sqrt(alpha); }
     void reciprocal(Obj alpha) const override { elementwise_.reciprocal(alpha); }
 

@@ -136,6 +136,25 @@ void bind_backend_class(py::module_& m)
             b.blas->trmm(side, uplo, trans, diag, alpha, vT, vB);
         }, py::arg("side"), py::arg("uplo"), py::arg("trans"), py::arg("diag"), py::arg("alpha"), py::arg("T"), py::arg("B"),
            "B := alpha op(T) B (LEFT) or alpha B op(T) (RIGHT)")
+        .def("diag_invscal", [](const PyBackend& b, py::handle D, py::handle x) {
+            const Obj vD = as_obj(D, "D", false), vx = as_obj(x, "x", true);
+            FLAMEX_NOGIL;
+            b.blas->diag_invscal(vD, vx);
+        }, py::arg("D"), py::arg("x"), "x_l := x_l / D[l, l] (a division per element)")
+        .def("diag_dots", [](const PyBackend& b, double alpha, py::handle x, py::handle D, py::handle y, double beta, py::handle rho) {
+            const Obj vx = as_obj(x, "x", false), vD = as_obj(D, "D", false), vy = as_obj(y, "y", false),
+                      vr = as_obj(rho, "rho", true);
+            FLAMEX_NOGIL;
+            b.blas->diag_dots(alpha, vx, vD, vy, beta, vr);
+        }, py::arg("alpha"), py::arg("x"), py::arg("D"), py::arg("y"), py::arg("beta"), py::arg("rho"),
+           "rho := alpha sum_l x_l D[l, l] y_l + beta rho (alpha = +-1; rho 1x1, not read when beta == 0)")
+        .def("diag_gemv", [](const PyBackend& b, double alpha, py::handle A, py::handle D, py::handle x, double beta, py::handle y) {
+            const Obj vA = as_obj(A, "A", false), vD = as_obj(D, "D", false), vx = as_obj(x, "x", false),
+                      vy = as_obj(y, "y", true);
+            FLAMEX_NOGIL;
+            b.blas->diag_gemv(alpha, vA, vD, vx, beta, vy);
+        }, py::arg("alpha"), py::arg("A"), py::arg("D"), py::arg("x"), py::arg("beta"), py::arg("y"),
+           "y := alpha A diag(D) x + beta y (alpha = +-1; y not read when beta == 0)")
         .def("sqrt", [](const PyBackend& b, py::handle alpha) {
             const Obj v = as_obj(alpha, "alpha", true);
             FLAMEX_NOGIL;

@@ -63,6 +63,11 @@ def test_every_blas_operation_agrees_with_numpy(name, rng):
     np.testing.assert_allclose(z, (np.tril(L, -1) + np.eye(7)).T @ x, **tol)
     D = C.copy(order="F"); blas.trmm(flamex.LEFT, flamex.LOWER, flamex.NO_TRANSPOSE, flamex.NONUNIT, -2.0, L, D)
     np.testing.assert_allclose(D, -2 * L @ C, **tol)
+    Dg = np.asfortranarray(L[:5, :5]); d = np.diag(Dg)                # diag_*: the diagonal of a square view
+    z = x[:5].copy(); blas.diag_invscal(Dg, z); np.testing.assert_array_equal(z, x[:5] / d)
+    rho = np.array([[0.5]], order="F"); blas.diag_dots(-1.0, x[:5], Dg, y[:5], 2.0, rho)
+    assert rho[0, 0] == pytest.approx(1.0 - x[:5] @ (d * y[:5]), rel=1e-13)
+    v = np.ones(7); blas.diag_gemv(1.0, A, Dg, x[:5], -1.0, v); np.testing.assert_allclose(v, A @ (d * x[:5]) - 1, **tol)
     s = np.array([[2.0]], order="F"); blas.sqrt(s); assert s[0, 0] == np.sqrt(2.0)
     blas.reciprocal(s); assert s[0, 0] == 1 / np.sqrt(2.0)
     assert blas.iamax(np.array([1.0, -3.0, 3.0, 2.0])) == 1           # first of the ties

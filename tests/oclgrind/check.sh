@@ -4,7 +4,7 @@
 # divergence, uses of uninitialized values, API misuse. No GPU is needed, and a
 # kernel that passes here has no race a GPU could expose. One computation per
 # process: the BLAS kernels through `flamex` (both OpenCL backends: dot, gemv, trsv,
-# LU, Cholesky and triangular inverse variants, solve with refinement), the batched solvers through
+# LU, Cholesky, LDL^T and triangular inverse variants, solve with refinement), the batched solvers through
 # oclgrind_batch_case (every method and organization, local and global workspace).
 #
 # usage: check.sh FLAMEX_CLI BATCH_CASE WORK_DIR
@@ -92,6 +92,10 @@ for backend in opencl opencl-plain; do
   done
   for variant in trinv_unb_var1 trinv_unb_var4 trinv_blk_var1; do
     grind "$backend-$variant" "$cli" trinv "$work/spd.mtx" --variant $variant --block 3 --backend $backend
+  done
+  # diag_invscal, diag_dots (ldlt var1); diag_dots, diag_gemv (var2)
+  for variant in ldlt_blas_unb_var1 ldlt_blas_unb_var2; do
+    grind "$backend-$variant" "$cli" ldlt "$work/spd.mtx" --variant $variant --backend $backend
   done
   grind "$backend-solve" "$cli" solve "$work/lu_A.mtx" "$work/lu_b.mtx" --refine 2 -o "$work/x-$backend.mtx" --backend $backend
 done

@@ -20,12 +20,9 @@ const Option kRoundings{"--roundings", nullptr, nullptr,
                         "roundings per entry on a correctly rounded backend, and the variants that give identical bits"};
 const Option kDeriveList{"--list", nullptr, nullptr, "list the operations and their loop invariants and exit"};
 
-// Unknown operations and variants, and infeasible variants, are failures of the
-// derivation asked for (exit status 1), not malformed input.
-class DerivationFailure : public Error {
-public:
-    using Error::Error;
-};
+// Unknown operations and variants, and infeasible variants, are bad input: a
+// flamex::Error (exit status 2, as an unknown variant of `flamex lu`). Exit status 1
+// is --check-pme finding the description wrong.
 
 void write(const Args& a, const std::string& text)
 {
@@ -51,7 +48,7 @@ std::vector<std::string> operations_named(const std::string& op)
     if (names.empty()) {
         std::string known;
         for (const std::string& n : derive::operation_names()) known += (known.empty() ? "" : ", ") + n;
-        throw DerivationFailure("unknown operation '" + op + "' (known: " + known + ")");
+        throw Error("unknown operation '" + op + "' (known: " + known + ")");
     }
     return names;
 }
@@ -61,23 +58,16 @@ std::string derive_operation(const Args& a, const derive::Pme& pme, bool& ok)
 {
     const derive::Derivation d = derive::derive_invariants(pme);
     const bool blocked = a.has(kBlocked);
-    if (blocked && pme.blocked.empty()) throw DerivationFailure(pme.name + ": the description has no blocked form");
+    if (blocked && pme.blocked.empty()) throw Error(pme.name + ": the description has no blocked form");
     if (a.has(kCheckPme)) return derive::check_pme(d, ok);
     if (a.has(kRoundings)) return derive::roundings(d, blocked).text;
     const int number = static_cast<int>(integer_option(a, kDeriveVariant, 0, 1, 99));
-    const derive::Invariant* inv = nullptr;
-    try {
-        if (number != 0) inv = &derive::find_variant(d, number);
-        const std::string emit = a.get(kEmit).value_or("text");
-        if (emit == "latex") return derive::emit_latex(d, blocked);
-        if (emit == "text") return derive::text_report(d, number, blocked);
-        if (!inv) throw UsageError("--emit cpp needs --variant N");
-        return derive::emit_cpp(pme, *inv, blocked);
-    } catch (const UsageError&) {
-        throw;
-    } catch (const Error& e) {
-        throw DerivationFailure(e.what()); // an unknown or infeasible variant, an operation the BLAS lacks
-    }
+    const derive::Invariant* inv = number != 0 ? &derive::find_variant(d, number) : nullptr;
+    const std::string emit = a.get(kEmit).value_or("text");
+    if (emit == "latex") return derive::emit_latex(d, blocked);
+    if (emit == "text") return derive::text_report(d, number, blocked);
+    if (!inv) throw UsageError("--emit cpp needs --variant N");
+    return derive::emit_cpp(pme, *inv, blocked);
 }
 
 int run_derive(const Args& a)
@@ -95,26 +85,21 @@ int run_derive(const Args& a)
     const std::string emit = a.get(kEmit).value_or("text");
     if (emit != "text" && emit != "cpp" && emit != "latex") throw UsageError("--emit is text, cpp or latex, not '" + emit + "'");
     integer_option(a, kDeriveVariant, 0, 1, 99); // a bad number is bad usage before anything is derived
-    try {
-        const std::vector<std::string> names = operations_named(a.operands[0]);
-        if (names.size() > 1 && (a.has(kDeriveVariant) || emit != "text")) {
-            std::string list;
-            for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
-            throw DerivationFailure(a.operands[0] + " names several operations (" + list + "): --variant and --emit need one");
-        }
-        std::string text;
-        bool ok = true;
-        for (const std::string& name : names) {
-            if (!text.empty()) text += "\n";
-            text += derive_operation(a, derive::load_operation(name), ok);
-            if (!ok) break;
-        }
-        write(a, text);
-        return ok ? kSuccess : kNumericalFailure;
-    } catch (const DerivationFailure& e) {
-        std::cerr << "flamex derive: " << e.what() << "\n";
-        return kNumericalFailure;
+    const std::vector<std::string> names = operations_named(a.operands[0]);
+    if (names.size() > 1 && (a.has(kDeriveVariant) || emit != "text")) {
+        std::string list;
+        for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+        throw UsageError(a.operands[0] + " names several operations (" + list + "): --variant and --emit need one");
     }
+    std::string text;
+    bool ok = true;
+    for (const std::string& name : names) {
+        if (!text.empty()) text += "\n";
+        text += derive_operation(a, derive::load_operation(name), ok);
+        if (!ok) break;
+    }
+    write(a, text);
+    return ok ? kSuccess : kNumericalFailure;
 }
 
 } // namespace
@@ -132,7 +117,7 @@ std::vector<Command> derive_commands()
          "one fails); --roundings counts the roundings each entry receives on a correctly\n"
          "rounded backend and groups the variants that must give identical bits there.\n"
          "OP may name a family (lu: lu_nopiv and lu_piv). An unknown operation or variant,\n"
-         "or an infeasible variant, is exit status 1 with the reason. FLAMEX_PME_DIR names\n"
+         "or an infeasible variant, is exit status 2 with the reason. FLAMEX_PME_DIR names\n"
          "another folder of descriptions.",
          {&kDeriveVariant, &kBlocked, &kEmit, &kDeriveOutput, &kCheckPme, &kRoundings, &kDeriveList, &kHelp},
          {},
