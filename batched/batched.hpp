@@ -97,7 +97,8 @@
 // instruction set, the batch size (a last partial block included) or the thread
 // count; a breakdown, a NaN or an infinity stays in its lane and is reported for its
 // system. The residual check runs in the lanes too (in double). auto's repairs (dc on
-// the systems the check flags) and dc run one system at a time.
+// the systems the check flags, on the tridiagonalization the lanes computed) and dc
+// run one system at a time.
 #pragma once
 
 #include <cstddef>

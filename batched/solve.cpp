@@ -110,13 +110,10 @@ void solve_dc_system(int n, const T* A, const T* y, T* x, SystemReport& rep, con
 }
 
 // auto's repair of a system whose householder-pcr residual is above the tolerance:
-// dc on the same tridiagonalization (computed again: the same operations, the same
-// bits).
+// dc on the same tridiagonalization, which the caller has put in ws (A, d, e, tau).
 template <class T>
 void repair_with_dc(int n, const T* A, const T* y, T* x, SystemReport& rep, const Plan& plan, Workspace<T>& ws)
 {
-    std::copy(A, A + static_cast<std::size_t>(n) * n, ws.A.begin());
-    tridiagonalize(n, ws.A.data(), ws.d.data(), ws.e.data(), ws.tau.data());
     rep.status = Status::Repaired;
     rep.solved_by = Method::DivideConquer;
     rep.discarded = static_cast<std::uint16_t>(dc_solve(n, ws, plan.threshold, y, x));
@@ -150,17 +147,20 @@ struct SystemMajorSource {
 template <class T>
 struct InterleavedSource {
     const InterleavedBatch<T>& batch;
-    // k0 is a multiple of the lane count, which divides kBlock. No prefetch: the
-    // blocks are consecutive, which the hardware prefetchers follow.
-    void block(std::size_t k0, std::size_t, lanes::SystemBlock<T>& blk) const
+    // k0 is a multiple of the lane count, which divides kBlock.
+    const T* matrices(std::size_t k0) const
     {
         constexpr std::size_t B = InterleavedBatch<T>::kBlock;
-        const std::size_t b = k0 / B, l = k0 % B;
-        blk.A = batch.A.data() + b * static_cast<std::size_t>(packed_size(batch.n)) * B + l;
-        blk.y = batch.y.data() + b * static_cast<std::size_t>(batch.n) * B + l;
+        return batch.A.data() + (k0 / B) * static_cast<std::size_t>(packed_size(batch.n)) * B + k0 % B;
+    }
+    void block(std::size_t k0, std::size_t next_count, lanes::SystemBlock<T>& blk) const
+    {
+        constexpr std::size_t B = InterleavedBatch<T>::kBlock;
+        blk.A = matrices(k0);
+        blk.y = batch.y.data() + (k0 / B) * static_cast<std::size_t>(batch.n) * B + k0 % B;
         blk.stride = static_cast<int>(B);
-        blk.next_A = nullptr;
-        blk.next_count = 0;
+        blk.next_A = next_count ? matrices(k0 + static_cast<std::size_t>(blk.count)) : nullptr;
+        blk.next_count = static_cast<int>(next_count);
     }
     std::pair<const T*, const T*> system(std::size_t k, SystemCopy<T>& copy) const
     {
@@ -211,7 +211,10 @@ void solve_lanes(const Source& source, int n, std::size_t k0, std::size_t count,
             if (residuals && !(rep.residual <= plan.tolerance)) {
                 if (repair) {
                     const auto [A, y] = source.system(k, state.copy);
-                    repair_with_dc(n, A, y, result.x.data() + k * n, rep, plan, state.scalar);
+                    Workspace<T>& ws = state.scalar;
+                    lanes::tridiagonalization_of(isa, n, state.lanes.data(), static_cast<int>(l), ws.A.data(), ws.d.data(),
+                                                 ws.e.data(), ws.tau.data());
+                    repair_with_dc(n, A, y, result.x.data() + k * n, rep, plan, ws);
                 } else {
                     rep.status = Status::Flagged;
                 }
