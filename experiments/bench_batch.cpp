@@ -7,7 +7,9 @@
 //    the threads) and LAPACK's xPOSV in a loop -- with the library's GFLOP/s and its
 //    fraction of the machine's peak, measured in the same run by chains of FMAs on
 //    every thread (the batched kernels themselves use no FMA: their results must
-//    equal the scalar reference's bit for bit). Batches of up to 100 000 systems,
+//    equal the scalar reference's bit for bit). The widest lanes are timed on both
+//    layouts: the system-major Batch (transposed on the fly) and the same systems
+//    as an InterleavedBatch (copied as they are). Batches of up to 100 000 systems,
 //    at most 256 MiB of matrices: far beyond the caches.
 //  * methods: every method against n, the divide and conquer eigensolver's time over
 //    the Householder tridiagonalization's (the paper's Figure 12), all against LAPACK
