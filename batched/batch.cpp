@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "batched/batched.hpp"
 
@@ -22,6 +23,82 @@ Batch<T>::Batch(int n_, std::size_t count_) : n(n_), count(count_)
 
 template struct Batch<float>;
 template struct Batch<double>;
+
+template <class T>
+InterleavedBatch<T>::InterleavedBatch(int n_, std::size_t count_) : n(n_), count(count_)
+{
+    if (n_ < 1 || n_ > kMaxOrder)
+        throw Error("interleaved batch: order n = " + std::to_string(n_) + " is out of range [1, " + std::to_string(kMaxOrder) + "]");
+    const std::size_t per_block = (static_cast<std::size_t>(packed_size(n_)) + n_) * kBlock;
+    if (count_ > std::numeric_limits<std::size_t>::max() / (per_block * sizeof(T)) * kBlock - kBlock)
+        throw Error("interleaved batch: " + std::to_string(count_) + " systems of order " + std::to_string(n_) + " do not fit in memory");
+    A.assign(blocks() * packed_size(n_) * kBlock, T(0));
+    y.assign(blocks() * n_ * kBlock, T(0));
+}
+
+template <class T>
+void InterleavedBatch<T>::get(std::size_t k, T* matrix, T* rhs) const
+{
+    for (int j = 0; j < n; ++j) {
+        for (int i = j; i < n; ++i) matrix[i + j * n] = matrix[j + i * n] = A[a_index(k, i, j)];
+        rhs[j] = y[y_index(k, j)];
+    }
+}
+
+template <class T>
+void InterleavedBatch<T>::set(std::size_t k, const T* matrix, const T* rhs)
+{
+    for (int j = 0; j < n; ++j) {
+        for (int i = j; i < n; ++i) A[a_index(k, i, j)] = matrix[i + j * n];
+        y[y_index(k, j)] = rhs[j];
+    }
+}
+
+template struct InterleavedBatch<float>;
+template struct InterleavedBatch<double>;
+
+template <class T>
+InterleavedBatch<T> interleave(const Batch<T>& b)
+{
+    InterleavedBatch<T> out(b.n, b.count);
+    for (std::size_t k = 0; k < b.count; ++k) out.set(k, b.matrix(k), b.rhs(k));
+    return out;
+}
+
+template <class T>
+Batch<T> deinterleave(const InterleavedBatch<T>& b)
+{
+    Batch<T> out(b.n, b.count);
+    for (std::size_t k = 0; k < b.count; ++k) b.get(k, out.matrix(k), out.rhs(k));
+    return out;
+}
+
+template InterleavedBatch<float> interleave<float>(const Batch<float>&);
+template InterleavedBatch<double> interleave<double>(const Batch<double>&);
+template Batch<float> deinterleave<float>(const InterleavedBatch<float>&);
+template Batch<double> deinterleave<double>(const InterleavedBatch<double>&);
+
+// The block width depends on the precision: system by system.
+template <class To, class From>
+InterleavedBatch<To> convert(const InterleavedBatch<From>& b)
+{
+    if constexpr (std::is_same_v<To, From>) {
+        return b;
+    } else {
+        InterleavedBatch<To> out(b.n, b.count);
+        for (std::size_t k = 0; k < b.count; ++k)
+            for (int j = 0; j < b.n; ++j) {
+                for (int i = j; i < b.n; ++i) out.A[out.a_index(k, i, j)] = static_cast<To>(b.A[b.a_index(k, i, j)]);
+                out.y[out.y_index(k, j)] = static_cast<To>(b.y[b.y_index(k, j)]);
+            }
+        return out;
+    }
+}
+
+template InterleavedBatch<float> convert<float, double>(const InterleavedBatch<double>&);
+template InterleavedBatch<double> convert<double, float>(const InterleavedBatch<float>&);
+template InterleavedBatch<float> convert<float, float>(const InterleavedBatch<float>&);
+template InterleavedBatch<double> convert<double, double>(const InterleavedBatch<double>&);
 
 template <class To, class From>
 Batch<To> convert(const Batch<From>& b)

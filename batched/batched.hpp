@@ -30,6 +30,19 @@
 // instantiated for everything here. Matrices are consecutive with no padding, so a
 // batch is two flat arrays a device can take as they are.
 //
+// INTERLEAVED LAYOUT (InterleavedBatch<T>), for callers that can produce it directly
+// (generate_regression_interleaved does): the systems in blocks of B = 64 / sizeof(T)
+// (16 in single, 8 in double precision: one 64-byte line holds one entry of a whole
+// block), lane l of a block being system b B + l of block b. Only the lower triangles
+// are stored, packed by columns: entry (i, j), i >= j, of system k is
+//     A[((k / B) * packed_size(n) + packed_index(n, i, j)) * B + k % B],
+// packed_index(n, i, j) = j n - j (j - 1) / 2 + i - j, and its right-hand side
+//     y[((k / B) * n + i) * B + k % B].
+// The last block is padded to B systems (count rounded up); the padding lanes are
+// never read. This is the form the lane kernels work in, so solve() copies a block
+// as it is, where the system-major Batch is transposed on the fly; the results
+// (Result<T>, system-major x) are the same bits for both layouts.
+//
 // ---------------------------------------------------------------------------------
 // METHODS (Method, and `flamex batch solve --method`)
 //
@@ -75,15 +88,17 @@
 // ONE SIMD LANE PER SYSTEM (ldlt, householder-pcr, auto). On the CPU these methods run
 // the paper's "SIMD" organization: blocks of 16 systems in single and 8 in double
 // precision (AVX-512; 8 and 4 with AVX2; 1 without either, chosen at run time or by
-// FLAMEX_BATCH_ISA=avx512|avx2|scalar) are transposed on the fly from the layout
-// above into an interleaved workspace, lane l of every vector holding system l's
-// entry, and solved in lock step (batched/lanes.hpp). Per lane the operations and
+// FLAMEX_BATCH_ISA=avx512|avx2|scalar) are transposed on the fly from the
+// system-major layout (or copied from the interleaved one) into an interleaved
+// workspace, lane l of every vector holding system l's entry, and solved in lock
+// step (batched/lanes.hpp). Per lane the operations and
 // their order are the per-system code's (variants/ldlt.hpp, batched/per_system.hpp),
 // with no fused multiply-add, so the results are bit-identical to it whatever the
 // instruction set, the batch size (a last partial block included) or the thread
 // count; a breakdown, a NaN or an infinity stays in its lane and is reported for its
 // system. The residual check runs in the lanes too (in double). auto's repairs (dc on
-// the systems the check flags) and dc run one system at a time.
+// the systems the check flags, on the tridiagonalization the lanes computed) and dc
+// run one system at a time.
 #pragma once
 
 #include <cstddef>
@@ -135,6 +150,43 @@ struct Batch {
 // exactly).
 template <class To, class From>
 Batch<To> convert(const Batch<From>& b);
+
+// Packed lower triangle by columns (the interleaved layout's entry order).
+constexpr int packed_index(int n, int i, int j) { return j * n - j * (j - 1) / 2 + i - j; }
+constexpr int packed_size(int n) { return n * (n + 1) / 2; }
+
+// The interleaved layout (DATA LAYOUT above).
+template <class T>
+struct InterleavedBatch {
+    static constexpr int kBlock = 64 / static_cast<int>(sizeof(T)); // systems per block
+    int n = 0;
+    std::size_t count = 0;
+    std::vector<T> A; // blocks() * packed_size(n) * kBlock
+    std::vector<T> y; // blocks() * n * kBlock
+
+    InterleavedBatch() = default;
+    // Zero-filled (padding included); throws flamex::Error as Batch's does.
+    InterleavedBatch(int n, std::size_t count);
+
+    std::size_t blocks() const { return (count + kBlock - 1) / kBlock; }
+    // Entry (i, j), i >= j, of system k; y_i of system k.
+    std::size_t a_index(std::size_t k, int i, int j) const
+    {
+        return ((k / kBlock) * static_cast<std::size_t>(packed_size(n)) + static_cast<std::size_t>(packed_index(n, i, j))) * kBlock + k % kBlock;
+    }
+    std::size_t y_index(std::size_t k, int i) const { return ((k / kBlock) * static_cast<std::size_t>(n) + i) * kBlock + k % kBlock; }
+    // System k into the system-major form (both triangles; y), and back (its lower
+    // triangle).
+    void get(std::size_t k, T* matrix, T* rhs) const;
+    void set(std::size_t k, const T* matrix, const T* rhs);
+};
+
+template <class T>
+InterleavedBatch<T> interleave(const Batch<T>& b);
+template <class T>
+Batch<T> deinterleave(const InterleavedBatch<T>& b); // both triangles stored
+template <class To, class From>
+InterleavedBatch<To> convert(const InterleavedBatch<From>& b);
 
 // --- methods, statuses, options --------------------------------------------------
 
@@ -194,6 +246,9 @@ struct Result {
 // reported per system and never affects the other systems.
 template <class T>
 Result<T> solve(const Batch<T>& batch, const Options& options);
+// The same on the interleaved layout: the same bits in x and the reports.
+template <class T>
+Result<T> solve(const InterleavedBatch<T>& batch, const Options& options);
 
 // --- statistics -----------------------------------------------------------------
 
@@ -262,6 +317,9 @@ struct RegressionSpec {
 
 template <class T>
 Batch<T> generate_regression(const RegressionSpec& spec);
+// The same systems (the same bits), written directly in the interleaved layout.
+template <class T>
+InterleavedBatch<T> generate_regression_interleaved(const RegressionSpec& spec);
 
 // 2-norm condition numbers max|lambda| / min|lambda| of every system (inf when
 // singular), from the eigenvalues computed in double precision by Householder and

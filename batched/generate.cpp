@@ -1,6 +1,7 @@
 // Seeded generators of batches (random SPD with a spread of condition numbers; the
 // paper's Black & Scholes regression matrices) and the condition numbers of a batch.
 // See batched/batched.hpp.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -124,8 +125,12 @@ Batch<T> generate_spd(const SpdSpec& spec, std::vector<double>* kappa_out)
     return batch;
 }
 
-template <class T>
-Batch<T> generate_regression(const RegressionSpec& spec)
+namespace {
+
+// The regression systems one at a time, each accumulated in a scratch system-major
+// matrix and right-hand side and handed to store(k, A, y) (A: both triangles).
+template <class T, class Store>
+void regression_systems(const RegressionSpec& spec, Store store)
 {
     check_spec(spec.n, spec.threads, "generate regression");
     if (spec.paths < 1) throw Error("generate regression: paths must be at least 1 (got " + std::to_string(spec.paths) + ")");
@@ -133,14 +138,21 @@ Batch<T> generate_regression(const RegressionSpec& spec)
         !std::isfinite(spec.strike))
         throw Error("generate regression: bad model parameters (sigma, t >= 0; all finite)");
     const int n = spec.n, d = n - 1, assets = std::max(d, 1);
-    Batch<T> batch(n, spec.count);
     const double drift = (spec.mu - spec.sigma * spec.sigma / 2) * spec.t, vol = spec.sigma * std::sqrt(spec.t);
+    struct Scratch {
+        std::vector<T> psi, A, y;
+    };
+    // Chunks of 16 systems: whole blocks of the interleaved layout per thread.
     detail::parallel_for(
-        spec.count, spec.threads, 16, [n]() { return std::vector<T>(static_cast<std::size_t>(n)); },
-        [&](std::size_t k, std::vector<T>& psi) {
+        spec.count, spec.threads, 16,
+        [n]() { return Scratch{std::vector<T>(n), std::vector<T>(static_cast<std::size_t>(n) * n), std::vector<T>(n)}; },
+        [&](std::size_t k, Scratch& s) {
             Rng rng(spec.seed, kRegressionStream, k);
-            T* A = batch.matrix(k);
-            T* y = batch.rhs(k);
+            std::fill(s.A.begin(), s.A.end(), T(0));
+            std::fill(s.y.begin(), s.y.end(), T(0));
+            T* A = s.A.data();
+            T* y = s.y.data();
+            T* psi = s.psi.data();
             for (int j = 0; j < spec.paths; ++j) {
                 double mean = 0;
                 psi[0] = T(1);
@@ -161,7 +173,31 @@ Batch<T> generate_regression(const RegressionSpec& spec)
                 for (int i = c; i < n; ++i) A[c + i * n] = A[i + c * n] = A[i + c * n] / M;
                 y[c] /= M;
             }
+            store(k, A, y);
         });
+}
+
+} // namespace
+
+template <class T>
+Batch<T> generate_regression(const RegressionSpec& spec)
+{
+    Batch<T> batch;
+    if (spec.n >= 1 && spec.n <= kMaxOrder) batch = Batch<T>(spec.n, spec.count);
+    const std::size_t nn = static_cast<std::size_t>(spec.n) * spec.n;
+    regression_systems<T>(spec, [&](std::size_t k, const T* A, const T* y) {
+        std::copy(A, A + nn, batch.matrix(k));
+        std::copy(y, y + spec.n, batch.rhs(k));
+    });
+    return batch;
+}
+
+template <class T>
+InterleavedBatch<T> generate_regression_interleaved(const RegressionSpec& spec)
+{
+    InterleavedBatch<T> batch;
+    if (spec.n >= 1 && spec.n <= kMaxOrder) batch = InterleavedBatch<T>(spec.n, spec.count);
+    regression_systems<T>(spec, [&](std::size_t k, const T* A, const T* y) { batch.set(k, A, y); });
     return batch;
 }
 
@@ -208,6 +244,8 @@ template Batch<float> generate_spd<float>(const SpdSpec&, std::vector<double>*);
 template Batch<double> generate_spd<double>(const SpdSpec&, std::vector<double>*);
 template Batch<float> generate_regression<float>(const RegressionSpec&);
 template Batch<double> generate_regression<double>(const RegressionSpec&);
+template InterleavedBatch<float> generate_regression_interleaved<float>(const RegressionSpec&);
+template InterleavedBatch<double> generate_regression_interleaved<double>(const RegressionSpec&);
 template std::vector<double> condition_numbers<float>(const Batch<float>&, int);
 template std::vector<double> condition_numbers<double>(const Batch<double>&, int);
 

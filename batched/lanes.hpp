@@ -33,6 +33,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "batched/batched.hpp"
+
 namespace flamex::batched::lanes {
 
 enum class Isa : int { Scalar = 0, Avx2 = 1, Avx512 = 2 };
@@ -55,8 +57,7 @@ inline constexpr int kMaxLanes = 16;
 // i >= j, is vector packed_index(n, i, j)), then y (n vectors), then (householder-pcr)
 // d, e, tau, w (n each) and PCR's 6n, then a copy of A and y for the residuals, each
 // vector W scalars, 64-byte aligned.
-constexpr int packed_index(int n, int i, int j) { return j * n - j * (j - 1) / 2 + i - j; }
-constexpr int packed_size(int n) { return n * (n + 1) / 2; }
+// (packed_index, packed_size: batched/batched.hpp, the interleaved layout's order.)
 template <class T>
 constexpr std::size_t workspace_scalars(int n)
 {
@@ -68,14 +69,18 @@ constexpr std::size_t workspace_scalars(int n)
 inline constexpr std::int32_t kSolved = 0;
 inline constexpr std::int32_t kInvalid = -1;
 
-// One block: systems k = 0 .. count-1 (count <= lane_count) of a system-major batch,
-// A at A + k n^2, y at y + k n; solutions to x + k n (NaN unless solved); outcome[k].
+// One block: systems k = 0 .. count-1 (count <= lane_count) of a system-major batch
+// (stride 0: A at A + k n^2, y at y + k n) or of the interleaved layout (stride: the
+// layout's systems per block, a multiple of the lane count; entry e of the packed
+// lower triangle of system k at A[e stride + k], y_i at y[i stride + k]); solutions to
+// x + k n (NaN unless solved); outcome[k].
 template <class T>
 struct SystemBlock {
     int n = 0;
     int variant = 3; // ldlt: the FLAME variant of variants/ldlt.hpp, 1, 2 or 3
     const T* A = nullptr;
     const T* y = nullptr;
+    int stride = 0;
     int count = 0;
     T* x = nullptr;
     std::int32_t* outcome = nullptr;
@@ -94,6 +99,15 @@ enum class Kernel { Ldlt, HouseholderPcr };
 // tridiagonalization, Q^T y, PCR and Q z (outcome: solved or invalid).
 template <class T>
 void solve_block(Isa isa, Kernel kernel, const SystemBlock<T>& block);
+
+// After solve_block(isa, Kernel::HouseholderPcr, ...) on `workspace`, and before its
+// next use: the tridiagonalization of the block's system `lane` as the per-system
+// batched::tridiagonalize leaves it -- the lower triangle of the column-major n x n A
+// (the reflectors below the subdiagonal; the strict upper triangle is not written),
+// d, e and tau -- the same bits, the lanes having done its operations. auto's repairs
+// take it instead of computing it again.
+template <class T>
+void tridiagonalization_of(Isa isa, int n, const T* workspace, int lane, T* A, T* d, T* e, T* tau);
 
 namespace detail {
 void solve_block_scalar(Kernel kernel, const SystemBlock<float>& block);

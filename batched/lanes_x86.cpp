@@ -82,6 +82,11 @@ struct Lanes<float> : Doubles {
         const __m256i on = _mm256_cmpgt_epi32(_mm256_set1_epi32(rows), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
         return _mm256_maskload_ps(p, on);
     }
+    static void store_rows(T* p, V v, int rows)
+    {
+        const __m256i on = _mm256_cmpgt_epi32(_mm256_set1_epi32(rows), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+        _mm256_maskstore_ps(p, on, v);
+    }
     static void transpose(V* r)
     {
         V t[8], u[8];
@@ -145,6 +150,11 @@ struct Lanes<double> : Doubles {
     {
         const __m256i on = _mm256_cmpgt_epi64(_mm256_set1_epi64x(rows), _mm256_setr_epi64x(0, 1, 2, 3));
         return _mm256_maskload_pd(p, on);
+    }
+    static void store_rows(T* p, V v, int rows)
+    {
+        const __m256i on = _mm256_cmpgt_epi64(_mm256_set1_epi64x(rows), _mm256_setr_epi64x(0, 1, 2, 3));
+        _mm256_maskstore_pd(p, on, v);
     }
     static void transpose(V* r)
     {
@@ -249,6 +259,10 @@ struct Lanes<float> : Doubles {
     {
         return _mm512_maskz_loadu_ps(rows >= W ? __mmask16(0xffff) : static_cast<__mmask16>((1u << rows) - 1), p);
     }
+    static void store_rows(T* p, V v, int rows)
+    {
+        _mm512_mask_storeu_ps(p, rows >= W ? __mmask16(0xffff) : static_cast<__mmask16>((1u << rows) - 1), v);
+    }
     // (Here the shuffles, logic and square roots are the maskz forms: the plain ones
     // start from an undefined vector, which GCC 12 warns about.)
     static void transpose(V* r)
@@ -319,6 +333,10 @@ struct Lanes<double> : Doubles {
     static V load_rows(const T* p, int rows)
     {
         return _mm512_maskz_loadu_pd(rows >= W ? __mmask8(0xff) : static_cast<__mmask8>((1u << rows) - 1), p);
+    }
+    static void store_rows(T* p, V v, int rows)
+    {
+        _mm512_mask_storeu_pd(p, rows >= W ? __mmask8(0xff) : static_cast<__mmask8>((1u << rows) - 1), v);
     }
     static void transpose(V* r)
     {

@@ -7,7 +7,9 @@
 //    the threads) and LAPACK's xPOSV in a loop -- with the library's GFLOP/s and its
 //    fraction of the machine's peak, measured in the same run by chains of FMAs on
 //    every thread (the batched kernels themselves use no FMA: their results must
-//    equal the scalar reference's bit for bit). Batches of up to 100 000 systems,
+//    equal the scalar reference's bit for bit). The widest lanes are timed on both
+//    layouts: the system-major Batch (transposed on the fly) and the same systems
+//    as an InterleavedBatch (copied as they are). Batches of up to 100 000 systems,
 //    at most 256 MiB of matrices: far beyond the caches.
 //  * methods: every method against n, the divide and conquer eigensolver's time over
 //    the Householder tridiagonalization's (the paper's Figure 12), all against LAPACK
@@ -313,6 +315,9 @@ void run_ldlt(int n, std::size_t count, int threads, int reps, double cond)
     spec.cond_max = cond;
     spec.threads = threads;
     const batched::Batch<T> b = batched::generate_spd<T>(spec);
+    // The same systems in the interleaved layout, as a caller that produces it directly
+    // hands them over (converted outside the timing).
+    const batched::InterleavedBatch<T> bi = batched::interleave(b);
     const double c = static_cast<double>(count);
     std::vector<T> x(count * n);
     batched::Options o;
@@ -337,6 +342,10 @@ void run_ldlt(int n, std::size_t count, int threads, int reps, double cond)
         lanes::set_isa(default_isa);
         (void)batched::solve(b, h);
     });
+    timed.push_back([&bi, o] {
+        lanes::set_isa(default_isa);
+        (void)batched::solve(bi, o);
+    });
     // The peak in the same round-robin, so that it sees the same machine.
     double peak_flops = 0;
     const long peak_iterations = 2000000;
@@ -349,16 +358,17 @@ void run_ldlt(int n, std::size_t count, int threads, int reps, double cond)
             best[i] = std::min(best[i], std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         }
     lanes::set_isa(default_isa);
-    enum { SCALAR, AVX2, AVX512, FLAME, HAND, POSV, HPCR_BEFORE, HPCR, PEAK };
+    enum { SCALAR, AVX2, AVX512, FLAME, HAND, POSV, HPCR_BEFORE, HPCR, INTERLEAVED, PEAK };
     const double peak = peak_flops / best[PEAK];
     const int widest = lanes::isa_supported(lanes::Isa::Avx512) ? AVX512 : lanes::isa_supported(lanes::Isa::Avx2) ? AVX2 : SCALAR;
     auto shown = [&](int i) { return lanes::isa_supported(isas[i]) ? rate(c, best[i]) : std::string("-"); };
-    const double gflops = c * ldlt_flops(n) / best[widest] / 1e9;
-    std::printf("| %s | %d | %zu | %s | %s | %s | %s | %s | %s | %.1f | %.1f | %.1f | %.1f | %.0f%% | %s | %s | %.1f |\n",
+    const double gflops = c * ldlt_flops(n) / best[widest] / 1e9, gflops_i = c * ldlt_flops(n) / best[INTERLEAVED] / 1e9;
+    std::printf("| %s | %d | %zu | %s | %s | %s | %s | %s | %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.0f%% | %.1f | %.0f%% | %s | %s | %.1f |\n",
                 sizeof(T) == 4 ? "single" : "double", n, count, rate(c, best[FLAME]).c_str(), shown(SCALAR).c_str(),
-                shown(AVX2).c_str(), shown(AVX512).c_str(), rate(c, best[HAND]).c_str(), rate(c, best[POSV]).c_str(),
-                best[FLAME] / best[widest], best[HAND] / best[widest], best[FLAME] / best[SCALAR], gflops,
-                100 * gflops * 1e9 / peak, rate(c, best[HPCR_BEFORE]).c_str(), rate(c, best[HPCR]).c_str(),
+                shown(AVX2).c_str(), shown(AVX512).c_str(), rate(c, best[INTERLEAVED]).c_str(), rate(c, best[HAND]).c_str(),
+                rate(c, best[POSV]).c_str(), best[FLAME] / best[widest], best[HAND] / best[widest],
+                best[HAND] / best[INTERLEAVED], best[FLAME] / best[SCALAR], gflops, 100 * gflops * 1e9 / peak, gflops_i,
+                100 * gflops_i * 1e9 / peak, rate(c, best[HPCR_BEFORE]).c_str(), rate(c, best[HPCR]).c_str(),
                 best[HPCR_BEFORE] / best[HPCR]);
     std::fflush(stdout);
 }
@@ -415,9 +425,10 @@ int main(int argc, char** argv)
                     "log-uniform in [1, %.0e], best of %d, round-robin (the FMA peak in the same round-robin)\n\n",
                     threads, cond, reps);
         std::printf("| precision | n | systems | FLAME worksheet (before) | scalar | AVX2 lanes | AVX-512 lanes | "
-                    "hand-written loop | LAPACK posv | lanes / before | lanes / hand-written | scalar / before | "
-                    "lanes GFLOP/s | of peak | H+PCR before | H+PCR lanes | H+PCR lanes / before |\n");
-        std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                    "widest lanes, interleaved input | hand-written loop | LAPACK posv | lanes / before | "
+                    "lanes / hand-written | interleaved / hand-written | scalar / before | lanes GFLOP/s | of peak | "
+                    "interleaved GFLOP/s | of peak | H+PCR before | H+PCR lanes | H+PCR lanes / before |\n");
+        std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (const std::string p : {"single", "double"}) {
             if (precision != "both" && precision != p) continue;
             const std::size_t scalar = p == "single" ? 4 : 8;

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <type_traits>
+#include <utility>
 
 #include "io/batch_file.hpp"
 
@@ -13,7 +15,7 @@ namespace flamex::batched {
 namespace {
 
 constexpr char kMagic[8] = {'F', 'L', 'X', 'B', 'A', 'T', 'C', 'H'};
-constexpr std::uint32_t kVersion = 1, kSystems = 1, kSolutions = 2;
+constexpr std::uint32_t kVersion = 1, kSystems = 1, kSolutions = 2, kInterleavedSystems = 3;
 constexpr std::size_t kHeaderBytes = 32, kRecordBytes = 24;
 
 bool little_endian_host()
@@ -101,9 +103,15 @@ struct Header {
     std::uint64_t count = 0;
 };
 
-const char* content_name(std::uint32_t c) { return c == kSystems ? "systems" : "solutions"; }
+const char* content_name(std::uint32_t c)
+{
+    return c == kSystems ? "systems" : c == kInterleavedSystems ? "interleaved systems" : "solutions";
+}
 
-// Opens, checks the header and the exact file size for `content`.
+bool holds_systems(std::uint32_t c) { return c == kSystems || c == kInterleavedSystems; }
+
+// Opens, checks the header and the exact file size for `content` (kSystems: either
+// layout of systems).
 std::ifstream open_in(const std::string& path, std::uint32_t content, Header& h)
 {
     std::ifstream in(path, std::ios::binary);
@@ -125,9 +133,10 @@ std::ifstream open_in(const std::string& path, std::uint32_t content, Header& h)
         throw Error(path + ": unsupported batch format version " + std::to_string(version) + " (this build reads version " +
                     std::to_string(kVersion) + ")");
     h.content = get_le<std::uint32_t>(raw + 12);
-    if (h.content != kSystems && h.content != kSolutions)
-        throw Error(path + ": bad content code " + std::to_string(h.content) + " (1 = systems, 2 = solutions)");
-    if (h.content != content)
+    if (h.content != kSystems && h.content != kSolutions && h.content != kInterleavedSystems)
+        throw Error(path + ": bad content code " + std::to_string(h.content) +
+                    " (1 = systems, 2 = solutions, 3 = interleaved systems)");
+    if (holds_systems(h.content) != holds_systems(content) || (content == kSolutions && h.content != kSolutions))
         throw Error(path + ": the file holds " + content_name(h.content) + ", expected " + content_name(content));
     h.scalar = get_le<std::uint32_t>(raw + 16);
     if (h.scalar != 4 && h.scalar != 8)
@@ -138,20 +147,26 @@ std::ifstream open_in(const std::string& path, std::uint32_t content, Header& h)
     h.n = static_cast<int>(n);
     h.count = get_le<std::uint64_t>(raw + 24);
     // Expected payload, with overflow checks: per system n*n + n scalars, or n
-    // scalars and a record.
-    const std::uint64_t per = content == kSystems ? (std::uint64_t(n) * n + n) * h.scalar : std::uint64_t(n) * h.scalar + kRecordBytes;
+    // scalars and a record; interleaved, per block of 64 / scalar systems (the last
+    // one padded) n(n+1)/2 + n scalars per system.
+    const std::uint64_t block = h.content == kInterleavedSystems ? 64 / h.scalar : 1;
+    const std::uint64_t per = h.content == kSystems ? (std::uint64_t(n) * n + n) * h.scalar
+                              : h.content == kInterleavedSystems
+                                  ? (std::uint64_t(n) * (n + 1) / 2 + n) * h.scalar * block
+                                  : std::uint64_t(n) * h.scalar + kRecordBytes;
     const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() - kHeaderBytes;
+    const std::uint64_t units = h.count / block + (h.count % block != 0); // systems, or blocks
     if (h.count > limit / per)
         throw Error(path + ": truncated: the header promises " + std::to_string(h.count) + " systems of order " +
                     std::to_string(n) + ", more than any file holds, but the file has " + std::to_string(size) + " bytes");
-    const std::uint64_t expected = kHeaderBytes + h.count * per;
+    const std::uint64_t expected = kHeaderBytes + units * per;
     if (size < expected)
-        throw Error(path + ": truncated: the header promises " + std::to_string(h.count) + " " + content_name(content) +
+        throw Error(path + ": truncated: the header promises " + std::to_string(h.count) + " " + content_name(h.content) +
                     " of order " + std::to_string(n) + " (" + std::to_string(expected) + " bytes) but the file has " +
                     std::to_string(size) + " bytes");
     if (size > expected)
         throw Error(path + ": " + std::to_string(size - expected) + " trailing bytes after the " + std::to_string(h.count) +
-                    " " + content_name(content) + " of order " + std::to_string(n) + " (expected " +
+                    " " + content_name(h.content) + " of order " + std::to_string(n) + " (expected " +
                     std::to_string(expected) + " bytes)");
     if (h.count > std::numeric_limits<std::size_t>::max() / (std::uint64_t(n) * n + n))
         throw Error(path + ": too many systems for this machine's memory");
@@ -167,6 +182,16 @@ template <class T>
 Batch<T> read_systems(std::istream& in, const Header& h, const std::string& path)
 {
     Batch<T> b(h.n, static_cast<std::size_t>(h.count));
+    read_scalars(in, b.A.data(), b.A.size());
+    read_scalars(in, b.y.data(), b.y.size());
+    check_read(in, path);
+    return b;
+}
+
+template <class T>
+InterleavedBatch<T> read_interleaved_systems(std::istream& in, const Header& h, const std::string& path)
+{
+    InterleavedBatch<T> b(h.n, static_cast<std::size_t>(h.count));
     read_scalars(in, b.A.data(), b.A.size());
     read_scalars(in, b.y.data(), b.y.size());
     check_read(in, path);
@@ -219,12 +244,44 @@ void write_batch(const std::string& path, const Batch<T>& b)
     finish(out, path);
 }
 
-AnyBatch read_batch(const std::string& path)
+template <class T>
+void write_batch(const std::string& path, const InterleavedBatch<T>& b)
+{
+    constexpr std::size_t B = InterleavedBatch<T>::kBlock;
+    if (b.n < 1 || b.n > kMaxOrder || b.A.size() != b.blocks() * packed_size(b.n) * B || b.y.size() != b.blocks() * b.n * B)
+        throw Error(path + ": cannot write an inconsistent interleaved batch (n = " + std::to_string(b.n) + ", count = " +
+                    std::to_string(b.count) + ")");
+    std::ofstream out = open_out(path);
+    const std::string h = header(kInterleavedSystems, sizeof(T), b.n, b.count);
+    out.write(h.data(), static_cast<std::streamsize>(h.size()));
+    write_scalars(out, b.A.data(), b.A.size());
+    write_scalars(out, b.y.data(), b.y.size());
+    finish(out, path);
+}
+
+AnyBatchFile read_batch_file(const std::string& path)
 {
     Header h;
     std::ifstream in = open_in(path, kSystems, h);
+    if (h.content == kInterleavedSystems) {
+        if (h.scalar == 4) return read_interleaved_systems<float>(in, h, path);
+        return read_interleaved_systems<double>(in, h, path);
+    }
     if (h.scalar == 4) return read_systems<float>(in, h, path);
     return read_systems<double>(in, h, path);
+}
+
+AnyBatch read_batch(const std::string& path)
+{
+    return std::visit(
+        [](auto&& b) -> AnyBatch {
+            using B = std::decay_t<decltype(b)>;
+            if constexpr (std::is_same_v<B, Batch<float>> || std::is_same_v<B, Batch<double>>)
+                return std::move(b);
+            else
+                return deinterleave(b);
+        },
+        read_batch_file(path));
 }
 
 template <class T>
@@ -263,6 +320,8 @@ AnySolutions read_solutions(const std::string& path)
 
 template void write_batch<float>(const std::string&, const Batch<float>&);
 template void write_batch<double>(const std::string&, const Batch<double>&);
+template void write_batch<float>(const std::string&, const InterleavedBatch<float>&);
+template void write_batch<double>(const std::string&, const InterleavedBatch<double>&);
 template void write_solutions<float>(const std::string&, const Result<float>&);
 template void write_solutions<double>(const std::string&, const Result<double>&);
 

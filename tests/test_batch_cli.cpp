@@ -252,3 +252,36 @@ TEST_F(BatchCli, OpenClOrganizationsWriteTheSameSolutions)
     expect_bad_input({"batch", "gen", "spd", "--n", "3", "--count", "2", "--device-backend", "opencl", "-o", file},
                      {"--device-backend does not apply to batch gen"});
 }
+
+// --layout interleaved: the regression generator writes the lane-per-system layout
+// directly (spd by conversion), solve reads either layout, and the solutions files are
+// the same bytes; a bad layout name is a usage error.
+TEST_F(BatchCli, InterleavedLayoutGivesTheSameSolutions)
+{
+    for (const std::string kind : {"regression", "spd"}) {
+        for (const std::string precision : {"single", "double"}) {
+            const std::string sys = path(kind + precision + "s.bin"), lanes = path(kind + precision + "i.bin");
+            const std::vector<std::string> gen{"batch", "gen", kind, "--n", "11", "--count", "37", "--seed", "5",
+                                               "--precision", precision, "--no-measure"};
+            std::vector<std::string> g1 = gen, g2 = gen;
+            g1.insert(g1.end(), {"-o", sys});
+            g2.insert(g2.end(), {"--layout", "interleaved", "-o", lanes});
+            ASSERT_EQ(run(g1).status, 0);
+            const Result r = run(g2);
+            ASSERT_EQ(r.status, 0) << r.err;
+            EXPECT_EQ(value_of(r.out, "layout"), "interleaved");
+            EXPECT_EQ(slurp(lanes)[12], 3) << "content: interleaved systems";
+            for (const std::string method : {"ldlt", "householder-pcr", "dc", "auto"}) {
+                const std::string xs = path("xs.bin"), xi = path("xi.bin");
+                const Result a = run({"batch", "solve", sys, "--method", method, "--threads", "2", "-o", xs});
+                const Result b = run({"batch", "solve", lanes, "--method", method, "--threads", "2", "-o", xi});
+                EXPECT_EQ(a.status, b.status) << b.err;
+                EXPECT_EQ(value_of(a.out, "ok"), value_of(b.out, "ok"));
+                EXPECT_EQ(slurp(xs), slurp(xi)) << kind << " " << precision << " " << method;
+            }
+        }
+    }
+    expect_bad_input({"batch", "gen", "spd", "--n", "3", "--count", "2", "--layout", "diagonal", "-o", path("z.bin")},
+                     {"--layout", "'diagonal'", "system or interleaved"});
+    expect_bad_input({"batch", "solve", path("spdsingles.bin"), "--layout", "interleaved"}, {"--layout does not apply"});
+}

@@ -184,3 +184,57 @@ TEST_F(BatchFile, BadFilesAreClearErrors)
     // Writing where no file can be created.
     EXPECT_THROW(batched::write_batch(path("no/such/dir.bin"), b), flamex::Error);
 }
+
+// The interleaved layout on disk (content 3): round trip bit for bit in both
+// precisions, read as stored by read_batch_file and converted by read_batch; its sizes
+// (blocks of 64 / scalar size systems, the last padded) checked like the other layout's.
+TEST_F(BatchFile, InterleavedSystemsRoundTripAndBadOnesAreClearErrors)
+{
+    batched::SpdSpec spec;
+    spec.n = 5;
+    spec.count = 19; // one full block of 16 (8 in double) and a partial one
+    const batched::Batch<double> d = batched::generate_spd<double>(spec);
+    const batched::InterleavedBatch<double> di = batched::interleave(d);
+    batched::write_batch(path("di.bin"), di);
+    const std::string bytes = slurp(path("di.bin"));
+    EXPECT_EQ(bytes[12], 3); // interleaved systems
+    EXPECT_EQ(bytes.size(), 32u + 3 * (15 + 5) * 8 * 8); // ceil(19 / 8) blocks of 8
+    const batched::AnyBatchFile stored = batched::read_batch_file(path("di.bin"));
+    ASSERT_TRUE(std::holds_alternative<batched::InterleavedBatch<double>>(stored));
+    EXPECT_TRUE(same_bits(std::get<batched::InterleavedBatch<double>>(stored).A, di.A));
+    EXPECT_TRUE(same_bits(std::get<batched::InterleavedBatch<double>>(stored).y, di.y));
+    // read_batch: the system-major form, the lower triangles mirrored (generate_spd's
+    // matrices are exactly symmetric, so the same bits as d).
+    const batched::AnyBatch sys = batched::read_batch(path("di.bin"));
+    ASSERT_TRUE(std::holds_alternative<batched::Batch<double>>(sys));
+    EXPECT_TRUE(same_bits(std::get<batched::Batch<double>>(sys).A, d.A));
+    EXPECT_TRUE(same_bits(std::get<batched::Batch<double>>(sys).y, d.y));
+    // A system-major file read as stored.
+    batched::write_batch(path("ds.bin"), d);
+    EXPECT_TRUE(std::holds_alternative<batched::Batch<double>>(batched::read_batch_file(path("ds.bin"))));
+
+    const batched::InterleavedBatch<float> fi = batched::interleave(batched::convert<float>(d));
+    batched::write_batch(path("fi.bin"), fi);
+    EXPECT_EQ(slurp(path("fi.bin")).size(), 32u + 2 * (15 + 5) * 16 * 4); // ceil(19 / 16) blocks of 16
+    const batched::AnyBatchFile fstored = batched::read_batch_file(path("fi.bin"));
+    ASSERT_TRUE(std::holds_alternative<batched::InterleavedBatch<float>>(fstored));
+    EXPECT_TRUE(same_bits(std::get<batched::InterleavedBatch<float>>(fstored).A, fi.A));
+
+    auto read = [](const std::string& p) { batched::read_batch_file(p); };
+    expect_error(read, write_raw("icut.bin", bytes.substr(0, bytes.size() - 8)),
+                 {"truncated", "19 interleaved systems of order 5", std::to_string(bytes.size())});
+    expect_error(read, write_raw("itrail.bin", bytes + "xy"), {"2 trailing bytes", "interleaved systems"});
+    // A count that needs one more block than the file holds.
+    std::string more = bytes;
+    set_u64(more, 24, 25);
+    expect_error(read, write_raw("icount.bin", more), {"truncated", "25 interleaved systems", std::to_string(bytes.size())});
+    // Within the last block a smaller count is the same size, a valid file.
+    set_u64(more, 24, 17);
+    EXPECT_EQ(std::get<batched::InterleavedBatch<double>>(batched::read_batch_file(write_raw("i17.bin", more))).count, 17u);
+    expect_error([](const std::string& p) { batched::read_solutions(p); }, path("di.bin"),
+                 {"holds interleaved systems, expected solutions"});
+    EXPECT_THROW(batched::write_batch(path("no/such/dir.bin"), di), flamex::Error);
+    batched::InterleavedBatch<double> inconsistent = di;
+    inconsistent.y.pop_back();
+    EXPECT_THROW(batched::write_batch(path("bad.bin"), inconsistent), flamex::Error);
+}

@@ -5,9 +5,12 @@
 // scalar reference -- the FLAME variants of variants/ldlt.hpp and ldlt_solve, one
 // system at a time, as batched::solve ran them before; Householder + PCR's
 // per-system routines of batched/per_system.hpp -- for any thread count; a NaN,
-// an infinity or a breakdown in the middle of a vector stays in its system.
+// an infinity or a breakdown in the middle of a vector stays in its system. The
+// interleaved layout (InterleavedBatch) gives the same bits as the system-major one,
+// for every method (dc included), and its padding lanes are never read.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -192,6 +195,8 @@ void bit_identical_every_order(Isa isa)
             if (variant < 0)
                 for (const batched::SystemReport& rep : got.report) repaired += rep.status == Status::Repaired;
             ASSERT_EQ(k, -1) << lanes::isa_name(isa) << " variant (0: householder-pcr, -1: auto) " << variant << " n = " << n << " count 1000";
+            const long li = first_difference(batched::solve(batched::interleave(all), ldlt_options(variant, 2, true)), want, n);
+            ASSERT_EQ(li, -1) << lanes::isa_name(isa) << " interleaved layout, variant " << variant << " n = " << n << " count 1000";
             for (std::size_t count : {1, 15, 16, 17}) {
                 const batched::Batch<T> b = slice(all, 3, count);
                 const batched::Result<T> ref = reference(b, variant, false);
@@ -200,6 +205,9 @@ void bit_identical_every_order(Isa isa)
                     ASSERT_EQ(d, -1) << lanes::isa_name(isa) << " variant " << variant << " n = " << n << " count "
                                      << count << " threads " << threads;
                 }
+                const long d = first_difference(batched::solve(batched::interleave(b), ldlt_options(variant, 1, false)), ref, n);
+                ASSERT_EQ(d, -1) << lanes::isa_name(isa) << " interleaved layout, variant " << variant << " n = " << n
+                                 << " count " << count;
             }
         }
     }
@@ -241,10 +249,14 @@ void trouble_stays_in_its_lane(Isa isa)
     b.matrix(10)[0] = 1;
     b.matrix(10)[1] = b.matrix(10)[n] = 2 * std::sqrt(std::numeric_limits<T>::max());
     b.matrix(21)[3 + 3 * n] = inf;   // a diagonal infinity: invalid
+    // The interleaved copy lacks the strict upper triangle (and system 7's NaN there).
+    const batched::InterleavedBatch<T> interleaved = batched::interleave(b);
     for (int variant = -1; variant <= 3; ++variant) {
         const batched::Result<T> want = reference(b, variant, true);
         const batched::Result<T> got = batched::solve(b, ldlt_options(variant, 2, true));
         EXPECT_EQ(first_difference(got, want, n), -1) << lanes::isa_name(isa) << " variant " << variant;
+        EXPECT_EQ(first_difference(batched::solve(interleaved, ldlt_options(variant, 2, true)), want, n), -1)
+            << lanes::isa_name(isa) << " interleaved layout, variant " << variant;
         EXPECT_EQ(got.report[5].status, Status::InvalidInput);
         EXPECT_EQ(got.report[6].status, Status::InvalidInput);
         EXPECT_EQ(got.report[7].status, Status::Ok);
@@ -271,6 +283,95 @@ TEST(BatchLanes, FloatTroubleStaysInItsLaneAvx2) { trouble_stays_in_its_lane<flo
 TEST(BatchLanes, DoubleTroubleStaysInItsLaneAvx2) { trouble_stays_in_its_lane<double>(Isa::Avx2); }
 TEST(BatchLanes, FloatTroubleStaysInItsLaneScalar) { trouble_stays_in_its_lane<float>(Isa::Scalar); }
 TEST(BatchLanes, DoubleTroubleStaysInItsLaneScalar) { trouble_stays_in_its_lane<double>(Isa::Scalar); }
+
+// dc goes one system at a time in either layout (gathered from the interleaved one):
+// the same bits, n = 1..64, batch sizes 1, 15, 16, 17 and 1000.
+template <class T>
+void dc_same_bits_in_both_layouts()
+{
+    batched::Options o;
+    o.method = Method::DivideConquer;
+    o.threads = 2;
+    for (int n = 1; n <= 64; ++n) {
+        const batched::Batch<T> all = random_batch<T>(n, 1000, 9100 + n);
+        for (std::size_t count : {1, 15, 16, 17, 1000}) {
+            const batched::Batch<T> b = count == 1000 ? all : slice(all, 5, count);
+            const batched::Result<T> want = batched::solve(b, o);
+            ASSERT_EQ(first_difference(batched::solve(batched::interleave(b), o), want, n), -1) << "n = " << n << " count " << count;
+        }
+    }
+}
+
+TEST(BatchLanes, FloatDcSameBitsInBothLayouts) { dc_same_bits_in_both_layouts<float>(); }
+TEST(BatchLanes, DoubleDcSameBitsInBothLayouts) { dc_same_bits_in_both_layouts<double>(); }
+
+// The padding lanes of the last interleaved block are never read: NaN there changes
+// nothing, with every instruction set.
+template <class T>
+void padding_is_never_read()
+{
+    IsaGuard guard;
+    const int n = 7;
+    const batched::Batch<T> b = random_batch<T>(n, 19, 31); // 19 = one block and a partial one
+    batched::InterleavedBatch<T> poisoned = batched::interleave(b);
+    const std::size_t B = batched::InterleavedBatch<T>::kBlock;
+    ASSERT_EQ(poisoned.blocks(), (19 + B - 1) / B);
+    const T nan = std::numeric_limits<T>::quiet_NaN();
+    for (std::size_t k = b.count; k < poisoned.blocks() * B; ++k)
+        for (int j = 0; j < n; ++j) {
+            for (int i = j; i < n; ++i) poisoned.A[poisoned.a_index(k, i, j)] = nan;
+            poisoned.y[poisoned.y_index(k, j)] = nan;
+        }
+    for (Isa isa : {Isa::Avx512, Isa::Avx2, Isa::Scalar}) {
+        if (!lanes::isa_supported(isa)) continue;
+        lanes::set_isa(isa);
+        for (int variant = -1; variant <= 3; ++variant) {
+            const batched::Result<T> want = reference(b, variant, true);
+            const batched::Result<T> got = batched::solve(poisoned, ldlt_options(variant, 1, true));
+            EXPECT_EQ(first_difference(got, want, n), -1) << lanes::isa_name(isa) << " variant " << variant;
+            for (const batched::SystemReport& rep : got.report) EXPECT_NE(rep.status, Status::InvalidInput);
+        }
+    }
+}
+
+TEST(BatchLanes, FloatInterleavedPaddingIsNeverRead) { padding_is_never_read<float>(); }
+TEST(BatchLanes, DoubleInterleavedPaddingIsNeverRead) { padding_is_never_read<double>(); }
+
+// The layouts' conversions are each other's inverse on the lower triangles, and the
+// regression generator's interleaved output is the same systems, bit for bit.
+TEST(BatchLanes, InterleavedLayoutRoundTripsAndGeneratorWritesIt)
+{
+    const batched::Batch<float> b = random_batch<float>(5, 37, 3);
+    const batched::Batch<float> back = batched::deinterleave(batched::interleave(b));
+    ASSERT_EQ(back.count, b.count);
+    for (std::size_t k = 0; k < b.count; ++k)
+        for (int j = 0; j < 5; ++j) {
+            EXPECT_EQ(std::memcmp(&back.rhs(k)[j], &b.rhs(k)[j], sizeof(float)), 0);
+            for (int i = 0; i < 5; ++i) // both triangles: the lower one mirrored
+                EXPECT_EQ(std::memcmp(&back.matrix(k)[i + j * 5], &b.matrix(k)[std::max(i, j) + std::min(i, j) * 5], sizeof(float)), 0);
+        }
+    batched::RegressionSpec spec;
+    spec.n = 9;
+    spec.count = 41;
+    spec.paths = 50;
+    spec.seed = 4;
+    spec.threads = 2;
+    const batched::Batch<double> sys = batched::generate_regression<double>(spec);
+    const batched::InterleavedBatch<double> lanes_direct = batched::generate_regression_interleaved<double>(spec);
+    const batched::InterleavedBatch<double> lanes_converted = batched::interleave(sys);
+    ASSERT_EQ(lanes_direct.A.size(), lanes_converted.A.size());
+    EXPECT_EQ(std::memcmp(lanes_direct.A.data(), lanes_converted.A.data(), lanes_direct.A.size() * sizeof(double)), 0);
+    EXPECT_EQ(std::memcmp(lanes_direct.y.data(), lanes_converted.y.data(), lanes_direct.y.size() * sizeof(double)), 0);
+    // The same systems as the generator wrote before the interleaved form existed:
+    // A_k(0, 0) = 1 (the basis' constant), symmetric.
+    for (std::size_t k = 0; k < sys.count; ++k) EXPECT_EQ(sys.matrix(k)[0], 1.0);
+    EXPECT_THROW(batched::InterleavedBatch<float>(0, 3), flamex::Error);
+    EXPECT_THROW(batched::InterleavedBatch<float>(65, 3), flamex::Error);
+    // An inconsistent interleaved batch is an error, not a crash.
+    batched::InterleavedBatch<float> bad = batched::interleave(b);
+    bad.A.pop_back();
+    EXPECT_THROW(batched::solve(bad, batched::Options{}), flamex::Error);
+}
 
 TEST(BatchLanes, TheSwitchKnowsTheSets)
 {

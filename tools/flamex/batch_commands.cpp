@@ -38,6 +38,7 @@ const Option kBatchOrganization{"--organization", nullptr, "O", "simd (one work-
 const Option kBatchCooperating{"--cooperating", nullptr, "P", "work-items per system (1 .. n; default (n + 1) / 2)"};
 const Option kBatchWorkGroup{"--work-group", nullptr, "W", "work-items per work-group of the cooperating kernels (default 64)"};
 const Option kBatchNoMeasure{"--no-measure", nullptr, nullptr, "skip measuring the condition numbers"};
+const Option kBatchLayout{"--layout", nullptr, "L", "system (system-major, default) or interleaved (lane per system; batched/batched.hpp)"};
 
 
 // "min/median/max" of a set of residuals, as key=value pairs under `prefix`.
@@ -102,12 +103,28 @@ std::optional<batched::OpenClBatchOptions> batch_device_of(const Args& a)
 }
 
 template <class T>
-int batch_solve_in(const Args& a, const batched::Batch<T>& batch, const batched::Options& options,
+batched::Result<T> solve_on_device(const batched::Batch<T>& batch, const batched::Options& options,
+                                   const batched::OpenClBatchOptions& device, batched::OpenClSolveInfo& info)
+{
+    return batched::solve_opencl(batch, options, device, &info);
+}
+
+// The OpenCL kernels take the system-major layout.
+template <class T>
+batched::Result<T> solve_on_device(const batched::InterleavedBatch<T>& batch, const batched::Options& options,
+                                   const batched::OpenClBatchOptions& device, batched::OpenClSolveInfo& info)
+{
+    return batched::solve_opencl(batched::deinterleave(batch), options, device, &info);
+}
+
+// Batch: batched::Batch<T> or batched::InterleavedBatch<T>.
+template <class T, class Batch>
+int batch_solve_in(const Args& a, const Batch& batch, const batched::Options& options,
                    const std::optional<batched::OpenClBatchOptions>& device)
 {
     batched::OpenClSolveInfo info;
     const batched::Result<T> result =
-        device ? batched::solve_opencl(batch, options, *device, &info) : batched::solve(batch, options);
+        device ? solve_on_device(batch, options, *device, info) : batched::solve(batch, options);
     const batched::Summary s = batched::summarize(result);
     if (const auto out = a.get(kSolveOutput)) batched::write_solutions(*out, result);
     Summary head;
@@ -186,19 +203,21 @@ int run_batch_solve(const Args& a)
     const auto precision = batch_precision_of(a, kSolvePrecision);
     if (const auto out = a.get(kSolveOutput); out && *out == "-")
         throw UsageError("option -o: the solutions are binary; give a file name");
-    batched::AnyBatch any = batched::read_batch(a.operands[0]);
+    batched::AnyBatchFile any = batched::read_batch_file(a.operands[0]);
     const bool single = precision ? *precision == batched::Precision::Single
-                                  : std::holds_alternative<batched::Batch<float>>(any);
+                                  : std::holds_alternative<batched::Batch<float>>(any) ||
+                                        std::holds_alternative<batched::InterleavedBatch<float>>(any);
     return std::visit(
         [&](const auto& batch) {
-            if (single) return batch_solve_in(a, batched::convert<float>(batch), options, device);
-            return batch_solve_in(a, batched::convert<double>(batch), options, device);
+            if (single) return batch_solve_in<float>(a, batched::convert<float>(batch), options, device);
+            return batch_solve_in<double>(a, batched::convert<double>(batch), options, device);
         },
         any);
 }
 
 template <class T>
-int batch_gen_as(const Args& a, const std::string& kind, int n, std::size_t count, std::uint64_t seed, int threads)
+int batch_gen_as(const Args& a, const std::string& kind, int n, std::size_t count, std::uint64_t seed, int threads,
+                 bool interleaved)
 {
     batched::Batch<T> batch;
     if (kind == "spd") {
@@ -219,13 +238,23 @@ int batch_gen_as(const Args& a, const std::string& kind, int n, std::size_t coun
         spec.seed = seed;
         spec.threads = threads;
         spec.paths = static_cast<int>(integer_option(a, kBatchPaths, 300, 1, 100000000));
-        batch = batched::generate_regression<T>(spec);
+        if (interleaved) { // the generator writes the interleaved layout itself
+            const batched::InterleavedBatch<T> lanes = batched::generate_regression_interleaved<T>(spec);
+            batched::write_batch(*a.get(kGenOutput), lanes);
+            if (!a.has(kBatchNoMeasure)) batch = batched::deinterleave(lanes);
+        } else {
+            batch = batched::generate_regression<T>(spec);
+        }
     }
     const std::string path = *a.get(kGenOutput);
-    batched::write_batch(path, batch);
+    if (kind == "spd" && interleaved)
+        batched::write_batch(path, batched::interleave(batch));
+    else if (!interleaved)
+        batched::write_batch(path, batch);
     Summary line;
     line.add("file", path).add("kind", kind).add("n", n).add("count", count).add("precision",
                                                                                   batched::precision_name(batched::precision_of<T>()));
+    if (interleaved) line.add("layout", "interleaved");
     if (!a.has(kBatchNoMeasure)) {
         std::vector<double> kappa = batched::condition_numbers(batch, threads);
         std::sort(kappa.begin(), kappa.end(), [](double x, double y) { return x < y || (!std::isnan(x) && std::isnan(y)); });
@@ -250,8 +279,12 @@ int run_batch_gen(const Args& a)
     const auto seed = static_cast<std::uint64_t>(integer_option(a, kSeed, 0, 0, std::numeric_limits<long long>::max()));
     const int threads = batch_threads_of(a);
     const auto precision = batch_precision_of(a, kGenPrecision).value_or(batched::Precision::Single);
-    if (precision == batched::Precision::Single) return batch_gen_as<float>(a, kind, n, count, seed, threads);
-    return batch_gen_as<double>(a, kind, n, count, seed, threads);
+    const std::string layout = a.get(kBatchLayout).value_or("system");
+    if (layout != "system" && layout != "interleaved")
+        throw UsageError("option --layout: '" + layout + "' is not system or interleaved");
+    const bool interleaved = layout == "interleaved";
+    if (precision == batched::Precision::Single) return batch_gen_as<float>(a, kind, n, count, seed, threads, interleaved);
+    return batch_gen_as<double>(a, kind, n, count, seed, threads, interleaved);
 }
 
 
@@ -262,7 +295,7 @@ std::vector<Command> batch_commands()
     const std::vector<const Option*> solve_only{&kBatchMethod, &kBatchThreshold, &kBatchTolerance, &kBatchDeviceBackend,
                                                 &kBatchOrganization, &kBatchCooperating, &kBatchWorkGroup, &kDevice};
     const std::vector<const Option*> gen_only{&kBatchSize, &kBatchCount, &kBatchCondMax, &kBatchCondMin,
-                                              &kBatchPaths, &kSeed, &kBatchNoMeasure};
+                                              &kBatchPaths, &kSeed, &kBatchNoMeasure, &kBatchLayout};
     return {
         {"batch solve", {"FILE"},
          "Solves every system of a batch file (format: batched/batched.hpp; Abbas-Turki and\n"
@@ -275,7 +308,8 @@ std::vector<Command> batch_commands()
          "could not be solved (LDL^T breakdown, NaN or infinite input), 2 for bad usage or file.\n"
          "--device-backend opencl solves on an OpenCL device (--device) in one of the paper's\n"
          "organizations (--organization); the reports are the CPU's. time_s is the whole solve\n"
-         "(the first one in a process builds the kernels); kernels_s and setup_and_transfers_s its parts.",
+         "(the first one in a process builds the kernels); kernels_s and setup_and_transfers_s its parts.\n"
+         "FILE may hold either layout (system-major or interleaved); the results are the same bits.",
          {&kBatchMethod, &kSolvePrecision, &kBatchThreshold, &kBatchTolerance, &kBatchThreads, &kSolveOutput,
           &kBatchDeviceBackend, &kBatchOrganization, &kBatchCooperating, &kBatchWorkGroup, &kDevice, &kHelp},
          {},
@@ -284,9 +318,11 @@ std::vector<Command> batch_commands()
         {"batch gen", {"spd|regression"},
          "Writes a seeded batch: random SPD matrices with condition numbers log-uniform in\n"
          "[--cond-min, --cond-max] (spd), or the paper's Black & Scholes regression (Gram)\n"
-         "matrices (regression), and prints their condition numbers' min/median/max.",
+         "matrices (regression), and prints their condition numbers' min/median/max.\n"
+         "--layout interleaved writes the lane-per-system layout (the regression generator\n"
+         "produces it directly).",
          {&kBatchSize, &kBatchCount, &kBatchCondMax, &kBatchCondMin, &kBatchPaths, &kGenPrecision, &kSeed,
-          &kBatchThreads, &kBatchNoMeasure, &kGenOutput, &kHelp},
+          &kBatchThreads, &kBatchNoMeasure, &kBatchLayout, &kGenOutput, &kHelp},
          {&kBatchSize, &kBatchCount, &kGenOutput},
          solve_only,
          run_batch_gen},
