@@ -89,7 +89,7 @@
 #include <vector>
 
 #include "blas/backend_factories.hpp"
-#include "blas/exact_columns.hpp"
+#include "exact/exblas.hpp"
 #include "blas/exact_gemm.hpp"
 #include "blas/ordered_gemm.hpp"
 #include "exact/exact.hpp"
@@ -656,7 +656,7 @@ public:
         gemm_elementwise(transa, transb, alpha, A, B, beta, C);
     }
 
-    // Each element's exact dot product on its own (blas/exact_columns.hpp): small
+    // Each element's exact dot product on its own (exact/exblas.hpp): small
     // products, IEEE specials, and (tests) the reference for the split path.
     void gemm_elementwise(Trans transa, Trans transb, double alpha, Obj A, Obj B, double beta, Obj C) const
     {
