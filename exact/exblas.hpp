@@ -42,10 +42,11 @@ void accumulate_rows(index_t nrows, index_t ncols, const double* A, index_t lda,
 
 // The correctly rounded sum of n <= MAX_TERMS finite doubles (round_sum), or its
 // correctly rounded quotient by d (divide_sum), when that is cheap to decide: the
-// exact sum is formed in a 256-bit fixed-point window. They return false (out
-// untouched) when the terms span more than 240 bits, when the sum is an exact
-// zero (whose sign needs the zero-sign rule), when d is not a normal number or
-// when the result is not comfortably normal; the caller then uses an Accumulator.
+// exact sum is formed in a 256-bit fixed-point window and rounded as an
+// Accumulator is (exact/rounding.hpp). They return false (out untouched) when
+// the terms span more than 240 bits or one is not finite, when the sum is an
+// exact zero (whose sign needs the zero-sign rule), or when d is zero or not
+// finite; the caller then uses an Accumulator.
 inline constexpr int MAX_TERMS = 32;
 bool round_sum(const double* t, int n, double& out);
 bool divide_sum(const double* t, int n, double d, double& out);
