@@ -48,6 +48,19 @@ bool Magnitude::sticky_below(int pos) const noexcept
     return false;
 }
 
+namespace {
+
+// 2^e for e in [-1022, 1023].
+double power_of_two(int e) noexcept
+{
+    const std::uint64_t bits = static_cast<std::uint64_t>(e + 1023) << 52;
+    double d;
+    std::memcpy(&d, &bits, sizeof d);
+    return d;
+}
+
+} // namespace
+
 double round_to_double(bool negative, std::uint64_t m, int x, bool sticky) noexcept
 {
     // value = (m + f) * 2^x with 0 <= f < 1, f != 0 iff sticky.
@@ -56,6 +69,21 @@ double round_to_double(bool negative, std::uint64_t m, int x, bool sticky) noexc
     m <<= lz;
     x -= lz;
     const int e = x + 63; // 2^e <= value < 2^(e + 1)
+    if (e >= -1020 && e <= 1020) {
+        // A normal result: one hardware rounding (to nearest even) of 63 bits whose
+        // lowest one says whether anything lies below (at least 9 bits under the
+        // rounding position), then an exact scaling by 2^(x + 1).
+        const std::uint64_t v = (m >> 1) | (m & 1) | (sticky ? 1 : 0);
+        double d = static_cast<double>(static_cast<std::int64_t>(v));
+        const int scale = x + 1;
+        if (scale < -1000) { // two exact steps: the intermediate and the result stay normal
+            d *= power_of_two(scale + 200);
+            d *= power_of_two(-200);
+        } else {
+            d *= power_of_two(scale);
+        }
+        return negative ? -d : d;
+    }
     constexpr std::uint64_t INF_BITS = std::uint64_t{0x7ff} << 52;
     if (e > 1023) return make_double(negative, INF_BITS);
     const int u = std::max(e - 52, -1074); // exponent of the result's ulp
