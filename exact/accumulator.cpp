@@ -1,5 +1,6 @@
 // The superaccumulator: the rare paths of adding, normalization, merging,
-// exact scaling, correct rounding and correctly rounded division.
+// exact scaling, and its value as an integer magnitude for correct rounding and
+// correctly rounded division (exact/rounding.hpp).
 #include "exact/exact.hpp"
 
 #include <algorithm>
@@ -7,7 +8,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "exact/detail.hpp"
+#include "exact/rounding.hpp"
 
 namespace flamex::exact {
 
@@ -69,84 +70,12 @@ struct AccumulatorAccess {
 
 namespace detail {
 
-int Magnitude::bit_length() const noexcept
-{
-    return 32 * (base + top) + (64 - __builtin_clzll(w[top]));
-}
-
-// floor(I / 2^pos) mod 2^128, I the integer magnitude; pos may be negative.
-u128 Magnitude::extract(int pos) const noexcept
-{
-    u128 r = 0;
-    for (int k = top; k >= 0; --k) {
-        const int rel = 32 * (base + k) - pos; // bit position of digit k in the result
-        if (rel >= 128) continue;
-        if (rel <= -32) break;
-        if (rel >= 0)
-            r |= static_cast<u128>(w[k]) << rel;
-        else
-            r |= static_cast<u128>(w[k] >> (-rel));
-    }
-    return r;
-}
-
-// Whether I mod 2^pos != 0.
-bool Magnitude::sticky_below(int pos) const noexcept
-{
-    for (int k = 0; k <= top; ++k) {
-        const int rel = pos - 32 * (base + k); // bits of digit k below pos
-        if (rel <= 0) return false;
-        if (rel >= 32) {
-            if (w[k] != 0) return true;
-        } else {
-            return (w[k] & ((std::uint32_t{1} << rel) - 1)) != 0;
-        }
-    }
-    return false;
-}
-
 double make_double(bool negative, std::uint64_t bits) noexcept
 {
     bits |= static_cast<std::uint64_t>(negative) << 63;
     double x;
     std::memcpy(&x, &bits, sizeof x);
     return x;
-}
-
-double round_to_double(bool negative, std::uint64_t m, int x, bool sticky) noexcept
-{
-    // value = (m + f) * 2^x with 0 <= f < 1, f != 0 iff sticky.
-    if (m == 0) return make_double(negative, 0); // (callers never pass f != 0 here)
-    const int lz = __builtin_clzll(m);
-    m <<= lz;
-    x -= lz;
-    const int e = x + 63; // 2^e <= value < 2^(e + 1)
-    constexpr std::uint64_t INF_BITS = std::uint64_t{0x7ff} << 52;
-    if (e > 1023) return make_double(negative, INF_BITS);
-    const int u = std::max(e - 52, -1074); // exponent of the result's ulp
-    const int shift = u - x;               // >= 11: bits of m below the ulp
-    std::uint64_t kept;
-    if (shift > 64) {
-        kept = 0; // value < 2^(x + 64) <= ulp / 2
-    } else if (shift == 64) {
-        const std::uint64_t half = std::uint64_t{1} << 63;
-        kept = (m > half || (m == half && sticky)) ? 1 : 0;
-    } else {
-        kept = m >> shift;
-        const std::uint64_t rem = m & ((std::uint64_t{1} << shift) - 1);
-        const std::uint64_t half = std::uint64_t{1} << (shift - 1);
-        if (rem > half || (rem == half && (sticky || (kept & 1)))) ++kept;
-    }
-    if (kept == 0) return make_double(negative, 0);
-    int ulp = u;
-    if (kept == (std::uint64_t{1} << 53)) {
-        kept >>= 1;
-        ++ulp;
-    }
-    if (kept < (std::uint64_t{1} << 52)) return make_double(negative, kept); // subnormal
-    const int biased = ulp + 1075;
-    if (biased >= 2047) return make_double(negative, INF_BITS);
-    return make_double(negative, (static_cast<std::uint64_t>(biased) << 52) | (kept & ((std::uint64_t{1} << 52) - 1)));
 }
 
 Decomposed decompose(double x) noexcept
@@ -443,9 +372,7 @@ double Accumulator::round() const noexcept
     detail::Magnitude mag;
     const int s = AccumulatorAccess::magnitude(*this, mag);
     if (s == 0) return zero_is_negative() ? -0.0 : 0.0;
-    const int pos = mag.bit_length() - 64;
-    const std::uint64_t top = static_cast<std::uint64_t>(mag.extract(pos));
-    return detail::round_to_double(s < 0, top, pos - BIAS, mag.sticky_below(pos));
+    return detail::round_magnitude(mag, s < 0, -BIAS);
 }
 
 double divide_round(const Accumulator& acc, double d) noexcept
@@ -460,18 +387,7 @@ double divide_round(const Accumulator& acc, double d) noexcept
     const bool qneg = (s != 0 ? s < 0 : acc.zero_is_negative()) != dneg;
     if (d == 0) return s == 0 ? nan : (qneg ? -HUGE_VAL : HUGE_VAL);
     if (std::isinf(d) || s == 0) return qneg ? -0.0 : 0.0;
-    // |d| = md * 2^ed with md in [2^52, 2^53).
-    detail::Decomposed dd = detail::decompose(d);
-    const int lz = __builtin_clzll(dd.m) - 11;
-    dd.m <<= lz;
-    dd.e -= lz;
-    // H = floor(I / 2^t) has 109 bits; q = floor(H / md) in (2^55, 2^57) and the
-    // exact quotient lies in [q, q + 1) * 2^(t - BIAS - ed), equal to q iff sticky.
-    const int t = mag.bit_length() - 109;
-    const u128 h = mag.extract(t);
-    const std::uint64_t q = static_cast<std::uint64_t>(h / dd.m);
-    const bool sticky = (h % dd.m) != 0 || mag.sticky_below(t);
-    return detail::round_to_double(qneg, q, t - Accumulator::BIAS - dd.e, sticky);
+    return detail::divide_magnitude(mag, qneg, -Accumulator::BIAS, d);
 }
 
 double fma3(double a, double b, double c, double d) noexcept

@@ -20,13 +20,9 @@ Decomposed decompose(double x) noexcept;
 
 double make_double(bool negative, std::uint64_t bits) noexcept;
 
-// The double nearest (ties to even) to (-1)^negative * (m + f) * 2^x where
-// 0 <= f < 1 and f != 0 iff sticky; m != 0. Handles subnormal results, underflow
-// to a signed zero and overflow to infinity; x may lie far outside double range.
-double round_to_double(bool negative, std::uint64_t m, int x, bool sticky) noexcept;
-
 // |value| * 2^BIAS of an accumulator as normalized 32-bit digits: digit k of w
 // weighs 2^(32 (base + k)); w[top] is the highest non-zero digit (top = -1: 0).
+// Also the form in which exact/rounding.hpp rounds every exact value.
 struct Magnitude {
     std::uint32_t w[Accumulator::DIGITS + 2];
     int base = 0;

@@ -1,7 +1,8 @@
 // Internal: the x86 SIMD vocabulary of the exact kernels, written once for the
-// two files that compile SIMD kernels per instruction set: exact/sum_dot_x86.cpp
-// (sum and dot, sum_dot_body.inc) and blas/exact_columns.cpp (the multi-row
-// products of the `exact` backend, exact_columns_body.inc).
+// files that compile SIMD kernels per instruction set: exact/sum_dot_x86.cpp
+// (sum and dot, sum_dot_body.inc), exact/columns_x86.cpp (the multi-row
+// products of the `exact` backend, columns_body.inc) and the order-fixed gemm
+// micro-kernels (blas/ordered_gemm.cpp).
 //
 //   FLAMEX_EXACT_TARGET_AVX2, FLAMEX_EXACT_TARGET_AVX512, FLAMEX_EXACT_TARGET_END
 //       open and close a region whose functions are compiled for AVX2 + FMA, or
@@ -12,14 +13,14 @@
 //       instruction set; each file derives its `Simd` traits struct from them and
 //       adds what only its kernels need.
 //
-// Which set runs is decided once, at run time, by the exact layer (sum_dot.cpp:
-// the best the CPU has, or FLAMEX_EXACT_ISA); the `exact` backend follows it.
+// Which set runs is decided once, at run time, by the exact layer's table
+// (kernels.cpp: the best the CPU has, or FLAMEX_EXACT_ISA).
 // Include this header before any target region (it includes <immintrin.h>), so
 // that no inline function of another header is compiled for a set the CPU may
 // lack.
 #pragma once
 
-#include "exact/sum_dot.hpp"
+#include "exact/kernels.hpp"
 
 #if defined(FLAMEX_EXACT_X86)
 

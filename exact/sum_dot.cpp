@@ -1,65 +1,11 @@
-// The portable kernels, the run-time choice of a kernel set, the zero-sign scans
-// that follow the SIMD kernels and the public exact operations on strided arrays.
-#include "exact/sum_dot.hpp"
+// The public exact sum and dot on strided arrays (exact/exact.hpp) over the
+// active kernel set (kernels.cpp), and the zero-sign scans that follow the SIMD
+// kernels.
+#include "exact/kernels.hpp"
 
 #include <cmath>
-#include <cstdlib>
-#include <cstring>
-#include <vector>
 
 namespace flamex::exact {
-
-namespace detail {
-
-void sum_generic(Accumulator& acc, index_t n, const double* x, index_t incx)
-{
-    Expansion<4> e(acc);
-    for (index_t i = 0; i < n; ++i) e.add(x[i * incx]);
-}
-
-void dot_generic(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy)
-{
-    Expansion<4> e(acc);
-    for (index_t i = 0; i < n; ++i) e.add_product(x[i * incx], y[i * incy]);
-}
-
-namespace {
-
-std::vector<KernelSet> detect()
-{
-    std::vector<KernelSet> sets;
-#if defined(FLAMEX_EXACT_X86)
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        sets.push_back({"avx512", sum_avx512, dot_avx512});
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        sets.push_back({"avx2", sum_avx2, dot_avx2});
-#endif
-    sets.push_back({"generic", sum_generic, dot_generic});
-    // FLAMEX_EXACT_ISA=avx2|generic|... picks a set (for benchmarks: all are exact).
-    if (const char* want = std::getenv("FLAMEX_EXACT_ISA"))
-        for (std::size_t i = 0; i < sets.size(); ++i)
-            if (std::strcmp(sets[i].isa, want) == 0) std::swap(sets[0], sets[i]);
-    return sets;
-}
-
-const std::vector<KernelSet>& kernel_sets()
-{
-    static const std::vector<KernelSet> sets = detect();
-    return sets;
-}
-
-} // namespace
-
-const KernelSet* available_kernels(int* count)
-{
-    *count = static_cast<int>(kernel_sets().size());
-    return kernel_sets().data();
-}
-
-const KernelSet& active_kernels() { return kernel_sets().front(); }
-
-} // namespace detail
 
 namespace {
 
@@ -87,7 +33,7 @@ void note_zero_signs_sum(Accumulator& acc, index_t n, const double* x, index_t i
 
 } // namespace
 
-// The same for the products x_i y_i (sum_dot.hpp: blas/exact_columns.cpp uses it too).
+// The same for the products x_i y_i (kernels.hpp: the multi-row kernels use it too).
 void detail::note_zero_signs_dot(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y,
                                  index_t incy)
 {
@@ -149,7 +95,5 @@ double exact_dots(double alpha, index_t n, const double* x, index_t incx, const 
     acc.add_product(beta, rho);
     return acc.round();
 }
-
-const char* kernel_isa() { return detail::active_kernels().isa; }
 
 } // namespace flamex::exact

@@ -1,5 +1,5 @@
 // The AVX2+FMA and AVX-512 exact kernels: sum_dot_body.inc compiled twice, each
-// time inside a target region, and selected at run time (sum_dot.cpp). The Simd
+// time inside a target region, and selected at run time (kernels.cpp). The Simd
 // traits add what only these kernels use to the operations of exact/simd.hpp.
 // Every header is included before the first target region so that no inline
 // function of a header is ever compiled for an instruction set the CPU may lack.

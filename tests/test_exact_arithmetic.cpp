@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "exact/exact.hpp"
-#include "exact/sum_dot.hpp"
+#include "exact/kernels.hpp"
 #include "support/exact_kernel_paths.hpp"
 #include "support/exact_reference.hpp"
 

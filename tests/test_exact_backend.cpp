@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "blas/blas.hpp"
-#include "blas/exact_columns.hpp"
+#include "exact/exblas.hpp"
 #include "exact/exact.hpp"
 #include "support/backend_checks.hpp"
 #include "support/test_support.hpp"

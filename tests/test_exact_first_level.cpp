@@ -19,7 +19,7 @@
 #include "blas/blas.hpp"
 #include "exact/exact.hpp"
 #include "exact/first_level.hpp"
-#include "exact/sum_dot.hpp"
+#include "exact/kernels.hpp"
 #include "reference/exact_data.hpp"
 #include "support/exact_kernel_paths.hpp"
 #include "support/exact_reference.hpp"

@@ -16,7 +16,7 @@
 
 #include "exact/exact.hpp"
 #include "exact/first_level.hpp"
-#include "exact/sum_dot.hpp"
+#include "exact/kernels.hpp"
 #include "support/exact_kernel_paths.hpp"
 #include "support/exact_reference.hpp"
 

@@ -1,11 +1,11 @@
-// Every kernel set of the exact layer (exact/sum_dot.hpp) on one array, rounded as
+// Every kernel set of the exact layer (exact/kernels.hpp) on one array, rounded as
 // the public functions round: for the tests that compare each set with a reference.
 #pragma once
 
 #include <vector>
 
 #include "exact/exact.hpp"
-#include "exact/sum_dot.hpp"
+#include "exact/kernels.hpp"
 
 namespace flamex::test {
 

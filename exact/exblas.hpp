@@ -1,8 +1,10 @@
-// Internal to the `exact` BLAS backend: what the exact layer (exact/) does not
-// provide. exact::accumulate_dot serves one row at a time; a matrix-vector
-// product wants a block of rows at once, each row with its own expansion in a
-// SIMD lane, walking the columns contiguously (the EXGEMV scheme of Iakymchuk et
-// al., section 3.4, on a CPU): accumulate_columns for column-major panels,
+// Internal: the exact layer's interface for the `exact` BLAS backend (blas/),
+// beside the public one (exact/exact.hpp); the kernels behind it and their
+// per-instruction-set table are exact/kernels.hpp's. exact::accumulate_dot
+// serves one row at a time; a matrix-vector product wants a block of rows at
+// once, each row with its own expansion in a SIMD lane, walking the columns
+// contiguously (the EXGEMV scheme of Iakymchuk et al., section 3.4, on a CPU):
+// accumulate_columns for column-major panels,
 // accumulate_rows for panels whose rows are contiguous (A^T of a column-major A).
 // Plus the cheap exact finish of a short sum (round_sum, divide_sum) and the fma
 // update of ger / axpy.
@@ -40,10 +42,11 @@ void accumulate_rows(index_t nrows, index_t ncols, const double* A, index_t lda,
 
 // The correctly rounded sum of n <= MAX_TERMS finite doubles (round_sum), or its
 // correctly rounded quotient by d (divide_sum), when that is cheap to decide: the
-// exact sum is formed in a 256-bit fixed-point window. They return false (out
-// untouched) when the terms span more than 240 bits, when the sum is an exact
-// zero (whose sign needs the zero-sign rule), when d is not a normal number or
-// when the result is not comfortably normal; the caller then uses an Accumulator.
+// exact sum is formed in a 256-bit fixed-point window and rounded as an
+// Accumulator is (exact/rounding.hpp). They return false (out untouched) when
+// the terms span more than 240 bits or one is not finite, when the sum is an
+// exact zero (whose sign needs the zero-sign rule), or when d is zero or not
+// finite; the caller then uses an Accumulator.
 inline constexpr int MAX_TERMS = 32;
 bool round_sum(const double* t, int n, double& out);
 bool divide_sum(const double* t, int n, double d, double& out);
@@ -51,10 +54,6 @@ bool divide_sum(const double* t, int n, double d, double& out);
 // a[i * inca] := fma(h[i * inch], s, a[i * inca]) for i in [0, n): one rounding
 // per element (SIMD when both are contiguous).
 void fma_update(index_t n, const double* h, index_t inch, double s, double* a, index_t inca);
-
-// The instruction set accumulate_columns runs on ("avx512", "avx2", "generic"):
-// the one the exact layer chose (exact::kernel_isa(), FLAMEX_EXACT_ISA included).
-const char* columns_kernel_isa();
 
 // Rows per call of the SIMD kernel: callers that block rows use multiples of it.
 inline constexpr index_t COLUMNS_ROW_BLOCK = 32;

@@ -1,0 +1,245 @@
+// The `exact` backend's triangular solves, trsv and trsm (exact_backend.hpp):
+// Alg. 5 of Iakymchuk et al. in its left-looking order. The
+// unknowns are taken in blocks of `block` rows (BackendOptions::block, default
+// 64); a block's rows first accumulate the panel of every column already solved
+// (one local EXGEMV into the block's per-row accumulators), then the block is
+// solved in sub-blocks of SUB_BLOCK rows (a sub-panel EXGEMV and the small
+// triangle), each x_k from its own exact residual: nothing is rounded between
+// the panel and the division. The left-looking order keeps each row's expansion
+// in registers over the whole panel and needs only `block` Accumulators; the
+// right-looking order of the paper gives the same exact residuals. (A view with
+// neither unit stride gets one exact dot product per residual instead.) trsm
+// solves its right-hand sides this way, each independently, except that
+// right-hand sides lying side by side in memory (side RIGHT, column-major B) go
+// through the kernel together, 32 at a time: for each unknown, one kernel pass
+// over the unknowns already solved gives all their residuals.
+#include <algorithm>
+#include <vector>
+
+#include "blas/exact_backend.hpp"
+#include "blas/exact_finish.hpp"
+#include "blas/exact_scratch.hpp"
+
+namespace flamex::exact_backend {
+namespace {
+
+// Rows of a triangular block solved after one sub-panel (their small triangle
+// is added product by product).
+constexpr index_t SUB_BLOCK = 4;
+
+static_assert(2 * NC + 2 * (SUB_BLOCK - 1) + 2 <= exblas::MAX_TERMS, "terms of one unknown of a sub-block");
+
+Triangle triangle(Uplo uplo, Trans trans, Diag diag, Obj T)
+{
+    return {op(T, trans), (uplo == Uplo::Lower) == (trans == Trans::No), diag == Diag::Unit};
+}
+
+} // namespace
+
+void ExactBackend::trsv(Uplo uplo, Trans trans, Diag diag, Obj T, Obj x) const
+{
+    check::trsv("trsv", T, x);
+    const index_t n = T.length();
+    if (n == 0) return;
+    solve_strided(triangle(uplo, trans, diag, T), 1.0, x.buffer(), x.vector_inc(), true);
+}
+
+void ExactBackend::trsm(Side side, Uplo uplo, Trans trans, Diag diag, double alpha, Obj T, Obj B) const
+{
+    check::trsm("trsm", side, T, B);
+    const bool left = side == Side::Left;
+    // Right: X op(T) = alpha B, i.e. op(T)^T x = alpha b for every row of B.
+    const Triangle tri = triangle(uplo, left ? trans : flip(trans), diag, T);
+    const index_t n = T.length(), nrhs = left ? B.width() : B.length();
+    if (n == 0 || nrhs == 0) return;
+    const index_t inc = left ? B.row_stride() : B.col_stride();  // along one right-hand side
+    const index_t step = left ? B.col_stride() : B.row_stride(); // from one to the next
+    double* pb = B.buffer();
+    if (nrhs == 1) {
+        solve_strided(tri, alpha, pb, inc, true);
+        return;
+    }
+    const int parts = parts_for(nrhs * n * n / 2);
+    if (step == 1) {
+        // The right-hand sides lie next to each other (the rows of a column-major
+        // B, side RIGHT): blocks of them go through the SIMD kernel together.
+        parallel(parts, [&](int t, int P) {
+            const auto [lo, hi] = share(nrhs, t, P, exblas::COLUMNS_ROW_BLOCK);
+            solve_lanes(tri, alpha, pb + lo, inc, hi - lo);
+        });
+        return;
+    }
+    parallel(parts, [&](int t, int P) {
+        const auto [lo, hi] = share(nrhs, t, P);
+        for (index_t r = lo; r < hi; ++r) solve_strided(tri, alpha, pb + r * step, inc, false);
+    });
+}
+
+void ExactBackend::panel(const Mat& E, index_t r0, index_t nr, index_t c0, index_t nc, const double* x,
+                         Accumulator* acc, double* comps, bool may_thread) const
+{
+    const int parts = may_thread ? parts_for(nr * nc) : 1;
+    if (parts == 1) {
+        panel_serial(E, r0, nr, c0, nc, x, 1, acc, comps);
+        return;
+    }
+    std::fill(comps, comps + nr * NC, 0.0);
+    Accumulator* extra = accumulators(workspace().parts, nr * (parts - 1));
+    parallel(parts, [&](int t, int T) {
+        const auto [lo, hi] = share(nc, t, T, 8);
+        Accumulator* a = acc;
+        if (t > 0) {
+            a = extra + (t - 1) * nr;
+            for (index_t r = 0; r < nr; ++r) a[r].reset();
+        }
+        panel_serial(E, r0, nr, c0 + lo, hi - lo, x, 1, a);
+    });
+    for (int t = 1; t < parts; ++t)
+        for (index_t r = 0; r < nr; ++r) acc[r].merge(extra[(t - 1) * nr + r]);
+}
+
+void ExactBackend::solve_strided(const Triangle& tri, double alpha, double* x, index_t inc, bool may_thread) const
+{
+    if (inc == 1) {
+        solve(tri, alpha, x, may_thread);
+        return;
+    }
+    const index_t n = tri.E.m;
+    std::vector<double>& v = workspace().vec;
+    v.resize(static_cast<std::size_t>(n));
+    for (index_t k = 0; k < n; ++k) v[static_cast<std::size_t>(k)] = x[k * inc];
+    solve(tri, alpha, v.data(), may_thread);
+    for (index_t k = 0; k < n; ++k) x[k * inc] = v[static_cast<std::size_t>(k)];
+}
+
+double ExactBackend::solve_finish(Accumulator& a, const double* comps, double alpha, double b, bool unit, double diagonal)
+{
+    if (a.is_zero()) {
+        Terms t;
+        for (int p = 0; p < NC; ++p) t.add(-comps[p]);
+        if (alpha == 1.0)
+            t.add(b);
+        else
+            t.add_product(alpha, b);
+        double out;
+        if (t.ok && (unit ? exblas::round_sum(t.t, t.n, out) : exblas::divide_sum(t.t, t.n, diagonal, out)))
+            return out;
+    }
+    for (int p = 0; p < NC; ++p) a.add_component(comps[p]);
+    return solve_one(a, alpha, b, unit, diagonal);
+}
+
+void ExactBackend::solve_lanes(const Triangle& tri, double alpha, double* X, index_t ldx, index_t R) const
+{
+    const Mat& E = tri.E;
+    const index_t n = E.m;
+    Workspace& ws = workspace();
+    Accumulator* acc = accumulators(ws.acc, ROWS);
+    double* comps = doubles(ws.comps, ROWS * NC);
+    for (index_t r0 = 0; r0 < R; r0 += ROWS) {
+        const index_t nr = std::min(ROWS, R - r0);
+        double* Xb = X + r0;
+        for (index_t step = 0; step < n; ++step) {
+            const index_t k = tri.forward ? step : n - 1 - step;
+            const index_t j0 = tri.forward ? 0 : k + 1, j1 = tri.forward ? k : n;
+            for (index_t q = 0; q < nr; ++q) acc[q].reset();
+            exblas::accumulate_columns(nr, j1 - j0, Xb + j0 * ldx, ldx, E.p + k * E.rs + j0 * E.cs, E.cs, acc, comps);
+            const double diagonal = tri.unit ? 1.0 : E(k, k);
+            for (index_t q = 0; q < nr; ++q) {
+                double& x = Xb[q + k * ldx];
+                x = solve_finish(acc[q], comps + q * NC, alpha, x, tri.unit, diagonal);
+            }
+        }
+    }
+}
+
+void ExactBackend::solve(const Triangle& tri, double alpha, double* x, bool may_thread) const
+{
+    const Mat& E = tri.E;
+    const index_t n = E.m, bs = block_;
+    Workspace& ws = workspace();
+    Accumulator* acc = accumulators(ws.acc, std::min(bs, n));
+    double* cpanel = doubles(ws.comps, (std::min(bs, n) + SUB_BLOCK) * NC);
+    double* csub = cpanel + std::min(bs, n) * NC;
+    // x_k from its residual alpha b_k - (acc + panel and sub-panel components
+    // + the products of its sub-block): directly from those few terms when
+    // possible (exblas::divide_sum), else in the Accumulator.
+    const auto unknown = [&](Accumulator& a, const double* c1, const double* c2, index_t k, index_t j0, index_t j1) {
+        const double b = x[k], diagonal = tri.unit ? 1.0 : E(k, k);
+        if (a.is_zero()) {
+            Terms t;
+            for (int p = 0; p < NC; ++p) {
+                t.add(-c1[p]);
+                t.add(-c2[p]);
+            }
+            for (index_t j = j0; j < j1; ++j) t.add_product(E(k, j), -x[j]);
+            if (alpha == 1.0)
+                t.add(b);
+            else
+                t.add_product(alpha, b);
+            double out;
+            if (t.ok && (tri.unit ? exblas::round_sum(t.t, t.n, out) : exblas::divide_sum(t.t, t.n, diagonal, out)))
+                return out;
+        }
+        for (int p = 0; p < NC; ++p) {
+            a.add_component(c1[p]);
+            a.add_component(c2[p]);
+        }
+        for (index_t j = j0; j < j1; ++j) a.add_product(E(k, j), x[j]);
+        return solve_one(a, alpha, b, tri.unit, diagonal);
+    };
+    // Equations with neither unit stride (a view with general strides): each
+    // row's residual is one exact dot product over the unknowns solved so far
+    // (the block's panel is split between threads first when it is large).
+    const bool dot_rows = E.rs != 1 && E.cs != 1;
+    if (tri.forward) {
+        for (index_t i = 0; i < n; i += bs) {
+            const index_t nb = std::min(bs, n - i);
+            for (index_t r = 0; r < nb; ++r) acc[r].reset();
+            if (dot_rows) {
+                const bool split = may_thread && parts_for(nb * i) > 1;
+                if (split) panel(E, i, nb, 0, i, x, acc, cpanel, true);
+                const index_t c0 = split ? i : 0;
+                for (index_t k = i; k < i + nb; ++k) {
+                    exact::accumulate_dot(acc[k - i], k - c0, E.p + k * E.rs + c0 * E.cs, E.cs, x + c0, 1);
+                    x[k] = solve_one(acc[k - i], alpha, x[k], tri.unit, tri.unit ? 1.0 : E(k, k));
+                }
+                continue;
+            }
+            panel(E, i, nb, 0, i, x, acc, cpanel, may_thread); // columns solved in earlier blocks
+            for (index_t k0 = i; k0 < i + nb; k0 += SUB_BLOCK) {
+                const index_t ns = std::min(SUB_BLOCK, i + nb - k0);
+                panel_serial(E, k0, ns, i, k0 - i, x, 1, acc + (k0 - i), csub); // earlier sub-blocks
+                for (index_t k = k0; k < k0 + ns; ++k)
+                    x[k] = unknown(acc[k - i], cpanel + (k - i) * NC, csub + (k - k0) * NC, k, k0, k);
+            }
+        }
+    } else {
+        for (index_t hi = n; hi > 0;) {
+            const index_t nb = std::min(bs, hi), lo = hi - nb;
+            for (index_t r = 0; r < nb; ++r) acc[r].reset();
+            if (dot_rows) {
+                const bool split = may_thread && parts_for(nb * (n - hi)) > 1;
+                if (split) panel(E, lo, nb, hi, n - hi, x, acc, cpanel, true);
+                const index_t c1 = split ? hi : n;
+                for (index_t k = hi - 1; k >= lo; --k) {
+                    exact::accumulate_dot(acc[k - lo], c1 - k - 1, E.p + k * E.rs + (k + 1) * E.cs, E.cs, x + k + 1, 1);
+                    x[k] = solve_one(acc[k - lo], alpha, x[k], tri.unit, tri.unit ? 1.0 : E(k, k));
+                }
+                hi = lo;
+                continue;
+            }
+            panel(E, lo, nb, hi, n - hi, x, acc, cpanel, may_thread);
+            for (index_t k1 = hi; k1 > lo;) {
+                const index_t ns = std::min(SUB_BLOCK, k1 - lo), k0 = k1 - ns;
+                panel_serial(E, k0, ns, k1, hi - k1, x, 1, acc + (k0 - lo), csub);
+                for (index_t k = k1 - 1; k >= k0; --k)
+                    x[k] = unknown(acc[k - lo], cpanel + (k - lo) * NC, csub + (k - k0) * NC, k, k + 1, k1);
+                k1 = k0;
+            }
+            hi = lo;
+        }
+    }
+}
+
+} // namespace flamex::exact_backend

@@ -1,0 +1,211 @@
+// The multi-row exact kernels (columns_body.inc) compiled for AVX2+FMA and for
+// AVX-512: each set's Simd traits add what only these kernels use to the
+// operations of exact/simd.hpp; the fma update of ger / axpy beside them. The
+// table that picks a set is kernels.cpp. Every header is included before the
+// first target region so that no inline function of a header is compiled for an
+// instruction set the CPU may lack.
+#include "exact/simd.hpp"
+
+#if defined(FLAMEX_EXACT_X86)
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "exact/exblas.hpp"
+
+// TwoSum must not be contracted into FMAs.
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#else
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+namespace flamex::exact::detail {
+
+using exblas::COMPONENTS;
+
+// --- AVX2 + FMA: 4 lanes ------------------------------------------------------------
+
+FLAMEX_EXACT_TARGET_AVX2
+
+namespace avx2 {
+
+struct Simd : simd::Avx2 {
+    static V load_partial(const double* p, int n)
+    {
+        const __m256i lane = _mm256_set_epi64x(3, 2, 1, 0);
+        return _mm256_maskload_pd(p, _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), lane));
+    }
+    static bool nonzero_bits(V v)
+    {
+        const __m256i i = _mm256_castpd_si256(v);
+        return !_mm256_testz_si256(i, i);
+    }
+    static unsigned nonzero_lanes(V v)
+    {
+        const __m256i i = _mm256_castpd_si256(v);
+        return ~static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(i, _mm256_setzero_si256())))) & 0xfu;
+    }
+    static M is_finite(V a) { return _mm256_cmp_pd(abs(a), set1(HUGE_VAL), _CMP_LT_OQ); }
+    static M in_range(V r)
+    {
+        const V m = abs(r);
+        return _mm256_and_pd(_mm256_cmp_pd(m, set1(exact::TWO_PROD_MIN), _CMP_GE_OQ),
+                             _mm256_cmp_pd(m, set1(exact::Expansion<2>::FAST_MAX), _CMP_LT_OQ));
+    }
+    static M in_range_or_zero(V r, V a, double x)
+    {
+        if (!std::isfinite(x)) return in_range(r);
+        const M zero_lanes = x == 0 ? is_finite(a) : _mm256_cmp_pd(a, zero(), _CMP_EQ_OQ);
+        return _mm256_or_pd(in_range(r), zero_lanes);
+    }
+    // out[j] lane l = in[l] lane j.
+    static void transpose(const V (&in)[W], V (&out)[W])
+    {
+        const V t0 = _mm256_unpacklo_pd(in[0], in[1]), t1 = _mm256_unpackhi_pd(in[0], in[1]);
+        const V t2 = _mm256_unpacklo_pd(in[2], in[3]), t3 = _mm256_unpackhi_pd(in[2], in[3]);
+        out[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
+        out[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+        out[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+        out[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+    }
+};
+
+#include "exact/columns_body.inc"
+
+constexpr int P1 = 2, P = 3, U = 4;
+
+} // namespace avx2
+
+void columns_avx2(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
+                  Accumulator* acc, double* comps)
+{
+    static_assert(2 * avx2::P == COMPONENTS, "components per row");
+    avx2::columns_impl<avx2::P1, avx2::P, avx2::U>(nrows, ncols, A, lda, x, incx, acc, comps);
+}
+
+void rows_avx2(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
+               Accumulator* acc, double* comps)
+{
+    avx2::rows_impl<avx2::P1, avx2::P, avx2::U>(nrows, ncols, A, lda, x, incx, acc, comps);
+}
+
+// a[i] := fma(h[i], s, a[i]) on contiguous arrays.
+void fma_update_avx2(index_t n, const double* h, double s, double* a)
+{
+    const __m256d sv = _mm256_set1_pd(s);
+    index_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        _mm256_storeu_pd(a + i, _mm256_fmadd_pd(_mm256_loadu_pd(h + i), sv, _mm256_loadu_pd(a + i)));
+    for (; i < n; ++i) a[i] = std::fma(h[i], s, a[i]);
+}
+
+FLAMEX_EXACT_TARGET_END
+
+// --- AVX-512F: 8 lanes --------------------------------------------------------------
+
+FLAMEX_EXACT_TARGET_AVX512
+
+namespace avx512 {
+
+struct Simd : simd::Avx512 {
+    static V load_partial(const double* p, int n)
+    {
+        return _mm512_maskz_loadu_pd(static_cast<__mmask8>((1u << n) - 1u), p);
+    }
+    static bool nonzero_bits(V v)
+    {
+        const __m512i i = _mm512_castpd_si512(v);
+        return _mm512_test_epi64_mask(i, i) != 0;
+    }
+    static unsigned nonzero_lanes(V v)
+    {
+        const __m512i i = _mm512_castpd_si512(v);
+        return _mm512_test_epi64_mask(i, i);
+    }
+    static __m512i abs_bits(V a)
+    {
+        return _mm512_and_si512(_mm512_castpd_si512(a), _mm512_set1_epi64(0x7fffffffffffffffLL));
+    }
+    static M is_finite(V a) { return _mm512_cmplt_epu64_mask(abs_bits(a), _mm512_set1_epi64(0x7ff0000000000000LL)); }
+    // |r| in [TWO_PROD_MIN, FAST_MAX) as one unsigned compare on the bits (integer
+    // units: the floating-point ones are busy with the TwoSums).
+    static M in_range(V r)
+    {
+        constexpr long long lo = static_cast<long long>(1023 - 968) << 52; // the bits of 2^-968
+        constexpr long long hi = static_cast<long long>(1023 + 959) << 52; // the bits of 2^959
+        static_assert(exact::TWO_PROD_MIN == 0x1p-968 && exact::Expansion<2>::FAST_MAX == 0x1p959,
+                      "the bit patterns above");
+        const __m512i d = _mm512_sub_epi64(abs_bits(r), _mm512_set1_epi64(lo));
+        return _mm512_cmplt_epu64_mask(d, _mm512_set1_epi64(hi - lo));
+    }
+    static M in_range_or_zero(V r, V a, double x)
+    {
+        if (!std::isfinite(x)) return in_range(r);
+        const M zero_lanes = x == 0 ? is_finite(a) : _mm512_cmp_pd_mask(a, zero(), _CMP_EQ_OQ);
+        return static_cast<M>(in_range(r) | zero_lanes);
+    }
+    // out[j] lane l = in[l] lane j: pairs, then quadruples, then halves. (The
+    // zero-masked forms: GCC 12 warns about the unmasked ones' undefined
+    // pass-through operand.)
+    static void transpose(const V (&in)[W], V (&out)[W])
+    {
+        constexpr __mmask8 all = 0xff;
+        V t[8], q[8];
+        for (int k = 0; k < 4; ++k) {
+            t[2 * k] = _mm512_maskz_unpacklo_pd(all, in[2 * k], in[2 * k + 1]);     // r_2k,0 r_2k+1,0 r_2k,2 ...
+            t[2 * k + 1] = _mm512_maskz_unpackhi_pd(all, in[2 * k], in[2 * k + 1]); // the odd columns
+        }
+        const __m512i lo2 = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
+        const __m512i hi2 = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
+        // q[0]: rows 0-3 of columns 0 and 4; q[1]: 1, 5; q[2]: 2, 6; q[3]: 3, 7; q[4..7]: rows 4-7.
+        for (int h = 0; h < 2; ++h) {
+            q[4 * h + 0] = _mm512_permutex2var_pd(t[4 * h + 0], lo2, t[4 * h + 2]);
+            q[4 * h + 1] = _mm512_permutex2var_pd(t[4 * h + 1], lo2, t[4 * h + 3]);
+            q[4 * h + 2] = _mm512_permutex2var_pd(t[4 * h + 0], hi2, t[4 * h + 2]);
+            q[4 * h + 3] = _mm512_permutex2var_pd(t[4 * h + 1], hi2, t[4 * h + 3]);
+        }
+        for (int j = 0; j < 4; ++j) {
+            out[j] = _mm512_maskz_shuffle_f64x2(all, q[j], q[4 + j], 0x44);     // column j: first halves
+            out[j + 4] = _mm512_maskz_shuffle_f64x2(all, q[j], q[4 + j], 0xee); // column j + 4: second halves
+        }
+    }
+};
+
+#include "exact/columns_body.inc"
+
+constexpr int P1 = 2, P = 3, U = 4, ROWS_U = 2;
+
+} // namespace avx512
+
+void columns_avx512(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
+                  Accumulator* acc, double* comps)
+{
+    static_assert(2 * avx512::P == COMPONENTS, "components per row");
+    avx512::columns_impl<avx512::P1, avx512::P, avx512::U>(nrows, ncols, A, lda, x, incx, acc, comps);
+}
+
+void rows_avx512(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
+                 Accumulator* acc, double* comps)
+{
+    avx512::rows_impl<avx512::P1, avx512::P, avx512::ROWS_U>(nrows, ncols, A, lda, x, incx, acc, comps);
+}
+
+void fma_update_avx512(index_t n, const double* h, double s, double* a)
+{
+    const __m512d sv = _mm512_set1_pd(s);
+    index_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm512_storeu_pd(a + i, _mm512_fmadd_pd(_mm512_loadu_pd(h + i), sv, _mm512_loadu_pd(a + i)));
+    if (i < n) {
+        const __mmask8 m = static_cast<__mmask8>((1u << (n - i)) - 1u);
+        _mm512_mask_storeu_pd(a + i, m, _mm512_fmadd_pd(_mm512_maskz_loadu_pd(m, h + i), sv, _mm512_maskz_loadu_pd(m, a + i)));
+    }
+}
+
+FLAMEX_EXACT_TARGET_END
+
+} // namespace flamex::exact::detail
+
+#endif // FLAMEX_EXACT_X86
