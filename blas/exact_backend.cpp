@@ -91,6 +91,7 @@
 #include "blas/backend_factories.hpp"
 #include "blas/exact_columns.hpp"
 #include "blas/exact_gemm.hpp"
+#include "blas/exact_trsm.hpp"
 #include "blas/ordered_gemm.hpp"
 #include "exact/exact.hpp"
 
@@ -448,6 +449,7 @@ public:
     explicit ExactBackend(const BackendOptions& options)
         : threads_(options.threads), block_(options.block > 0 ? options.block : DEFAULT_BLOCK),
           parallel_min_(parallel_min_from_environment()), split_(split_from_environment()),
+          trsm_split_(exact_trsm::split_from_environment()),
           pool_(options.threads > 1 ? std::make_unique<Pool>(options.threads) : nullptr)
     {
     }
@@ -713,6 +715,14 @@ public:
         const index_t inc = left ? B.row_stride() : B.col_stride();  // along one right-hand side
         const index_t step = left ? B.col_stride() : B.row_stride(); // from one to the next
         double* pb = B.buffer();
+        if (exact_trsm::use_split(trsm_split_, n, nrhs)) { // large: on the exact gemm engine, the same bits
+            const exact_trsm::System system{tri.E.p, tri.E.rs, tri.E.cs, n, tri.forward, tri.unit, alpha, pb, inc, step};
+            parallel(parts_for(nrhs * n * n / 2), [&](int t, int P) {
+                const auto [lo, hi] = share(nrhs, t, P);
+                exact_trsm::solve(system, lo, hi);
+            });
+            return;
+        }
         if (nrhs == 1) {
             solve_strided(tri, alpha, pb, inc, true);
             return;
@@ -1138,6 +1148,7 @@ private:
     index_t block_;
     index_t parallel_min_;
     Split split_;
+    exact_trsm::Split trsm_split_;
     std::unique_ptr<Pool> pool_;
 };
 

@@ -17,8 +17,10 @@
 //   level3  gemm and blocked LU (experiments/bench_exact_level3.cpp)
 //
 // usage: flamex_bench_exact [--reps R] [--quick] [--only dot|gemv|trsv|lu|sweep|level3] [--threads T]
+//                           [--gemm-sizes N,...|none] [--lu-sizes N,...|none]
 //   --quick   small sizes, 1 repetition: checks that everything runs
 //   --only, --threads   one operation / one thread count (for profiling)
+//   --gemm-sizes, --lu-sizes   the level3 tables' sizes (none: that table is skipped)
 //
 // BLIS parallelizes only its level-3 operations: its dot, gemv and trsv run on
 // one thread whatever the thread count (the table says so), while the exact
@@ -268,6 +270,23 @@ struct Row {
     double target;
 };
 
+// "512,1024" into sizes; "none": no sizes (that table is skipped).
+bool parse_sizes(const char* text, std::vector<long>& sizes)
+{
+    sizes.clear();
+    if (!std::strcmp(text, "none")) return true;
+    const char* p = text;
+    for (;;) {
+        char* end = nullptr;
+        const long v = std::strtol(p, &end, 10);
+        if (end == p || v <= 0) return false;
+        sizes.push_back(v);
+        if (*end == '\0') return true;
+        if (*end != ',') return false;
+        p = end + 1;
+    }
+}
+
 struct Sizes {
     dim_t dot, gemv, trsv, lu;
 };
@@ -280,6 +299,7 @@ int main(int argc, char** argv)
     bool quick = false;
     std::string only;
     int only_threads = 0;
+    flamex::bench::Level3Options level3;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) {
             reps = std::max(1, std::atoi(argv[++i]));
@@ -289,8 +309,15 @@ int main(int argc, char** argv)
             only = argv[++i];
         } else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
             only_threads = std::atoi(argv[++i]);
+        } else if ((!std::strcmp(argv[i], "--gemm-sizes") || !std::strcmp(argv[i], "--lu-sizes")) && i + 1 < argc) {
+            std::vector<long>& sizes = argv[i][2] == 'g' ? level3.gemm_sizes : level3.lu_sizes;
+            if (!parse_sizes(argv[++i], sizes)) {
+                std::fprintf(stderr, "flamex_bench_exact: %s takes a comma-separated list of positive sizes or 'none', got '%s'\n",
+                             argv[i - 1], argv[i]);
+                return 2;
+            }
         } else {
-            std::fprintf(stderr, "usage: flamex_bench_exact [--reps R] [--quick] [--only dot|gemv|trsv|lu|sweep|level3] [--threads T]\n");
+            std::fprintf(stderr, "usage: flamex_bench_exact [--reps R] [--quick] [--only dot|gemv|trsv|lu|sweep|level3] [--threads T] [--gemm-sizes N,...|none] [--lu-sizes N,...|none]\n");
             return 2;
         }
     }
@@ -460,7 +487,6 @@ int main(int argc, char** argv)
         std::printf("| all | | %.4g | %.4g | %.2f |\n", sb, se, se / sb);
     }
     if (wanted("level3")) {
-        flamex::bench::Level3Options level3;
         level3.reps = reps;
         level3.quick = quick;
         level3.only_threads = only_threads;

@@ -183,8 +183,8 @@ void run_level3(const Level3Options& options)
         o.gemm_sizes = {96};
         o.lu_sizes = {160};
     }
-    gemm_tables(o);
-    lu_tables(o);
+    if (!o.gemm_sizes.empty()) gemm_tables(o);
+    if (!o.lu_sizes.empty()) lu_tables(o);
 }
 
 } // namespace flamex::bench
