@@ -217,16 +217,23 @@ void solve(const System& s, index_t r0, index_t r1)
                             out = sh;
                             ok = (std::fabs(sl) + bound) * (1.0 + 0x1p-40) < exact_gemm::half_spacing(sh);
                         } else if (ok) {
-                            // sh = q d + rem exactly (the remainder of a correctly rounded
-                            // quotient, no underflow here), so residual / d - q =
-                            // (rem + sl + error) / d.
-                            const double q = sh / d, aq = std::fabs(q);
-                            ok = aq >= MIN_KEPT && aq <= MAX_KEPT;
+                            // The candidate q = RN((sh + sl) / d): q0 = RN(sh / d) and its
+                            // exact remainder, sh = q0 d + rem (no underflow here), then the
+                            // correction (rem + sl) / d. The exact quotient is
+                            // q + (q0 - q) + (rem + sl + error) / d, q0 - q exact (q0 and q
+                            // are neighbours); the computed distance errs by a few 2^-53 of
+                            // its terms.
+                            const double q0 = sh / d;
+                            const double rem = std::fma(-q0, d, sh);
+                            const double tt = rem + sl;
+                            const double a = tt / d;
+                            const double q = q0 + a, aq = std::fabs(q);
+                            ok = std::fabs(q0) >= MIN_KEPT && aq >= MIN_KEPT && aq <= MAX_KEPT;
                             if (ok) {
-                                const double rem = std::fma(-q, d, sh);
-                                const double t = rem + sl;
-                                const double off = (std::fabs(t) * (1.0 + 0x1p-50) + bound) / std::fabs(d) * (1.0 + 0x1p-50);
-                                ok = off < exact_gemm::half_spacing(q);
+                                const double near = (q0 - q) + a;
+                                const double off = std::fabs(near) * (1.0 + 0x1p-50) + std::fabs(a) * 0x1p-51 +
+                                                   (std::fabs(tt) * 0x1p-51 + bound) / std::fabs(d) * (1.0 + 0x1p-50);
+                                ok = off * (1.0 + 0x1p-40) < exact_gemm::half_spacing(q);
                                 out = q;
                             }
                         }
