@@ -33,7 +33,7 @@ using index_t = exact::index_t;
 enum class Split { Auto, Always, Never };
 Split split_from_environment();
 
-// n unknowns, nrhs right-hand sides (measured, one thread: see README "Exact level 3").
+// n unknowns, nrhs right-hand sides (measured, one thread: see exact_trsm.cpp).
 bool split_pays(index_t n, index_t nrhs);
 bool use_split(Split split, index_t n, index_t nrhs);
 
