@@ -82,26 +82,27 @@ double single(const System& s, index_t u, index_t r)
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 [[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]]
 #endif
-void subtract_products(index_t nr, index_t count, const double* coef, const double* xb, double* h, double* l,
-                       double* mag, double* bad)
+void subtract_products(index_t nr, index_t count, const double* __restrict coef, const double* __restrict xb,
+                       double* __restrict h, double* __restrict l, double* __restrict mag, double* __restrict bad)
 {
+    // Branch-free (bitwise, not short-circuit, tests) so that the loop over r vectorizes.
     for (index_t v = 0; v < count; ++v) {
         const double c = coef[v];
-        const double* xr = xb + v * nr;
+        const double* __restrict xr = xb + v * nr;
         for (index_t r = 0; r < nr; ++r) {
             const double x = xr[r];
             const double p = c * x;
             const double pe = std::fma(c, x, -p);
             const double ap = std::fabs(p);
-            const bool split = ap >= exact::TWO_PROD_MIN && ap <= exact::TWO_PROD_MAX;
-            const bool zero = ap == 0.0 && (c == 0.0 || x == 0.0) && std::fabs(x) <= std::numeric_limits<double>::max();
-            const double s = h[r] - p;
-            const double z = s - h[r];
-            l[r] += (h[r] - (s - z)) + (-p - z);
+            const double hr = h[r];
+            const double s = hr - p;
+            const double z = s - hr;
+            l[r] = (l[r] + ((hr - (s - z)) + (-p - z))) - pe; // two_sum's exact error, then the TwoProd tail
             h[r] = s;
-            l[r] -= pe;
             mag[r] += ap;
-            bad[r] += split || zero ? 0.0 : 1.0;
+            const bool split = (ap >= exact::TWO_PROD_MIN) & (ap <= exact::TWO_PROD_MAX);
+            const bool zero = ((c == 0.0) | (x == 0.0)) & (std::fabs(x) <= std::numeric_limits<double>::max());
+            bad[r] += (split | zero) ? 0.0 : 1.0;
         }
     }
 }
