@@ -4,7 +4,7 @@
 // rounded value) of the exact residual alpha b_k - sum_j e_kj x_j, the x_j being
 // the already rounded results. So the bits are those of the per-element kernel.
 //
-// The unknowns are taken in blocks of BLOCK rows, the right-hand sides in tiles.
+// The unknowns are taken in blocks of 64 rows, the right-hand sides in tiles of 256.
 // For a block I the off-diagonal sums E_{I,<I} X_{<I} come from
 // exact_gemm::product_sums (exact slice products through BLIS dgemm, the
 // remainders with their error bound: a double-double and a bound, not one

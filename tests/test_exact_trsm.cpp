@@ -228,7 +228,7 @@ TEST(ExactTrsmSplit, AllSixteenCasesEveryKindMatchThePerElementKernelAndMpfr)
     Rng rng(1515);
     int bad = 0, index = 0;
     // (m, n): triangles and right-hand sides that are not multiples of the block
-    // (32) or the tile (256 right-hand sides), from 1 up.
+    // (64) or the tile (256 right-hand sides), from 1 up.
     const std::pair<Dim, Dim> shapes[] = {{1, 1}, {5, 3}, {37, 9}, {70, 41}};
     for (Side side : SIDES)
         for (Uplo uplo : UPLOS)
@@ -252,7 +252,7 @@ TEST(ExactTrsmSplit, LargeAcrossBlocksAndTilesMatchThePerElementKernel)
         for (Uplo uplo : UPLOS)
             for (Trans trans : TRANSES)
                 for (Diag diag : DIAGS) {
-                    // 131 unknowns (4 blocks and a part), 300 right-hand sides (2 tiles)
+                    // 131 unknowns (2 blocks and a part), 300 right-hand sides (2 tiles)
                     const Dim t = 131, r = 300;
                     const Dim m = side == Side::Left ? t : r, n = side == Side::Left ? r : t;
                     const Kind kind = index % 2 ? SPREAD40 : UNIFORM;
