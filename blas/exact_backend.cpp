@@ -165,6 +165,7 @@ void panel_serial(const Mat& E, index_t r0, index_t nr, index_t c0, index_t nc, 
 ExactBackend::ExactBackend(const BackendOptions& options)
     : threads_(options.threads), block_(options.block > 0 ? options.block : DEFAULT_BLOCK),
       parallel_min_(parallel_min_from_environment()), split_(split_from_environment()),
+      trsm_split_(exact_trsm::split_from_environment()),
       pool_(options.threads > 1 ? std::make_unique<Pool>(options.threads) : nullptr)
 {
 }

@@ -16,6 +16,7 @@
 
 #include "blas/backend_factories.hpp"
 #include "blas/exact_pool.hpp"
+#include "blas/exact_trsm.hpp"
 #include "exact/exblas.hpp"
 #include "exact/exact.hpp"
 
@@ -174,6 +175,7 @@ private:
     index_t block_;
     index_t parallel_min_;
     Split split_;
+    exact_trsm::Split trsm_split_;
     std::unique_ptr<Pool> pool_;
 };
 

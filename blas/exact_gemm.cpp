@@ -139,27 +139,6 @@ void product(index_t mr, index_t nc, index_t k, const double* sa, const double* 
                  const_cast<double*>(sb), 1, nc, &zero, t, 1, mr, nullptr, &rntm);
 }
 
-// (hi, lo) += v, a double-double sum (two_sum; the error of the low part's
-// rounding is bounded by the caller).
-inline void add_dd(double& hi, double& lo, double v)
-{
-    const double s = hi + v;
-    const double z = s - hi;
-    lo += (hi - (s - z)) + (v - z);
-    hi = s;
-}
-
-// Half the spacing of doubles next to r on the side of zero (the smaller side):
-// any value within less than that of r rounds to r. r normal, finite, non-zero.
-inline double half_spacing(double r)
-{
-    std::uint64_t bits;
-    std::memcpy(&bits, &r, sizeof bits);
-    const int biased = static_cast<int>((bits >> 52) & 0x7ff);
-    const bool power_of_two = (bits & ((std::uint64_t{1} << 52) - 1)) == 0;
-    return pow2(biased - 1023 - 53 - (power_of_two ? 1 : 0));
-}
-
 struct TileState {
     std::vector<double> hi, lo, prod;
     std::vector<unsigned char> open; // 1: not yet decided
@@ -174,6 +153,56 @@ double bound_factor(int bits, index_t k)
     const double kd = static_cast<double>(k);
     return kd * (1.03 * kd * std::ldexp(1.0, -53 - 2 * bits) + 0x1p-95) * (1.0 + 0x1p-30);
 }
+
+// st.hi, st.lo += the four exact slice products and the two rounded remainder
+// products of a tile (rows of sa against rows of sb, both started), for the
+// elements with st.open == 1; row_exp / col_exp: the tile's exponents.
+void sum_products(Slicer& sa, Slicer& sb, index_t mr, index_t nc, index_t k, int bits, const int* row_exp,
+                  const int* col_exp, double* hi, double* lo, double* prod, const unsigned char* open)
+{
+    // Each product summed per element (unit: the power of two it is scaled by).
+    const auto fold = [&](int unit) {
+        for (index_t j = 0; j < nc; ++j) {
+            const int f = col_exp[j];
+            for (index_t i = 0; i < mr; ++i) {
+                const std::size_t q = static_cast<std::size_t>(i + j * mr);
+                if (open[q] != 1) continue;
+                add_dd(hi[q], lo[q], prod[q] * pow2(row_exp[i] + f - unit));
+            }
+        }
+    };
+    product(mr, nc, k, sa.slice(0), sb.slice(0), prod);
+    fold(2 * bits);
+    product(mr, nc, k, sa.slice(0), sb.slice(1), prod);
+    fold(3 * bits);
+    product(mr, nc, k, sa.slice(1), sb.slice(0), prod);
+    fold(3 * bits);
+    product(mr, nc, k, sa.slice(1), sb.slice(1), prod);
+    fold(4 * bits);
+    product(mr, nc, k, sa.high_part(), sb.rest.data(), prod); // (a0 + a1) b_rest
+    fold(4 * bits);
+    product(mr, nc, k, sa.rest.data(), sb.scaled.data(), prod); // a_rest b
+    fold(2 * bits);
+}
+
+// e_i of a row (f_j of a column) from its largest magnitude; NO_EXPONENT when it
+// is zero or outside [2^MIN_ROW_EXP, 2^MAX_ROW_EXP).
+int exponent_of_max(double largest)
+{
+    if (largest == 0.0) return NO_EXPONENT;
+    const int e = bound_exponent(largest);
+    return e >= MIN_ROW_EXP && e <= MAX_ROW_EXP ? e : NO_EXPONENT;
+}
+
+// beta = floor((53 - ceil(log2 k)) / 2): k products of two beta-bit integers sum exactly.
+int slice_bits_for(index_t k)
+{
+    int kbits = 0;
+    while ((index_t{1} << kbits) < k) ++kbits;
+    return (53 - kbits) / 2;
+}
+
+bool fits(int e, int f) { return e != NO_EXPONENT && f != NO_EXPONENT && e + f >= MIN_EXP_SUM && e + f <= MAX_EXP_SUM; }
 
 } // namespace
 
@@ -205,19 +234,9 @@ bool plan(index_t m, index_t n, index_t k, double alpha, Operand A, Operand B, d
             if (!(v <= std::numeric_limits<double>::max())) return false;
             cmax[static_cast<std::size_t>(j)] = std::max(cmax[static_cast<std::size_t>(j)], v);
         }
-    for (index_t i = 0; i < m; ++i)
-        if (rmax[static_cast<std::size_t>(i)] != 0.0) {
-            const int e = bound_exponent(rmax[static_cast<std::size_t>(i)]);
-            if (e >= MIN_ROW_EXP && e <= MAX_ROW_EXP) out.row_exp[static_cast<std::size_t>(i)] = e;
-        }
-    for (index_t j = 0; j < n; ++j)
-        if (cmax[static_cast<std::size_t>(j)] != 0.0) {
-            const int e = bound_exponent(cmax[static_cast<std::size_t>(j)]);
-            if (e >= MIN_ROW_EXP && e <= MAX_ROW_EXP) out.col_exp[static_cast<std::size_t>(j)] = e;
-        }
-    int kbits = 0;
-    while ((index_t{1} << kbits) < k) ++kbits;
-    out.slice_bits = (53 - kbits) / 2;
+    for (index_t i = 0; i < m; ++i) out.row_exp[static_cast<std::size_t>(i)] = exponent_of_max(rmax[static_cast<std::size_t>(i)]);
+    for (index_t j = 0; j < n; ++j) out.col_exp[static_cast<std::size_t>(j)] = exponent_of_max(cmax[static_cast<std::size_t>(j)]);
+    out.slice_bits = slice_bits_for(k);
     out.m = m;
     out.n = n;
     out.k = k;
@@ -260,43 +279,18 @@ void run(const Plan& p, index_t j0, index_t j1)
             index_t open = 0;
             for (index_t j = 0; j < nc; ++j)
                 for (index_t i = 0; i < mr; ++i) {
-                    const int e = p.row_exp[static_cast<std::size_t>(ib + i)], f = p.col_exp[static_cast<std::size_t>(jb + j)];
-                    const bool fits = e != NO_EXPONENT && f != NO_EXPONENT && e + f >= MIN_EXP_SUM && e + f <= MAX_EXP_SUM;
-                    st.open[static_cast<std::size_t>(i + j * mr)] = fits ? 1 : 2; // 2: per element
-                    open += fits;
+                    const bool split = fits(p.row_exp[static_cast<std::size_t>(ib + i)], p.col_exp[static_cast<std::size_t>(jb + j)]);
+                    st.open[static_cast<std::size_t>(i + j * mr)] = split ? 1 : 2; // 2: per element
+                    open += split;
                 }
+            if (open > 0)
+                sum_products(sa, sb, mr, nc, k, bits, p.row_exp.data() + ib, p.col_exp.data() + jb, st.hi.data(),
+                             st.lo.data(), st.prod.data(), st.open.data());
             // An element the bound cannot decide goes per element.
             const auto close = [&](std::size_t q) {
                 st.open[q] = 2;
                 --open;
             };
-            // The four exact slice products and the two rounded remainder products,
-            // summed per element (unit: the power of two each is scaled by).
-            const auto fold = [&](int unit) {
-                for (index_t j = 0; j < nc; ++j) {
-                    const int f = p.col_exp[static_cast<std::size_t>(jb + j)];
-                    for (index_t i = 0; i < mr; ++i) {
-                        const std::size_t q = static_cast<std::size_t>(i + j * mr);
-                        if (st.open[q] != 1) continue;
-                        const int e = p.row_exp[static_cast<std::size_t>(ib + i)];
-                        add_dd(st.hi[q], st.lo[q], st.prod[q] * pow2(e + f - unit));
-                    }
-                }
-            };
-            if (open > 0) {
-                product(mr, nc, k, sa.slice(0), sb.slice(0), st.prod.data());
-                fold(2 * bits);
-                product(mr, nc, k, sa.slice(0), sb.slice(1), st.prod.data());
-                fold(3 * bits);
-                product(mr, nc, k, sa.slice(1), sb.slice(0), st.prod.data());
-                fold(3 * bits);
-                product(mr, nc, k, sa.slice(1), sb.slice(1), st.prod.data());
-                fold(4 * bits);
-                product(mr, nc, k, sa.high_part(), sb.rest.data(), st.prod.data()); // (a0 + a1) b_rest
-                fold(4 * bits);
-                product(mr, nc, k, sa.rest.data(), sb.scaled.data(), st.prod.data()); // a_rest b
-                fold(2 * bits);
-            }
             {
                 // Decide what can be decided.
                 const double tail = bound_factor(bits, k);
@@ -382,6 +376,76 @@ void run(const Plan& p, index_t j0, index_t j1)
             if (slow > 0) fallbacks.fetch_add(static_cast<std::uint64_t>(slow), std::memory_order_relaxed);
         }
     }
+}
+
+bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, ProductSums& out)
+{
+    const std::size_t count = static_cast<std::size_t>(std::max<index_t>(m, 0) * std::max<index_t>(n, 0));
+    out.m = m;
+    out.n = n;
+    out.hi.assign(count, 0.0);
+    out.lo.assign(count, 0.0);
+    out.err.assign(count, 0.0);
+    out.per_element.assign(count, 0);
+    if (count == 0 || k <= 0) return true; // an empty sum: exactly zero
+    struct Work {
+        std::vector<double> rmax, cmax, prod;
+        std::vector<int> row_exp, col_exp;
+        std::vector<unsigned char> open;
+        Slicer sa{{nullptr, 0, 0}, 0, nullptr, 0}, sb{{nullptr, 0, 0}, 0, nullptr, 0};
+    };
+    static thread_local Work w;
+    w.rmax.assign(static_cast<std::size_t>(m), 0.0);
+    w.cmax.assign(static_cast<std::size_t>(n), 0.0);
+    for (index_t l = 0; l < k; ++l)
+        for (index_t i = 0; i < m; ++i) {
+            const double v = std::fabs(A(i, l));
+            if (!(v <= std::numeric_limits<double>::max())) return false;
+            w.rmax[static_cast<std::size_t>(i)] = std::max(w.rmax[static_cast<std::size_t>(i)], v);
+        }
+    for (index_t j = 0; j < n; ++j)
+        for (index_t l = 0; l < k; ++l) {
+            const double v = std::fabs(B(l, j));
+            if (!(v <= std::numeric_limits<double>::max())) return false;
+            w.cmax[static_cast<std::size_t>(j)] = std::max(w.cmax[static_cast<std::size_t>(j)], v);
+        }
+    w.row_exp.resize(static_cast<std::size_t>(m));
+    w.col_exp.resize(static_cast<std::size_t>(n));
+    for (index_t i = 0; i < m; ++i) w.row_exp[static_cast<std::size_t>(i)] = exponent_of_max(w.rmax[static_cast<std::size_t>(i)]);
+    for (index_t j = 0; j < n; ++j) w.col_exp[static_cast<std::size_t>(j)] = exponent_of_max(w.cmax[static_cast<std::size_t>(j)]);
+    // 1: summed by the split; a zero row or column: an exact zero (0); out of range: per element.
+    w.open.assign(count, 0);
+    bool any = false;
+    for (index_t j = 0; j < n; ++j)
+        for (index_t i = 0; i < m; ++i) {
+            const std::size_t q = static_cast<std::size_t>(i + j * m);
+            if (w.rmax[static_cast<std::size_t>(i)] == 0.0 || w.cmax[static_cast<std::size_t>(j)] == 0.0) continue;
+            const bool split = fits(w.row_exp[static_cast<std::size_t>(i)], w.col_exp[static_cast<std::size_t>(j)]);
+            w.open[q] = split ? 1 : 0;
+            out.per_element[q] = split ? 0 : 1;
+            any = any || split;
+        }
+    if (!any) return true;
+    const int bits = slice_bits_for(k);
+    w.sa.X = A;
+    w.sb.X = Operand{B.p, B.cs, B.rs}; // columns of B are the rows of B^T
+    w.sa.k = w.sb.k = k;
+    w.sa.exp = w.row_exp.data();
+    w.sb.exp = w.col_exp.data();
+    w.sa.bits = w.sb.bits = bits;
+    w.sa.start(0, m);
+    w.sb.start(0, n);
+    w.prod.resize(count);
+    sum_products(w.sa, w.sb, m, n, k, bits, w.row_exp.data(), w.col_exp.data(), out.hi.data(), out.lo.data(),
+                 w.prod.data(), w.open.data());
+    const double tail = bound_factor(bits, k);
+    for (index_t j = 0; j < n; ++j)
+        for (index_t i = 0; i < m; ++i) {
+            const std::size_t q = static_cast<std::size_t>(i + j * m);
+            if (w.open[q] == 1)
+                out.err[q] = tail * pow2(w.row_exp[static_cast<std::size_t>(i)] + w.col_exp[static_cast<std::size_t>(j)]);
+        }
+    return true;
 }
 
 std::uint64_t fallback_elements() { return fallbacks.load(std::memory_order_relaxed); }

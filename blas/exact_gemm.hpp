@@ -41,6 +41,8 @@
 // 8 (5 k (mb + nb) + 4 mb nb) bytes per thread (mb = nb chosen for 48 MiB).
 #pragma once
 
+#include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "exact/exact.hpp"
@@ -73,6 +75,30 @@ struct Plan {
 
 inline constexpr int NO_EXPONENT = -100000;
 
+// (hi, lo) += v, a double-double sum (two_sum; the error of the low part's
+// rounding is bounded by the caller).
+inline void add_dd(double& hi, double& lo, double v)
+{
+    const double s = hi + v;
+    const double z = s - hi;
+    lo += (hi - (s - z)) + (v - z);
+    hi = s;
+}
+
+// Half the spacing of doubles next to r on the side of zero (the smaller side):
+// any value within less than that of r rounds to r. r normal, finite, non-zero.
+inline double half_spacing(double r)
+{
+    std::uint64_t bits;
+    std::memcpy(&bits, &r, sizeof bits);
+    const int biased = static_cast<int>((bits >> 52) & 0x7ff);
+    const bool power_of_two = (bits & ((std::uint64_t{1} << 52) - 1)) == 0;
+    const std::uint64_t half = static_cast<std::uint64_t>(biased - 53 - (power_of_two ? 1 : 0)) << 52; // 2^(e - 53 [- 1])
+    double d;
+    std::memcpy(&d, &half, sizeof d);
+    return d;
+}
+
 // Whether the split is faster than the per-element kernel for these dimensions
 // (measured, one thread: from 128 x 128 x 128 and 1024 x 1024 x 16 on it is 1.3-2.5x
 // faster; at 64 x 64 x 1024 2x slower: the slicing of A and B, O((m + n) k), is not
@@ -85,6 +111,22 @@ bool plan(index_t m, index_t n, index_t k, double alpha, Operand A, Operand B, d
 
 // Columns [j0, j1) of C (threads take disjoint column ranges; any split gives the same bits).
 void run(const Plan& plan, index_t j0, index_t j1);
+
+// The products alone, for the exact trsm (blas/exact_trsm.hpp): S = op(A) op(B),
+// m x n x k, on the calling thread, in one tile (the caller keeps m and n small).
+// Element (i, j) (column-major, q = i + j m): per_element[q] == 0: the exact S_ij
+// lies within err[q] of hi[q] + lo[q] (a row or column of zeros: exactly 0);
+// per_element[q] == 1: the split cannot represent it (a row or column with an
+// entry below 2^-1000 as its largest, or at least 2^1000; e_i + f_j out of range),
+// the caller computes it exactly. The bound is the one of the header.
+struct ProductSums {
+    index_t m = 0, n = 0;
+    std::vector<double> hi, lo, err;
+    std::vector<unsigned char> per_element;
+};
+
+// False when some entry of A or B is not finite (then nothing is computed).
+bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, ProductSums& out);
 
 // Elements of C computed per element since the process started (tests: that the
 // fallback paths are taken).

@@ -19,6 +19,7 @@
 #include "blas/exact_backend.hpp"
 #include "blas/exact_finish.hpp"
 #include "blas/exact_scratch.hpp"
+#include "blas/exact_trsm.hpp"
 
 namespace flamex::exact_backend {
 namespace {
@@ -55,6 +56,14 @@ void ExactBackend::trsm(Side side, Uplo uplo, Trans trans, Diag diag, double alp
     const index_t inc = left ? B.row_stride() : B.col_stride();  // along one right-hand side
     const index_t step = left ? B.col_stride() : B.row_stride(); // from one to the next
     double* pb = B.buffer();
+    if (exact_trsm::use_split(trsm_split_, n, nrhs)) { // large: on the exact gemm engine, the same bits
+        const exact_trsm::System system{tri.E.p, tri.E.rs, tri.E.cs, n, tri.forward, tri.unit, alpha, pb, inc, step};
+        parallel(parts_for(nrhs * n * n / 2), [&](int t, int P) {
+            const auto [lo, hi] = share(nrhs, t, P);
+            exact_trsm::solve(system, lo, hi);
+        });
+        return;
+    }
     if (nrhs == 1) {
         solve_strided(tri, alpha, pb, inc, true);
         return;

@@ -17,8 +17,12 @@
 //   level3  gemm and blocked LU (experiments/bench_exact_level3.cpp)
 //
 // usage: flamex_bench_exact [--reps R] [--quick] [--only dot|gemv|trsv|lu|sweep|level3] [--threads T]
+//                           [--gemm-sizes N,...|none] [--trsm-shapes TxR,...|none]
+//                           [--lu-sizes N,...|none] [--lu-blocks NB,...]
 //   --quick   small sizes, 1 repetition: checks that everything runs
 //   --only, --threads   one operation / one thread count (for profiling)
+//   --gemm-sizes, --trsm-shapes, --lu-sizes, --lu-blocks   the level3 tables' sizes
+//             (none: that table is skipped; --lu-blocks: the blocked exact variants' blocks)
 //
 // BLIS parallelizes only its level-3 operations: its dot, gemv and trsv run on
 // one thread whatever the thread count (the table says so), while the exact
@@ -35,6 +39,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "blas/blas.hpp"
@@ -277,6 +282,43 @@ struct Row {
     double target;
 };
 
+// "512,1024" into sizes; "none": no sizes (that table is skipped).
+bool parse_sizes(const char* text, std::vector<long>& sizes)
+{
+    sizes.clear();
+    if (!std::strcmp(text, "none")) return true;
+    const char* p = text;
+    for (;;) {
+        char* end = nullptr;
+        const long v = std::strtol(p, &end, 10);
+        if (end == p || v <= 0) return false;
+        sizes.push_back(v);
+        if (*end == '\0') return true;
+        if (*end != ',') return false;
+        p = end + 1;
+    }
+}
+
+// "128x1920,256x1792" into shapes; "none": no shapes.
+bool parse_shapes(const char* text, std::vector<std::pair<long, long>>& shapes)
+{
+    shapes.clear();
+    if (!std::strcmp(text, "none")) return true;
+    const char* p = text;
+    for (;;) {
+        char* end = nullptr;
+        const long t = std::strtol(p, &end, 10);
+        if (end == p || t <= 0 || *end != 'x') return false;
+        p = end + 1;
+        const long r = std::strtol(p, &end, 10);
+        if (end == p || r <= 0) return false;
+        shapes.emplace_back(t, r);
+        if (*end == '\0') return true;
+        if (*end != ',') return false;
+        p = end + 1;
+    }
+}
+
 struct Sizes {
     dim_t dot, gemv, trsv, lu;
 };
@@ -289,6 +331,7 @@ int main(int argc, char** argv)
     bool quick = false;
     std::string only;
     int only_threads = 0;
+    flamex::bench::Level3Options level3;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) {
             reps = std::max(1, std::atoi(argv[++i]));
@@ -298,8 +341,25 @@ int main(int argc, char** argv)
             only = argv[++i];
         } else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
             only_threads = std::atoi(argv[++i]);
+        } else if (!std::strcmp(argv[i], "--trsm-shapes") && i + 1 < argc) {
+            if (!parse_shapes(argv[++i], level3.trsm_shapes)) {
+                std::fprintf(stderr, "flamex_bench_exact: --trsm-shapes takes a comma-separated list of TxR (triangle x right-hand sides) or 'none', got '%s'\n",
+                             argv[i]);
+                return 2;
+            }
+        } else if ((!std::strcmp(argv[i], "--gemm-sizes") || !std::strcmp(argv[i], "--lu-sizes") ||
+                    !std::strcmp(argv[i], "--lu-blocks")) &&
+                   i + 1 < argc) {
+            std::vector<long>& sizes = !std::strcmp(argv[i], "--gemm-sizes") ? level3.gemm_sizes
+                                       : !std::strcmp(argv[i], "--lu-sizes") ? level3.lu_sizes
+                                                                            : level3.lu_blocks;
+            if (!parse_sizes(argv[++i], sizes)) {
+                std::fprintf(stderr, "flamex_bench_exact: %s takes a comma-separated list of positive sizes or 'none', got '%s'\n",
+                             argv[i - 1], argv[i]);
+                return 2;
+            }
         } else {
-            std::fprintf(stderr, "usage: flamex_bench_exact [--reps R] [--quick] [--only dot|gemv|trsv|lu|sweep|level3] [--threads T]\n");
+            std::fprintf(stderr, "usage: flamex_bench_exact [--reps R] [--quick] [--only dot|gemv|trsv|lu|sweep|level3] [--threads T] [--gemm-sizes N,...|none] [--trsm-shapes TxR,...|none] [--lu-sizes N,...|none] [--lu-blocks NB,...]\n");
             return 2;
         }
     }
@@ -469,7 +529,6 @@ int main(int argc, char** argv)
         std::printf("| all | | %.4g | %.4g | %.2f |\n", sb, se, se / sb);
     }
     if (wanted("level3")) {
-        flamex::bench::Level3Options level3;
         level3.reps = reps;
         level3.quick = quick;
         level3.only_threads = only_threads;

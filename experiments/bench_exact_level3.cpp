@@ -3,9 +3,15 @@
 //            order-fixed gemm (exact's gemm_ordered) and the correctly rounded
 //            gemm (exact's gemm), on uniform data and on entries whose exponents
 //            spread over 2^±20 and 2^±40;
+//   trsm     B := L^{-1} B (lower, unit, the blocked LUs' trsm) and B := B U^{-1}
+//            (upper, non-unit): BLIS dtrsm against exact's per-element trsm
+//            (FLAMEX_EXACT_TRSM_SPLIT=never) and its trsm on the exact gemm engine
+//            (blas/exact_trsm.hpp), bits compared;
 //   LU       FLA_LU_piv against the order-fixed lu_piv_blk_var5_fma on `exact`
 //            (its best block size; its bits checked against exact's
-//            lu_piv_unb_var5) and against the blocked exact LU variants.
+//            lu_piv_unb_var5) and against the blocked exact LU variants, each
+//            with the per-element trsm ("before") and the trsm on the exact gemm
+//            engine ("after"), on uniform data and on entries spread over 2^±20.
 // Every time is the best of R runs, the compared runs interleaved, inputs reset
 // outside the timed region.
 #include "flame/libflame.hpp" // first: FLAME.h breaks standard headers included after it
@@ -17,6 +23,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -24,6 +31,7 @@
 #include <string>
 
 #include "blas/blas.hpp"
+#include "blas/exact_trsm.hpp"
 #include "reference/generators.hpp"
 #include "variants/lu.hpp"
 
@@ -123,6 +131,58 @@ void gemm_tables(const Level3Options& o)
     std::printf("\n");
 }
 
+// An exact backend with the trsm path forced (never: the per-element trsm) or left
+// to its default (auto).
+std::unique_ptr<Blas> exact_backend(int threads, const char* trsm_split)
+{
+    if (trsm_split != nullptr) ::setenv("FLAMEX_EXACT_TRSM_SPLIT", trsm_split, 1);
+    auto b = make_backend("exact", {threads, 0, ""});
+    ::unsetenv("FLAMEX_EXACT_TRSM_SPLIT");
+    return b;
+}
+
+void trsm_tables(const Level3Options& o)
+{
+    std::printf("### trsm (uniform data, diagonally dominant), best of %d\n\n", o.reps);
+    std::printf("| side, uplo, diag | triangle | right-hand sides | threads | blis dtrsm [s] | exact per element [s] | ratio | exact on gemm engine [s] | ratio | speed-up | bits | per element |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (const auto& [t, r] : o.trsm_shapes)
+        for (const bool left : {true, false}) {
+            Matrix T = gen::uniform_matrix(t, t, 11);
+            for (dim_t i = 0; i < t; ++i) T(i, i) = static_cast<double>(t) + std::fabs(T(i, i));
+            const Matrix B0 = left ? gen::uniform_matrix(t, r, 12) : gen::uniform_matrix(r, t, 12);
+            Matrix B(B0.length(), B0.width()), before(B0.length(), B0.width());
+            for (const int threads : {1, 2}) {
+                if (o.only_threads != 0 && threads != o.only_threads) continue;
+                const auto blis = make_backend("blis", {threads, 0, ""});
+                const auto old_trsm = exact_backend(threads, "never");
+                const auto new_trsm = exact_backend(threads, "always");
+                const Side side = left ? Side::Left : Side::Right;
+                const Uplo uplo = left ? Uplo::Lower : Uplo::Upper;
+                const Diag diag = left ? Diag::Unit : Diag::NonUnit;
+                const auto reset = [&] { copy_into(B0, B); };
+                const std::uint64_t singles_before = exact_trsm::per_element_count();
+                const std::vector<double> tm = interleaved(
+                    o.reps, reset,
+                    {[&] { blis->trsm(side, uplo, Trans::No, diag, 1.0, T, B); },
+                     [&] {
+                         old_trsm->trsm(side, uplo, Trans::No, diag, 1.0, T, B);
+                         copy_into(B, before);
+                     },
+                     [&] { new_trsm->trsm(side, uplo, Trans::No, diag, 1.0, T, B); }});
+                // Elements the engine left to the per-element path, per run (reps + the warm-up).
+                const double singles = static_cast<double>(exact_trsm::per_element_count() - singles_before) /
+                                       static_cast<double>(o.reps + 1) / static_cast<double>(t * r);
+                std::printf("| %s | %ld | %ld | %d | %.4g | %.4g | %.1f | %.4g | %.1f | %.2f | %s | %.2g%% |\n",
+                            left ? "left, lower, unit" : "right, upper, non-unit", t, r, threads, tm[0], tm[1],
+                            tm[1] / tm[0], tm[2], tm[2] / tm[0], tm[1] / tm[2], same_bits(B, before) ? "same" : "**differ**",
+                            100.0 * singles);
+                std::fflush(stdout);
+            }
+        }
+    std::printf("\n");
+}
+
 void lu_tables(const Level3Options& o)
 {
     std::printf("### LU with partial pivoting (n x n, uniform), best of %d\n\n", o.reps);
@@ -155,19 +215,35 @@ void lu_tables(const Level3Options& o)
                             static_cast<long>(block), t[1], t[1] / t[0], same ? "= exact unb var5" : "**differ**");
                 std::fflush(stdout);
             }
-            // The blocked exact LU variants (correctly rounded gemm and trsm), one thread.
+            // The blocked exact LU variants (correctly rounded gemm and trsm), one thread:
+            // per-element trsm (before) and trsm on the gemm engine (after), same bits.
             if (threads != 1) continue;
-            for (const char* name : {"lu_piv_blk_var3", "lu_piv_blk_var4", "lu_piv_blk_var5"})
-                for (const dim_t block : {dim_t{128}, dim_t{256}}) {
-                    LuControl control;
-                    control.block = block;
-                    const int reps = o.quick ? 1 : std::max(1, o.reps / 2);
-                    const std::vector<double> t =
-                        interleaved(reps, reset, {fla, [&] { lu(*exact, find_lu_variant(name), LU, p, control); }});
-                    std::printf("| %ld | %d | %.4g | %s | %ld | %.4g | %.2f | - |\n", n, threads, t[0], name,
-                                static_cast<long>(block), t[1], t[1] / t[0]);
-                    std::fflush(stdout);
-                }
+            const auto before = exact_backend(threads, "never");
+            for (const int spread : {0, 20}) {
+                const Matrix S0 = spread == 0 ? A0 : spread_matrix(n, spread, 8);
+                const auto reset_s = [&] { copy_into(S0, LU); };
+                const auto fla_s = [&] { FLA_LU_piv(fla::to_fla(LU.view()), fla::to_fla(p.view())); };
+                Matrix LU_before(n, n);
+                for (const char* name : {"lu_piv_blk_var3", "lu_piv_blk_var4", "lu_piv_blk_var5"})
+                    for (const dim_t block : o.lu_blocks) {
+                        LuControl control;
+                        control.block = block;
+                        const int reps = o.quick ? 1 : n >= 4096 ? 1 : std::max(1, o.reps / 2);
+                        const LuVariant& v = find_lu_variant(name);
+                        const std::vector<double> t = interleaved(
+                            reps, reset_s,
+                            {fla_s,
+                             [&] {
+                                 lu(*before, v, LU, p, control);
+                                 copy_into(LU, LU_before);
+                             },
+                             [&] { lu(*exact, v, LU, p, control); }});
+                        std::printf("| %ld | %d | %.4g | %s%s | %ld | before %.4g / after %.4g | %.2f / %.2f | %s |\n", n,
+                                    threads, t[0], name, spread == 0 ? "" : " (2^±20 data)", static_cast<long>(block), t[1],
+                                    t[2], t[1] / t[0], t[2] / t[0], same_bits(LU, LU_before) ? "before = after" : "**differ**");
+                        std::fflush(stdout);
+                    }
+            }
         }
     }
     std::printf("\n");
@@ -182,9 +258,12 @@ void run_level3(const Level3Options& options)
         o.reps = 1;
         o.gemm_sizes = {96};
         o.lu_sizes = {160};
+        o.trsm_shapes = {{100, 70}};
+        o.lu_blocks = {64};
     }
-    gemm_tables(o);
-    lu_tables(o);
+    if (!o.gemm_sizes.empty()) gemm_tables(o);
+    if (!o.trsm_shapes.empty()) trsm_tables(o);
+    if (!o.lu_sizes.empty()) lu_tables(o);
 }
 
 } // namespace flamex::bench

@@ -1,0 +1,263 @@
+// The `exact` backend's trsm on the exact gemm engine (see exact_trsm.hpp).
+#include "blas/exact_trsm.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "blas/exact_gemm.hpp"
+#include "flame/flame.hpp"
+
+namespace flamex::exact_trsm {
+namespace {
+
+using exact::Accumulator;
+using exact_gemm::add_dd;
+
+// Unknowns per diagonal block: the terms inside a block are added one by one
+// (about BLOCK / 2 per unknown, SIMD across right-hand sides), the rest goes
+// through the split, whose operand X_{<I} is scanned and sliced again for every
+// block (measured: 64 a little faster than 32 and 128).
+constexpr index_t BLOCK = 64;
+// Right-hand sides solved together (the SIMD width of the block's terms; the
+// split's operands are k x (BLOCK + TILE)).
+constexpr index_t TILE = 256;
+
+// Where a residual, quotient or value is kept only inside this range: products
+// of TwoProd pairs, quotients and the remainder of a division stay exact.
+constexpr double MIN_KEPT = 0x1p-900, MAX_KEPT = 0x1p+900;
+
+std::atomic<std::uint64_t> singles{0};
+
+Split parse(const char* name, const char* env)
+{
+    const std::string v(env);
+    if (v == "auto") return Split::Auto;
+    if (v == "always") return Split::Always;
+    if (v == "never") return Split::Never;
+    throw Error(std::string("exact backend: ") + name + " must be auto, always or never, got '" + v + "'");
+}
+
+// The system with its unknowns in solving order: unknown u is x_u (lower) or
+// x_{n-1-u} (upper), so that u only depends on v < u: e'(u, v), x'(u, r).
+struct Ordered {
+    const double* e;
+    index_t rs, cs;
+    double* x;
+    index_t inc, step;
+    double coef(index_t u, index_t v) const { return e[u * rs + v * cs]; }
+    double& at(index_t u, index_t r) const { return x[u * inc + r * step]; }
+};
+
+Ordered ordered(const System& s)
+{
+    if (s.lower) return {s.e, s.ers, s.ecs, s.x, s.inc, s.step};
+    const index_t last = s.n - 1;
+    return {s.e + last * (s.ers + s.ecs), -s.ers, -s.ecs, s.x + last * s.inc, -s.inc, s.step};
+}
+
+// Unknown u of right-hand side r on its own: the backend's per-element arithmetic
+// (the exact dot product over the unknowns solved before it, alpha b added as an
+// exact product, one division or rounding).
+double single(const System& s, index_t u, index_t r)
+{
+    const index_t k = s.lower ? u : s.n - 1 - u, j0 = s.lower ? 0 : k + 1;
+    double* x = s.x + r * s.step;
+    Accumulator acc;
+    exact::accumulate_dot(acc, u, s.e + k * s.ers + j0 * s.ecs, s.ecs, x + j0 * s.inc, s.inc);
+    acc.negate();
+    const double b = x[k * s.inc];
+    if (s.alpha == 1.0)
+        acc.add(b);
+    else
+        acc.add_product(s.alpha, b);
+    return s.unit ? acc.round() : exact::divide_round(acc, s.e[k * (s.ers + s.ecs)]);
+}
+
+// (h, l) -= sum_v coef[v] xb[v * nr + r] for r < nr, each product as its TwoProd
+// pair; mag += its magnitude; bad > 0 where a product is not split exactly
+// (tiny, huge, special). coef is finite.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]]
+#endif
+void subtract_products(index_t nr, index_t count, const double* __restrict coef, const double* __restrict xb,
+                       double* __restrict h, double* __restrict l, double* __restrict mag, double* __restrict bad)
+{
+    // Branch-free (bitwise, not short-circuit, tests) so that the loop over r vectorizes.
+    for (index_t v = 0; v < count; ++v) {
+        const double c = coef[v];
+        const double* __restrict xr = xb + v * nr;
+        for (index_t r = 0; r < nr; ++r) {
+            const double x = xr[r];
+            const double p = c * x;
+            const double pe = std::fma(c, x, -p);
+            const double ap = std::fabs(p);
+            const double hr = h[r];
+            const double s = hr - p;
+            const double z = s - hr;
+            l[r] = (l[r] + ((hr - (s - z)) + (-p - z))) - pe; // two_sum's exact error, then the TwoProd tail
+            h[r] = s;
+            mag[r] += ap;
+            const bool split = (ap >= exact::TWO_PROD_MIN) & (ap <= exact::TWO_PROD_MAX);
+            const bool zero = ((c == 0.0) | (x == 0.0)) & (std::fabs(x) <= std::numeric_limits<double>::max());
+            bad[r] += (split | zero) ? 0.0 : 1.0;
+        }
+    }
+}
+
+struct Work {
+    exact_gemm::ProductSums sums;
+    std::vector<double> xb, h, l, mag, bad, coef;
+};
+
+} // namespace
+
+Split split_from_environment()
+{
+    for (const char* name : {"FLAMEX_EXACT_TRSM_SPLIT", "FLAMEX_EXACT_GEMM_SPLIT"}) {
+        const char* env = std::getenv(name);
+        if (env != nullptr && *env != '\0') return parse(name, env);
+    }
+    return Split::Auto;
+}
+
+// Measured (flamex_bench_exact --only level3 --trsm-shapes, one thread): 1.3-3.5x
+// faster than the per-element trsm from 32 x 2000, 64 x 64 and 256 x 16 on, even
+// at 512 x 8. Above 8192 unknowns the remainders' bound (exact_gemm.hpp) leaves too
+// little margin.
+bool split_pays(index_t n, index_t nrhs) { return n >= 32 && nrhs >= 16 && n <= 8192; }
+
+bool use_split(Split split, index_t n, index_t nrhs)
+{
+    if (split == Split::Never || n < 2 || nrhs < 1 || n > 8192) return false;
+    return split == Split::Always || split_pays(n, nrhs);
+}
+
+void solve(const System& s, index_t r0, index_t r1)
+{
+    const index_t n = s.n;
+    const Ordered o = ordered(s);
+    static thread_local Work w;
+    const std::size_t tile = static_cast<std::size_t>(std::min(TILE, std::max<index_t>(r1 - r0, 1)));
+    w.xb.resize(static_cast<std::size_t>(BLOCK) * tile);
+    w.h.resize(tile);
+    w.l.resize(tile);
+    w.mag.resize(tile);
+    w.bad.resize(tile);
+    w.coef.resize(static_cast<std::size_t>(BLOCK));
+    const bool alpha_split = s.alpha == 1.0 || s.alpha == -1.0; // alpha b exact as it stands
+    std::uint64_t alone = 0;
+    for (index_t rt = r0; rt < r1; rt += TILE) {
+        const index_t nr = std::min(TILE, r1 - rt);
+        for (index_t i0 = 0; i0 < n; i0 += BLOCK) {
+            const index_t nb = std::min(BLOCK, n - i0);
+            // The off-diagonal sums of the block: E'_{I,<I} X'_{<I} (k = i0).
+            const bool summed = std::isfinite(s.alpha) &&
+                                exact_gemm::product_sums(nb, nr, i0, {o.e + i0 * o.rs, o.rs, o.cs},
+                                                         {o.x + rt * o.step, o.inc, o.step}, w.sums);
+            for (index_t u = i0; u < i0 + nb; ++u) {
+                const index_t count = u - i0;
+                bool row_ok = summed;
+                for (index_t v = 0; v < count; ++v) {
+                    w.coef[static_cast<std::size_t>(v)] = o.coef(u, i0 + v);
+                    row_ok = row_ok && std::isfinite(w.coef[static_cast<std::size_t>(v)]);
+                }
+                const double d = s.unit ? 1.0 : o.coef(u, u);
+                row_ok = row_ok && (s.unit || (std::fabs(d) >= MIN_KEPT && std::fabs(d) <= MAX_KEPT));
+                double* xb_row = w.xb.data() + count * nr;
+                if (!row_ok) {
+                    for (index_t r = 0; r < nr; ++r) xb_row[r] = o.at(u, rt + r) = single(s, u, rt + r);
+                    alone += static_cast<std::uint64_t>(nr);
+                    continue;
+                }
+                // residual = alpha b - S_off - S_block as (h, l), within err + the double-double bound.
+                for (index_t r = 0; r < nr; ++r) {
+                    const std::size_t q = static_cast<std::size_t>(count + r * nb);
+                    const double hi = w.sums.hi[q], lo = w.sums.lo[q];
+                    double h = 0.0, l = 0.0; // normalized, |l| <= 2^-53 |h|: the bound below needs it
+                    add_dd(h, l, -hi);
+                    add_dd(h, l, -lo);
+                    w.h[static_cast<std::size_t>(r)] = h;
+                    w.l[static_cast<std::size_t>(r)] = l;
+                    w.mag[static_cast<std::size_t>(r)] = std::fabs(hi) + std::fabs(lo);
+                    w.bad[static_cast<std::size_t>(r)] = w.sums.per_element[q];
+                }
+                subtract_products(nr, count, w.coef.data(), w.xb.data(), w.h.data(), w.l.data(), w.mag.data(),
+                                  w.bad.data());
+                // The double-double's own error: each of its 2 (count + 3) steps rounds the
+                // low part once or twice, each time by at most 2^-53 of a low part below
+                // (steps + 2) 2^-53 of the sum of magnitudes.
+                const double steps = static_cast<double>(2 * (count + 3) + 4);
+                const double dd_factor = steps * steps * 0x1p-105;
+                for (index_t r = 0; r < nr; ++r) {
+                    const std::size_t rr = static_cast<std::size_t>(r);
+                    double& x = o.at(u, rt + r);
+                    const double b = x;
+                    double h = w.h[rr], l = w.l[rr], mag = w.mag[rr];
+                    bool ok = w.bad[rr] == 0.0 && std::isfinite(b);
+                    if (ok) {
+                        if (alpha_split) {
+                            add_dd(h, l, s.alpha * b);
+                            mag += std::fabs(b);
+                        } else {
+                            const double p = s.alpha * b, ap = std::fabs(p);
+                            ok = (ap >= exact::TWO_PROD_MIN && ap <= exact::TWO_PROD_MAX) || b == 0.0;
+                            add_dd(h, l, p);
+                            l += std::fma(s.alpha, b, -p);
+                            mag += ap;
+                        }
+                    }
+                    double out = 0.0;
+                    if (ok) {
+                        double sh = 0.0, sl = 0.0; // sh + sl = h + l exactly, sh = RN(h + l)
+                        add_dd(sh, sl, h);
+                        add_dd(sh, sl, l);
+                        const double bound = w.sums.err[static_cast<std::size_t>(count + r * nb)] +
+                                             mag * dd_factor + 0x1p-1000;
+                        const double ash = std::fabs(sh);
+                        ok = ash >= MIN_KEPT && ash <= MAX_KEPT;
+                        if (ok && s.unit) {
+                            out = sh;
+                            ok = (std::fabs(sl) + bound) * (1.0 + 0x1p-40) < exact_gemm::half_spacing(sh);
+                        } else if (ok) {
+                            // The candidate q = RN((sh + sl) / d): q0 = RN(sh / d) and its
+                            // exact remainder, sh = q0 d + rem (no underflow here), then the
+                            // correction (rem + sl) / d. The exact quotient is
+                            // q + (q0 - q) + (rem + sl + error) / d, q0 - q exact (q0 and q
+                            // are neighbours); the computed distance errs by a few 2^-53 of
+                            // its terms.
+                            const double q0 = sh / d;
+                            const double rem = std::fma(-q0, d, sh);
+                            const double tt = rem + sl;
+                            const double a = tt / d;
+                            const double q = q0 + a, aq = std::fabs(q);
+                            ok = std::fabs(q0) >= MIN_KEPT && aq >= MIN_KEPT && aq <= MAX_KEPT;
+                            if (ok) {
+                                const double near = (q0 - q) + a;
+                                const double off = std::fabs(near) * (1.0 + 0x1p-50) + std::fabs(a) * 0x1p-51 +
+                                                   (std::fabs(tt) * 0x1p-51 + bound) / std::fabs(d) * (1.0 + 0x1p-50);
+                                ok = off * (1.0 + 0x1p-40) < exact_gemm::half_spacing(q);
+                                out = q;
+                            }
+                        }
+                    }
+                    if (!ok) {
+                        out = single(s, u, rt + r);
+                        ++alone;
+                    }
+                    x = out;
+                    xb_row[r] = out;
+                }
+            }
+        }
+    }
+    if (alone > 0) singles.fetch_add(alone, std::memory_order_relaxed);
+}
+
+std::uint64_t per_element_count() { return singles.load(std::memory_order_relaxed); }
+
+} // namespace flamex::exact_trsm

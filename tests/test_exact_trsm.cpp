@@ -1,0 +1,362 @@
+// The `exact` backend's trsm on the exact gemm engine (blas/exact_trsm.hpp):
+// bit-identical to the per-element trsm (FLAMEX_EXACT_TRSM_SPLIT=always against
+// never) in all sixteen side / uplo / trans / diag cases, for 1 and 2 threads,
+// sizes that are not multiples of its block or tile, views with strides, exponent
+// spreads up to the full range, subnormal and huge products, cancellation to
+// zero, inf / NaN and zero diagonals; every component checked against MPFR on
+// the smaller shapes; and the split actually taken on ordinary data.
+#include <gtest/gtest.h>
+#include <mpfr.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "blas/blas.hpp"
+#include "blas/exact_trsm.hpp"
+#include "support/exact_blas_reference.hpp"
+#include "support/exact_reference.hpp"
+
+using flamex::Blas;
+using flamex::Diag;
+using flamex::Matrix;
+using flamex::Obj;
+using flamex::Side;
+using flamex::Trans;
+using flamex::Uplo;
+using Dim = flamex::dim_t;
+namespace exref = flamex::test::exref;
+
+namespace {
+
+using Rng = std::mt19937_64;
+constexpr double INF = std::numeric_limits<double>::infinity();
+constexpr double NaN = std::numeric_limits<double>::quiet_NaN();
+
+// An exact backend whose trsm takes the split always (where it applies) or never
+// (the per-element kernel); threads split even small operations.
+std::unique_ptr<Blas> backend(int threads, bool split)
+{
+    ::setenv("FLAMEX_EXACT_PARALLEL_MIN", "1", 1);
+    ::setenv("FLAMEX_EXACT_TRSM_SPLIT", split ? "always" : "never", 1);
+    auto b = flamex::make_backend("exact", {threads, 0, ""});
+    ::unsetenv("FLAMEX_EXACT_PARALLEL_MIN");
+    ::unsetenv("FLAMEX_EXACT_TRSM_SPLIT");
+    return b;
+}
+
+const Blas& split1()
+{
+    static const auto b = backend(1, true);
+    return *b;
+}
+const Blas& split2()
+{
+    static const auto b = backend(2, true);
+    return *b;
+}
+const Blas& elementwise()
+{
+    static const auto b = backend(1, false);
+    return *b;
+}
+
+enum Kind { UNIFORM, SPREAD40, SPREAD200, FULL_RANGE, SUBNORMAL_PRODUCTS, HUGE_PRODUCTS, KINDS };
+const char* const KIND_NAMES[KINDS] = {"uniform", "2^+-40", "2^+-200", "full range", "subnormal products", "huge products"};
+
+double draw(Rng& rng, Kind kind)
+{
+    switch (kind) {
+    case UNIFORM: return std::uniform_real_distribution<double>(-1.0, 1.0)(rng);
+    case SPREAD40: return flamex::test::random_double(rng, -40, 40);
+    case SPREAD200: return flamex::test::random_double(rng, -200, 200);
+    case FULL_RANGE: return flamex::test::random_double(rng, -1075, 1023);
+    case SUBNORMAL_PRODUCTS: return flamex::test::random_double(rng, -560, -500);
+    case HUGE_PRODUCTS: return flamex::test::random_double(rng, 480, 530);
+    default: return 0.0;
+    }
+}
+
+// A matrix stored in one of three ways, as a view: 0 column-major with a leading
+// dimension beyond m, 1 row-major, 2 neither stride unit.
+struct Stored {
+    std::vector<double> buf;
+    Obj view;
+};
+
+Stored store(const Matrix& M, int layout)
+{
+    const Dim m = M.length(), n = M.width();
+    Stored s;
+    Dim rs = 1, cs = m + 3;
+    if (layout == 1) {
+        rs = n + 2;
+        cs = 1;
+    } else if (layout == 2) {
+        rs = 2;
+        cs = 2 * m + 5;
+    }
+    s.buf.assign(static_cast<std::size_t>(std::max<Dim>(1, rs * m + cs * n + 8)), -7.0);
+    s.view = Obj(s.buf.data(), rs, cs, 0, 0, m, n);
+    for (Dim j = 0; j < n; ++j)
+        for (Dim i = 0; i < m; ++i) s.view(i, j) = M(i, j);
+    return s;
+}
+
+struct Problem {
+    Side side;
+    Uplo uplo;
+    Trans trans;
+    Diag diag;
+    double alpha;
+    Matrix T, B;
+};
+
+// T with op(T) triangular (the other triangle filled with junk the trsm must not
+// read), diagonally dominant in magnitude for the ordinary kinds so that X stays
+// in range; B of the kind.
+Problem make_problem(Rng& rng, Side side, Uplo uplo, Trans trans, Diag diag, double alpha, Dim m, Dim n, Kind kind)
+{
+    const Dim t = side == Side::Left ? m : n;
+    Problem p{side, uplo, trans, diag, alpha, Matrix(t, t), Matrix(m, n)};
+    for (Dim j = 0; j < t; ++j)
+        for (Dim i = 0; i < t; ++i) {
+            const bool in_triangle = uplo == Uplo::Lower ? i >= j : i <= j;
+            if (!in_triangle) {
+                p.T(i, j) = NaN;
+                continue;
+            }
+            double v = draw(rng, kind);
+            if (i == j && (kind == UNIFORM || kind == SPREAD40))
+                v = (v < 0 ? -1.0 : 1.0) * (static_cast<double>(t) + std::fabs(v));
+            else if (i != j && kind == UNIFORM && diag == Diag::Unit)
+                v /= static_cast<double>(t);
+            p.T(i, j) = i == j && diag == Diag::Unit ? NaN : v; // a unit diagonal is never read
+        }
+    for (Dim j = 0; j < n; ++j)
+        for (Dim i = 0; i < m; ++i) p.B(i, j) = draw(rng, kind == SUBNORMAL_PRODUCTS || kind == HUGE_PRODUCTS ? UNIFORM : kind);
+    return p;
+}
+
+Matrix solve(const Blas& blas, const Problem& p, int layout_t, int layout_b)
+{
+    const Stored T = store(p.T, layout_t);
+    Stored B = store(p.B, layout_b);
+    blas.trsm(p.side, p.uplo, p.trans, p.diag, p.alpha, T.view, B.view);
+    Matrix X(p.B.length(), p.B.width());
+    for (Dim j = 0; j < X.width(); ++j)
+        for (Dim i = 0; i < X.length(); ++i) X(i, j) = B.view(i, j);
+    return X;
+}
+
+int count_different(const Matrix& X, const Matrix& Y, const std::string& what)
+{
+    int differ = 0;
+    for (Dim j = 0; j < X.width(); ++j)
+        for (Dim i = 0; i < X.length(); ++i)
+            if (!exref::same_double(X(i, j), Y(i, j)) && ++differ <= 3)
+                ADD_FAILURE() << what << ": X(" << i << "," << j << ") " << exref::hex(X(i, j)) << " vs per element "
+                              << exref::hex(Y(i, j));
+    return differ;
+}
+
+double op_at(Trans t, const Matrix& A, Dim i, Dim j) { return t == Trans::No ? A(i, j) : A(j, i); }
+
+// Every component of X against MPFR: the correctly rounded quotient (or value) of
+// the exact residual alpha b_k - sum_j m_kj x_j given the computed x_j.
+int count_wrong_against_mpfr(const Problem& p, const Matrix& X, const std::string& what)
+{
+    const bool left = p.side == Side::Left;
+    const bool op_lower = (p.uplo == Uplo::Lower) != (p.trans == Trans::Yes);
+    // System s: left, column s of B with M = op(T); right, row s with M = op(T)^T.
+    const Dim n = left ? p.B.length() : p.B.width(), systems = left ? p.B.width() : p.B.length();
+    const bool lower = left ? op_lower : !op_lower;
+    const auto m = [&](Dim k, Dim j) { return left ? op_at(p.trans, p.T, k, j) : op_at(p.trans, p.T, j, k); };
+    const auto b = [&](Dim s, Dim k) { return left ? p.B(k, s) : p.B(s, k); };
+    const auto x = [&](Dim s, Dim k) { return left ? X(k, s) : X(s, k); };
+    int wrong = 0;
+    for (Dim s = 0; s < systems; ++s)
+        for (Dim k = 0; k < n; ++k) {
+            exref::ExactValue r;
+            if (p.alpha == 1.0)
+                r.add(b(s, k));
+            else
+                r.add_product(p.alpha, b(s, k));
+            const Dim j0 = lower ? 0 : k + 1, j1 = lower ? k : n;
+            for (Dim j = j0; j < j1; ++j) r.add_product(-m(k, j), x(s, j));
+            EXPECT_TRUE(r.exact()) << "the MPFR reference rounded (a bug of the test)";
+            const double want = p.diag == Diag::Unit ? exref::to_double(r.get()) : exref::quotient(r, m(k, k));
+            if (!exref::same_double(x(s, k), want) && ++wrong <= 3)
+                ADD_FAILURE() << what << ": system " << s << " unknown " << k << " = " << exref::hex(x(s, k))
+                              << ", MPFR " << exref::hex(want);
+        }
+    return wrong;
+}
+
+std::string describe(const Problem& p, Dim m, Dim n, const std::string& data)
+{
+    return std::string(p.side == Side::Left ? "left " : "right ") + (p.uplo == Uplo::Lower ? "lower " : "upper ") +
+           (p.trans == Trans::No ? "N " : "T ") + (p.diag == Diag::Unit ? "unit" : "non-unit") + ", alpha " +
+           exref::hex(p.alpha) + ", " + std::to_string(m) + "x" + std::to_string(n) + ", " + data;
+}
+
+// The split against the per-element kernel (1 and 2 threads) and, when small
+// enough, against MPFR.
+int check(const Problem& p, const std::string& what, int layout_t, int layout_b, bool mpfr)
+{
+    const Matrix want = solve(elementwise(), p, 0, 0);
+    int bad = count_different(solve(split1(), p, layout_t, layout_b), want, what + ", 1 thread");
+    bad += count_different(solve(split2(), p, layout_b, layout_t), want, what + ", 2 threads");
+    if (mpfr) bad += count_wrong_against_mpfr(p, want, what + " (per element)");
+    return bad;
+}
+
+const Side SIDES[] = {Side::Left, Side::Right};
+const Uplo UPLOS[] = {Uplo::Lower, Uplo::Upper};
+const Trans TRANSES[] = {Trans::No, Trans::Yes};
+const Diag DIAGS[] = {Diag::NonUnit, Diag::Unit};
+
+} // namespace
+
+TEST(ExactTrsmSplit, AllSixteenCasesEveryKindMatchThePerElementKernelAndMpfr)
+{
+    Rng rng(1515);
+    int bad = 0, index = 0;
+    // (m, n): triangles and right-hand sides that are not multiples of the block
+    // (64) or the tile (256 right-hand sides), from 1 up.
+    const std::pair<Dim, Dim> shapes[] = {{1, 1}, {5, 3}, {37, 9}, {70, 41}};
+    for (Side side : SIDES)
+        for (Uplo uplo : UPLOS)
+            for (Trans trans : TRANSES)
+                for (Diag diag : DIAGS)
+                    for (int kind = 0; kind < KINDS; ++kind) {
+                        const auto [m, n] = shapes[static_cast<std::size_t>(index % 4)];
+                        const double alpha = index % 3 == 0 ? 1.0 : index % 3 == 1 ? -1.0 : 0.7853981633974483;
+                        ++index;
+                        const Problem p = make_problem(rng, side, uplo, trans, diag, alpha, m, n, static_cast<Kind>(kind));
+                        bad += check(p, describe(p, m, n, KIND_NAMES[kind]), index % 3, (index + 1) % 3, true);
+                    }
+    EXPECT_EQ(bad, 0);
+}
+
+TEST(ExactTrsmSplit, LargeAcrossBlocksAndTilesMatchThePerElementKernel)
+{
+    Rng rng(1516);
+    int bad = 0, index = 0;
+    for (Side side : SIDES)
+        for (Uplo uplo : UPLOS)
+            for (Trans trans : TRANSES)
+                for (Diag diag : DIAGS) {
+                    // 131 unknowns (2 blocks and a part), 300 right-hand sides (2 tiles)
+                    const Dim t = 131, r = 300;
+                    const Dim m = side == Side::Left ? t : r, n = side == Side::Left ? r : t;
+                    const Kind kind = index % 2 ? SPREAD40 : UNIFORM;
+                    ++index;
+                    const Problem p = make_problem(rng, side, uplo, trans, diag, index % 2 ? 1.0 : -3.0, m, n, kind);
+                    bad += check(p, describe(p, m, n, KIND_NAMES[kind]), index % 3, 0, false);
+                }
+    EXPECT_EQ(bad, 0);
+}
+
+TEST(ExactTrsmSplit, MpfrOnALargerIllConditionedSystem)
+{
+    // 100 unknowns, off-diagonal entries spread over 2^+-60 against a small
+    // diagonal: cancellation in most residuals.
+    Rng rng(1517);
+    int bad = 0;
+    for (Diag diag : DIAGS) {
+        Problem p = make_problem(rng, Side::Left, Uplo::Lower, Trans::No, diag, 1.0, 100, 40, UNIFORM);
+        for (Dim j = 0; j < 100; ++j)
+            for (Dim i = j + 1; i < 100; ++i) p.T(i, j) = flamex::test::random_double(rng, -60, 60) / 1024.0;
+        if (diag == Diag::NonUnit)
+            for (Dim i = 0; i < 100; ++i) p.T(i, i) = flamex::test::random_double(rng, -2, 2);
+        bad += check(p, describe(p, 100, 40, "ill-conditioned"), 2, 1, true);
+    }
+    EXPECT_EQ(bad, 0);
+}
+
+TEST(ExactTrsmSplit, CancellationToZeroSignedZerosAndExactSolutions)
+{
+    // Integer T and X with zero rows and columns, B = T X exactly: every residual
+    // of a zero x_k cancels to an exact zero (its sign by the zero-sign rule), the
+    // others are exact integers; B also has -0 entries.
+    Rng rng(1518);
+    int bad = 0;
+    for (Side side : SIDES)
+        for (Diag diag : DIAGS)
+            for (Uplo uplo : UPLOS) {
+                const Dim t = 97, r = 50;
+                const Dim m = side == Side::Left ? t : r, n = side == Side::Left ? r : t;
+                Problem p{side, uplo, Trans::No, diag, 1.0, Matrix(t, t), Matrix(m, n)};
+                std::uniform_int_distribution<int> small(-3, 3);
+                for (Dim j = 0; j < t; ++j)
+                    for (Dim i = 0; i < t; ++i) {
+                        const bool in = uplo == Uplo::Lower ? i > j : i < j;
+                        p.T(i, j) = i == j ? (diag == Diag::Unit ? 1.0 : (small(rng) % 2 ? 2.0 : -1.0)) : in ? small(rng) : 0.0;
+                    }
+                Matrix X(m, n);
+                for (Dim j = 0; j < n; ++j)
+                    for (Dim i = 0; i < m; ++i) X(i, j) = (i % 5 == 2 || j % 7 == 3) ? 0.0 : small(rng);
+                // B = op(T) X (left) or X op(T) (right), exactly (small integers).
+                for (Dim j = 0; j < n; ++j)
+                    for (Dim i = 0; i < m; ++i) {
+                        double s = 0.0;
+                        if (side == Side::Left)
+                            for (Dim l = 0; l < t; ++l) s += p.T(i, l) * X(l, j);
+                        else
+                            for (Dim l = 0; l < t; ++l) s += X(i, l) * p.T(l, j);
+                        p.B(i, j) = s == 0.0 && (i + j) % 2 ? -0.0 : s;
+                    }
+                bad += check(p, describe(p, m, n, "exact integer solution"), 1, 2, true);
+            }
+    EXPECT_EQ(bad, 0);
+}
+
+TEST(ExactTrsmSplit, InfinitiesNaNAndZeroDiagonals)
+{
+    Rng rng(1519);
+    int bad = 0, index = 0;
+    for (Side side : SIDES)
+        for (Uplo uplo : UPLOS)
+            for (Diag diag : DIAGS) {
+                const Dim t = 70, r = 45;
+                const Dim m = side == Side::Left ? t : r, n = side == Side::Left ? r : t;
+                Problem p = make_problem(rng, side, uplo, Trans::No, diag, index % 2 ? 1.0 : 2.5, m, n, UNIFORM);
+                ++index;
+                p.B(3, 4) = INF;
+                p.B(m - 2, n - 3) = NaN;
+                p.B(m / 2, 1) = -INF;
+                const Dim a = uplo == Uplo::Lower ? 50 : 10, c = uplo == Uplo::Lower ? 12 : 60;
+                p.T(a, c) = index % 2 ? INF : NaN; // an off-diagonal special
+                if (diag == Diag::NonUnit) {
+                    p.T(40, 40) = 0.0; // IEEE: +-inf or NaN onwards
+                    p.T(65, 65) = -0.0;
+                }
+                bad += check(p, describe(p, m, n, "inf / NaN / zero diagonal"), 0, 1, true);
+            }
+    EXPECT_EQ(bad, 0);
+}
+
+TEST(ExactTrsmSplit, OrdinaryDataTakesTheSplit)
+{
+    // Large uniform systems: all but a few elements are decided by the split.
+    Rng rng(1520);
+    const Problem p = make_problem(rng, Side::Left, Uplo::Lower, Trans::No, Diag::Unit, 1.0, 300, 200, UNIFORM);
+    const std::uint64_t before = flamex::exact_trsm::per_element_count();
+    const Matrix X = solve(split1(), p, 0, 0);
+    const std::uint64_t alone = flamex::exact_trsm::per_element_count() - before;
+    EXPECT_LT(alone, 300u * 200u / 100u) << "more than 1% of the elements went per element";
+    EXPECT_EQ(count_different(X, solve(elementwise(), p, 0, 0), "uniform 300 x 200"), 0);
+}
+
+TEST(ExactTrsmSplit, EnvironmentIsChecked)
+{
+    ::setenv("FLAMEX_EXACT_TRSM_SPLIT", "sometimes", 1);
+    EXPECT_THROW(flamex::make_backend("exact", {1, 0, ""}), flamex::Error);
+    ::unsetenv("FLAMEX_EXACT_TRSM_SPLIT");
+}
