@@ -362,8 +362,8 @@ TEST(BatchLanes, InterleavedLayoutRoundTripsAndGeneratorWritesIt)
     ASSERT_EQ(lanes_direct.A.size(), lanes_converted.A.size());
     EXPECT_EQ(std::memcmp(lanes_direct.A.data(), lanes_converted.A.data(), lanes_direct.A.size() * sizeof(double)), 0);
     EXPECT_EQ(std::memcmp(lanes_direct.y.data(), lanes_converted.y.data(), lanes_direct.y.size() * sizeof(double)), 0);
-    // The same systems as the generator wrote before the interleaved form existed:
-    // A_k(0, 0) = 1 (the basis' constant), symmetric.
+    // The systems are the regression's: A_k(0, 0) is the mean of M products 1 * 1,
+    // exactly 1.
     for (std::size_t k = 0; k < sys.count; ++k) EXPECT_EQ(sys.matrix(k)[0], 1.0);
     EXPECT_THROW(batched::InterleavedBatch<float>(0, 3), flamex::Error);
     EXPECT_THROW(batched::InterleavedBatch<float>(65, 3), flamex::Error);
