@@ -4,7 +4,8 @@
 // sizes that are not multiples of its block or tile, views with strides, exponent
 // spreads up to the full range, subnormal and huge products, cancellation to
 // zero, inf / NaN and zero diagonals; every component checked against MPFR on
-// the smaller shapes; and the split actually taken on ordinary data.
+// the smaller shapes; the split actually taken on ordinary data; and
+// FLAMEX_EXACT_TRSM_SPLIT taking precedence over FLAMEX_EXACT_GEMM_SPLIT.
 #include <gtest/gtest.h>
 #include <mpfr.h>
 
@@ -359,4 +360,30 @@ TEST(ExactTrsmSplit, EnvironmentIsChecked)
     ::setenv("FLAMEX_EXACT_TRSM_SPLIT", "sometimes", 1);
     EXPECT_THROW(flamex::make_backend("exact", {1, 0, ""}), flamex::Error);
     ::unsetenv("FLAMEX_EXACT_TRSM_SPLIT");
+}
+
+TEST(ExactTrsmSplit, GemmSplitVariableAppliesUnlessTheTrsmOneIsSet)
+{
+    // A small system (auto would keep it per element) with a zero diagonal, which
+    // the engine always leaves to its per-element path: the count shows whether
+    // trsm went through the engine.
+    Matrix T(8, 8), B(8, 4);
+    for (Dim j = 0; j < 8; ++j)
+        for (Dim i = 0; i < 8; ++i) T(i, j) = i == j ? (i == 3 ? 0.0 : 2.0) : 0.25;
+    const auto engine_elements = [&](const char* gemm_split, const char* trsm_split) {
+        ::setenv("FLAMEX_EXACT_GEMM_SPLIT", gemm_split, 1);
+        if (trsm_split != nullptr) ::setenv("FLAMEX_EXACT_TRSM_SPLIT", trsm_split, 1);
+        const auto blas = flamex::make_backend("exact", {1, 0, ""});
+        ::unsetenv("FLAMEX_EXACT_GEMM_SPLIT");
+        ::unsetenv("FLAMEX_EXACT_TRSM_SPLIT");
+        for (Dim j = 0; j < 4; ++j)
+            for (Dim i = 0; i < 8; ++i) B(i, j) = 1.0 + static_cast<double>(i + j);
+        const std::uint64_t before = flamex::exact_trsm::per_element_count();
+        blas->trsm(Side::Left, Uplo::Lower, Trans::No, Diag::NonUnit, 1.0, T, B);
+        return flamex::exact_trsm::per_element_count() - before;
+    };
+    EXPECT_GT(engine_elements("always", nullptr), 0u);
+    EXPECT_EQ(engine_elements("always", "never"), 0u);
+    EXPECT_EQ(engine_elements("never", nullptr), 0u);
+    EXPECT_GT(engine_elements("never", "always"), 0u);
 }
