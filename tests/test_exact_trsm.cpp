@@ -4,7 +4,9 @@
 // sizes that are not multiples of its block or tile, views with strides, exponent
 // spreads up to the full range, subnormal and huge products, cancellation to
 // zero, inf / NaN and zero diagonals; every component checked against MPFR on
-// the smaller shapes; and the split actually taken on ordinary data.
+// the smaller shapes; the split actually taken on ordinary data; and
+// FLAMEX_EXACT_TRSM_SPLIT taking precedence over FLAMEX_EXACT_GEMM_SPLIT; and
+// exact_gemm::product_sums (its off-diagonal sums) within its bound, by MPFR.
 #include <gtest/gtest.h>
 #include <mpfr.h>
 
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "blas/blas.hpp"
+#include "blas/exact_gemm.hpp"
 #include "blas/exact_trsm.hpp"
 #include "support/exact_blas_reference.hpp"
 #include "support/exact_reference.hpp"
@@ -359,4 +362,92 @@ TEST(ExactTrsmSplit, EnvironmentIsChecked)
     ::setenv("FLAMEX_EXACT_TRSM_SPLIT", "sometimes", 1);
     EXPECT_THROW(flamex::make_backend("exact", {1, 0, ""}), flamex::Error);
     ::unsetenv("FLAMEX_EXACT_TRSM_SPLIT");
+}
+
+TEST(ExactTrsmSplit, GemmSplitVariableAppliesUnlessTheTrsmOneIsSet)
+{
+    // A small system (auto would keep it per element) with a zero diagonal, which
+    // the engine always leaves to its per-element path: the count shows whether
+    // trsm went through the engine.
+    Matrix T(8, 8), B(8, 4);
+    for (Dim j = 0; j < 8; ++j)
+        for (Dim i = 0; i < 8; ++i) T(i, j) = i == j ? (i == 3 ? 0.0 : 2.0) : 0.25;
+    const auto engine_elements = [&](const char* gemm_split, const char* trsm_split) {
+        ::setenv("FLAMEX_EXACT_GEMM_SPLIT", gemm_split, 1);
+        if (trsm_split != nullptr) ::setenv("FLAMEX_EXACT_TRSM_SPLIT", trsm_split, 1);
+        const auto blas = flamex::make_backend("exact", {1, 0, ""});
+        ::unsetenv("FLAMEX_EXACT_GEMM_SPLIT");
+        ::unsetenv("FLAMEX_EXACT_TRSM_SPLIT");
+        for (Dim j = 0; j < 4; ++j)
+            for (Dim i = 0; i < 8; ++i) B(i, j) = 1.0 + static_cast<double>(i + j);
+        const std::uint64_t before = flamex::exact_trsm::per_element_count();
+        blas->trsm(Side::Left, Uplo::Lower, Trans::No, Diag::NonUnit, 1.0, T, B);
+        return flamex::exact_trsm::per_element_count() - before;
+    };
+    EXPECT_GT(engine_elements("always", nullptr), 0u);
+    EXPECT_EQ(engine_elements("always", "never"), 0u);
+    EXPECT_EQ(engine_elements("never", nullptr), 0u);
+    EXPECT_GT(engine_elements("never", "always"), 0u);
+}
+
+TEST(ExactTrsmSplit, ProductSumsLieWithinTheirBound)
+{
+    // exact_gemm::product_sums (the trsm's off-diagonal sums) against MPFR: the exact
+    // sum within err of hi + lo, err small (below 2^-60 of k max|a_i.| max|b_.j|),
+    // rows or columns of zeros exactly zero, and elements out of the split's range
+    // marked per element; cancelling data so that hi + lo is far below the terms.
+    namespace eg = flamex::exact_gemm;
+    Rng rng(1521);
+    int wrong = 0;
+    for (const Kind kind : {UNIFORM, SPREAD40, SPREAD200, FULL_RANGE})
+        for (const Dim k : {Dim{1}, Dim{7}, Dim{64}, Dim{300}}) {
+            const Dim m = 9, n = 11;
+            Matrix A(m, k), B(k, n);
+            for (Dim l = 0; l < k; ++l) {
+                for (Dim i = 0; i < m; ++i) A(i, l) = draw(rng, kind);
+                for (Dim j = 0; j < n; ++j) B(l, j) = draw(rng, kind);
+            }
+            for (Dim l = 0; l < k; ++l) A(2, l) = 0.0;     // a row of zeros
+            if (k >= 2)
+                for (Dim j = 0; j < n; ++j) { // row 3: its first two products nearly cancel
+                    const double v = -B(0, j) * A(3, 0) / A(3, 1);
+                    if (std::isfinite(v)) B(1, j) = v;
+                }
+            eg::ProductSums sums;
+            ASSERT_TRUE(eg::product_sums(m, n, k, {&A(0, 0), A.view().row_stride(), A.view().col_stride()},
+                                         {&B(0, 0), B.view().row_stride(), B.view().col_stride()}, sums));
+            for (Dim j = 0; j < n; ++j)
+                for (Dim i = 0; i < m; ++i) {
+                    const std::size_t q = static_cast<std::size_t>(i + j * m);
+                    if (sums.per_element[q]) {
+                        EXPECT_NE(kind, UNIFORM) << "uniform data left per element";
+                        continue;
+                    }
+                    exref::ExactValue diff;
+                    double row_max = 0.0, col_max = 0.0;
+                    for (Dim l = 0; l < k; ++l) {
+                        diff.add_product(A(i, l), B(l, j));
+                        row_max = std::max(row_max, std::fabs(A(i, l)));
+                        col_max = std::max(col_max, std::fabs(B(l, j)));
+                    }
+                    diff.add(-sums.hi[q]);
+                    diff.add(-sums.lo[q]);
+                    const double d = std::fabs(exref::to_double(diff.get()));
+                    if (!(d <= sums.err[q]) && ++wrong <= 3)
+                        ADD_FAILURE() << KIND_NAMES[kind] << " k " << k << " (" << i << "," << j << "): |S - hi - lo| "
+                                      << exref::hex(d) << " > err " << exref::hex(sums.err[q]);
+                    // The bound's scale: k 2^(e_i + f_j) <= 4 k max|a_i.| max|b_.j|.
+                    const double scale = 4.0 * static_cast<double>(k) * row_max * col_max;
+                    if (i == 2) EXPECT_TRUE(sums.hi[q] == 0.0 && sums.lo[q] == 0.0 && sums.err[q] == 0.0);
+                    else if (!(sums.err[q] <= std::ldexp(scale, -60)) && ++wrong <= 3)
+                        ADD_FAILURE() << KIND_NAMES[kind] << " k " << k << ": err " << exref::hex(sums.err[q])
+                                      << " not below 2^-60 of 4 k max|a| max|b| = " << exref::hex(scale);
+                }
+        }
+    EXPECT_EQ(wrong, 0);
+    // A non-finite entry: not applicable.
+    Matrix A(3, 4), B(4, 2);
+    A(1, 2) = INF;
+    eg::ProductSums sums;
+    EXPECT_FALSE(eg::product_sums(3, 2, 4, {&A(0, 0), 1, 3}, {&B(0, 0), 1, 4}, sums));
 }
