@@ -20,6 +20,8 @@
 //                  correctly rounded quotient of the exact residual given the
 //                  earlier x_j (round(residual) with a unit diagonal). Entries of
 //                  T outside its triangle (and a unit diagonal) are never read.
+//                  Large trsms run on the exact gemm engine (blas/exact_trsm.hpp):
+//                  each x_k decided from a bounded interval, or computed as above.
 //   syrk           c_ij := round(alpha * S + beta * c_ij) as gemm, S the exact dot of
 //                  rows i and j of op(A), for C's uplo triangle only.
 //   trmv, trmm     each output round(alpha * S), S the exact sum of its row's
