@@ -4,7 +4,9 @@
 // sizes that are not multiples of its block or tile, views with strides, exponent
 // spreads up to the full range, subnormal and huge products, cancellation to
 // zero, inf / NaN and zero diagonals; every component checked against MPFR on
-// the smaller shapes; the split actually taken on ordinary data; and
+// the smaller shapes; the split actually taken on ordinary data; residuals
+// and quotients built (by MPFR) to lie at a rounding midpoint, or cancelling,
+// closer than the engine's error, left to the exact path; and
 // FLAMEX_EXACT_TRSM_SPLIT taking precedence over FLAMEX_EXACT_GEMM_SPLIT; and
 // exact_gemm::product_sums (its off-diagonal sums) within its bound, by MPFR.
 #include <gtest/gtest.h>
@@ -450,4 +452,84 @@ TEST(ExactTrsmSplit, ProductSumsLieWithinTheirBound)
     A(1, 2) = INF;
     eg::ProductSums sums;
     EXPECT_FALSE(eg::product_sums(3, 2, 4, {&A(0, 0), 1, 3}, {&B(0, 0), 1, 4}, sums));
+}
+
+TEST(ExactTrsmSplit, ResidualsAtARoundingBoundaryAreLeftToTheExactPath)
+{
+    // Left lower, 128 unknowns, 24 right-hand sides: the second block's rows take
+    // their sums from the engine, whose remainder dgemms err by about 2^-99. The
+    // first block is the identity (x_j = b_j, free); rows 64-95 read columns 0-31
+    // (full 53-bit products) and one column 32 + (i - 64) of their own with
+    // coefficient 2^-83, whose x (a b of the first block) puts the exact residual
+    // (unit) or quotient (non-unit) within 2^-45 half-spacings of a midpoint at
+    // about 2^-30, so that the engine's error crosses it; rows 96-127 cancel
+    // (b = RN(sum)) to a residual whose rounding lies far below that error. All
+    // of them must go per element, with the per-element kernel's (and MPFR's) bits.
+    Rng rng(1522);
+    std::uniform_real_distribution<double> unit_interval(-1.0, 1.0);
+    const Dim t = 128, r = 24, general = 32, first_midpoint = 64, first_cancelling = 96;
+    const double tiny = 0x1p-83;
+    for (Diag diag : DIAGS) {
+        Problem p{Side::Left, Uplo::Lower, Trans::No, diag, 1.0, Matrix(t, t), Matrix(t, r)};
+        for (Dim j = 0; j < t; ++j)
+            for (Dim i = 0; i < t; ++i) p.T(i, j) = i < j ? NaN : 0.0;
+        for (Dim i = 0; i < t; ++i) {
+            const double d = i < first_midpoint ? 1.0 : (1.0 + std::fabs(unit_interval(rng))) * (i % 2 ? -1.0 : 1.0);
+            p.T(i, i) = diag == Diag::Unit ? NaN : d;
+        }
+        for (Dim i = first_midpoint; i < t; ++i)
+            for (Dim j = 0; j < general; ++j) p.T(i, j) = unit_interval(rng);
+        for (Dim i = first_midpoint; i < first_cancelling; ++i) p.T(i, general + i - first_midpoint) = tiny;
+        for (Dim s = 0; s < r; ++s)
+            for (Dim j = 0; j < general; ++j) p.B(j, s) = unit_interval(rng);
+        int not_near = 0;
+        for (Dim s = 0; s < r; ++s)
+            for (Dim i = first_midpoint; i < t; ++i) {
+                const double d = diag == Diag::Unit ? 1.0 : p.T(i, i);
+                exref::ExactValue sum; // over the general columns, x_j = b_j
+                for (Dim j = 0; j < general; ++j) sum.add_product(p.T(i, j), p.B(j, s));
+                if (i >= first_cancelling) {
+                    p.B(i, s) = sum.to_double();
+                    continue;
+                }
+                exref::ExactValue shifted = sum;
+                shifted.add(std::ldexp(unit_interval(rng), -30));
+                p.B(i, s) = shifted.to_double();
+                exref::ExactValue residual; // b - sum, about 2^-30
+                residual.add(p.B(i, s));
+                for (Dim j = 0; j < general; ++j) residual.add_product(-p.T(i, j), p.B(j, s));
+                // The midpoint c between the rounded result and its upper neighbour;
+                // the own column's x takes d c off the residual but for its last bits.
+                const double below = diag == Diag::Unit ? residual.to_double() : exref::quotient(residual, d);
+                const double half = (std::nextafter(below, INF) - below) / 2.0;
+                exref::ExactValue rest = residual;
+                rest.add_product(-d, below);
+                rest.add_product(-d, half);
+                const double x_own = std::ldexp(rest.to_double(), 83);
+                p.B(general + i - first_midpoint, s) = x_own;
+                rest.add_product(-tiny, x_own); // the final residual - d c, exactly
+                if (!(std::fabs(rest.to_double()) <= 0x1p-45 * half * std::fabs(d)) && ++not_near <= 3)
+                    ADD_FAILURE() << "row " << i << ": residual not at its midpoint (a bug of the test)";
+            }
+        ASSERT_EQ(not_near, 0);
+        const std::string what = describe(p, t, r, "residuals at rounding boundaries");
+        const Matrix want = solve(elementwise(), p, 0, 0);
+        const std::uint64_t before = flamex::exact_trsm::per_element_count();
+        const Matrix got = solve(split1(), p, 0, 0);
+        const std::uint64_t alone = flamex::exact_trsm::per_element_count() - before;
+        EXPECT_GE(alone, static_cast<std::uint64_t>((t - first_midpoint) * r)) << what << ": boundary rows decided by the split";
+        int midpoint_wrong = 0, cancelling_wrong = 0;
+        for (Dim s = 0; s < r; ++s)
+            for (Dim i = 0; i < t; ++i)
+                if (!exref::same_double(got(i, s), want(i, s))) {
+                    ++(i < first_cancelling ? midpoint_wrong : cancelling_wrong);
+                    if (midpoint_wrong + cancelling_wrong <= 3)
+                        ADD_FAILURE() << what << ": X(" << i << "," << s << ") " << exref::hex(got(i, s))
+                                      << " vs per element " << exref::hex(want(i, s));
+                }
+        EXPECT_EQ(midpoint_wrong, 0) << what << ": rows at a midpoint";
+        EXPECT_EQ(cancelling_wrong, 0) << what << ": cancelling rows";
+        EXPECT_EQ(count_different(solve(split2(), p, 1, 2), want, what + ", 2 threads"), 0);
+        EXPECT_EQ(count_wrong_against_mpfr(p, want, what + " (per element)"), 0);
+    }
 }
