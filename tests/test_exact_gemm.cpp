@@ -24,6 +24,7 @@
 
 #include "blas/blas.hpp"
 #include "blas/exact_gemm.hpp"
+#include "support/backend_checks.hpp"
 #include "support/exact_blas_reference.hpp"
 #include "support/exact_reference.hpp"
 #include "support/test_support.hpp"
@@ -112,33 +113,14 @@ namespace eg = flamex::exact_gemm;
 constexpr double INF = std::numeric_limits<double>::infinity();
 constexpr double NaN = std::numeric_limits<double>::quiet_NaN();
 
-// An exact backend whose gemm takes the split wherever it applies, or
-// never (the per-element kernel); threads split even small operations.
-std::unique_ptr<Blas> backend(int threads, bool split)
+const flamex::test::SplitPathBackends& backends()
 {
-    ::setenv("FLAMEX_EXACT_PARALLEL_MIN", "1", 1);
-    ::setenv("FLAMEX_EXACT_GEMM_SPLIT", split ? "always" : "never", 1);
-    auto b = flamex::make_backend("exact", {threads, 0, ""});
-    ::unsetenv("FLAMEX_EXACT_PARALLEL_MIN");
-    ::unsetenv("FLAMEX_EXACT_GEMM_SPLIT");
+    static const flamex::test::SplitPathBackends b("FLAMEX_EXACT_GEMM_SPLIT");
     return b;
 }
-
-const Blas& split1()
-{
-    static const auto b = backend(1, true);
-    return *b;
-}
-const Blas& split2()
-{
-    static const auto b = backend(2, true);
-    return *b;
-}
-const Blas& elementwise()
-{
-    static const auto b = backend(1, false);
-    return *b;
-}
+const Blas& split1() { return backends().split(1); }
+const Blas& split2() { return backends().split(2); }
+const Blas& elementwise() { return backends().elementwise(); }
 
 // Data kinds: the entries of op(A), op(B) and C.
 enum Kind { UNIFORM, SPREAD20, SPREAD40, SPREAD200, FULL_RANGE, SUBNORMAL_PRODUCTS, HUGE_PRODUCTS, KINDS };

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <utility>
@@ -66,6 +67,26 @@ ExpectThreadsSplit::ExpectThreadsSplit(std::string what)
 ExpectThreadsSplit::~ExpectThreadsSplit()
 {
     EXPECT_GT(exact_backend_parallel_runs(), before_) << what_ << ": the exact backend never split work among threads";
+}
+
+namespace {
+
+std::unique_ptr<Blas> exact_backend_with(const char* path_variable, const char* path, int threads)
+{
+    ::setenv("FLAMEX_EXACT_PARALLEL_MIN", "1", 1);
+    ::setenv(path_variable, path, 1);
+    auto backend = make_backend("exact", {threads, 0, ""});
+    ::unsetenv("FLAMEX_EXACT_PARALLEL_MIN");
+    ::unsetenv(path_variable);
+    return backend;
+}
+
+} // namespace
+
+SplitPathBackends::SplitPathBackends(const char* path_variable)
+    : split1_(exact_backend_with(path_variable, "always", 1)), split2_(exact_backend_with(path_variable, "always", 2)),
+      elementwise_(exact_backend_with(path_variable, "never", 1))
+{
 }
 
 } // namespace flamex::test

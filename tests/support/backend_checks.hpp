@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
+#include "blas/blas.hpp"
 #include "flame/flame.hpp"
 
 namespace flamex::test {
@@ -48,6 +50,21 @@ public:
 private:
     std::string what_;
     std::uint64_t before_;
+};
+
+// The `exact` backends a split path (the gemm or trsm on BLIS's dgemm) is tested
+// with: `split(1)` and `split(2)` take it wherever it applies, `elementwise()` never
+// (the per-element kernel). `path_variable` is the backend's switch
+// (FLAMEX_EXACT_GEMM_SPLIT, FLAMEX_EXACT_TRSM_SPLIT), read when a backend is made;
+// threads split even small operations.
+class SplitPathBackends {
+public:
+    explicit SplitPathBackends(const char* path_variable);
+    const Blas& split(int threads) const { return threads == 1 ? *split1_ : *split2_; }
+    const Blas& elementwise() const { return *elementwise_; }
+
+private:
+    std::unique_ptr<Blas> split1_, split2_, elementwise_;
 };
 
 } // namespace flamex::test
