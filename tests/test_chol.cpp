@@ -35,15 +35,7 @@ namespace ts = flamex::test;
 
 const double NaN = std::numeric_limits<double>::quiet_NaN();
 
-const Blas& backend(const std::string& name, int threads = 1)
-{
-    static const bool lowered = (::setenv("FLAMEX_EXACT_PARALLEL_MIN", "16", 1), true);
-    (void)lowered;
-    static std::map<std::string, std::unique_ptr<Blas>> made;
-    std::unique_ptr<Blas>& slot = made[name + std::to_string(threads)];
-    if (!slot) slot = flamex::make_backend(name, {threads, 0, ""});
-    return *slot;
-}
+const Blas& backend(const std::string& name, int threads = 1) { return ts::cached_backend(name, threads); }
 
 std::vector<std::string> variant_names()
 {
@@ -73,18 +65,6 @@ Matrix lower_only(const Matrix& A)
     for (Dim j = 0; j < A.width(); ++j)
         for (Dim i = 0; i < j; ++i) L(i, j) = NaN;
     return L;
-}
-
-// max |F_ij - G_ij| / max |G_ij| over the lower triangles (NaN counts).
-double lower_difference(const Matrix& F, const Matrix& G)
-{
-    double worst = 0.0, scale = 0.0;
-    for (Dim j = 0; j < F.width(); ++j)
-        for (Dim i = j; i < F.length(); ++i) {
-            worst = ts::max_nan(worst, std::fabs(F(i, j) - G(i, j)));
-            scale = ts::max_nan(scale, std::fabs(G(i, j)));
-        }
-    return scale > 0 ? worst / scale : worst;
 }
 
 bool lower_bits_equal(const Matrix& F, const Matrix& G)
@@ -157,7 +137,7 @@ TEST_P(CholVariants, AgreesWithLibflameOnBlis)
                 const Dim their_info = ts::libflame_chol(v, theirs, std::max<Dim>(block, 1), inner);
                 ASSERT_TRUE(info.ok()) << v.name << " n " << n;
                 ASSERT_EQ(their_info, 0) << "libflame, n " << n;
-                const double d = lower_difference(ours, theirs);
+                const double d = ts::lower_normwise_difference(ours, theirs);
                 worst = ts::max_nan(worst, d);
                 EXPECT_LE(d, 1e-13) << v.name << " n " << n << " block " << block << " inner " << inner;
                 for (Dim j = 1; j < n; ++j) EXPECT_TRUE(std::isnan(ours(0, j))) << "the upper triangle was written";

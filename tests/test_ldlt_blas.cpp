@@ -36,15 +36,7 @@ namespace ts = flamex::test;
 
 const double NaN = std::numeric_limits<double>::quiet_NaN();
 
-const Blas& backend(const std::string& name, int threads = 1)
-{
-    static const bool lowered = (::setenv("FLAMEX_EXACT_PARALLEL_MIN", "16", 1), true);
-    (void)lowered;
-    static std::map<std::string, std::unique_ptr<Blas>> made;
-    std::unique_ptr<Blas>& slot = made[name + std::to_string(threads)];
-    if (!slot) slot = flamex::make_backend(name, {threads, 0, ""});
-    return *slot;
-}
+const Blas& backend(const std::string& name, int threads = 1) { return ts::cached_backend(name, threads); }
 
 std::vector<std::string> variant_names()
 {
@@ -63,18 +55,6 @@ Matrix indefinite(Dim n, std::uint64_t seed)
         for (Dim i = 0; i < n; ++i)
             A(i, j) = i < j ? NaN : B(i, j) + B(j, i) + (i == j ? (j % 2 ? -1.0 : 1.0) * static_cast<double>(n) : 0.0);
     return A;
-}
-
-// max |F_ij - G_ij| / max |G_ij| over the lower triangles (NaN counts).
-double lower_difference(const Matrix& F, const Matrix& G)
-{
-    double worst = 0.0, scale = 0.0;
-    for (Dim j = 0; j < F.width(); ++j)
-        for (Dim i = j; i < F.length(); ++i) {
-            worst = ts::max_nan(worst, std::fabs(F(i, j) - G(i, j)));
-            scale = ts::max_nan(scale, std::fabs(G(i, j)));
-        }
-    return scale > 0 ? worst / scale : worst;
 }
 
 // ||A - L D L^T|| / (||L|| ||D|| ||L^T|| n u), entrywise over the lower triangle, in long double.
@@ -114,7 +94,7 @@ TEST_P(LdltBlasVariants, AgreesWithTheHandWrittenVariantsOnBlis)
         for (int number : {1, 2, 3}) {
             Matrix theirs = A;
             ASSERT_TRUE(flamex::ldlt_variant<double>(number)(theirs.view()).ok()) << "ldlt_unb_var" << number << " n " << n;
-            const double d = lower_difference(ours, theirs);
+            const double d = ts::lower_normwise_difference(ours, theirs);
             worst = ts::max_nan(worst, d);
             EXPECT_LE(d, 1e-12) << GetParam() << " vs ldlt_unb_var" << number << ", n " << n;
         }

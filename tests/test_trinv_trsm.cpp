@@ -37,15 +37,7 @@ namespace ts = flamex::test;
 
 const double NaN = std::numeric_limits<double>::quiet_NaN();
 
-const Blas& backend(const std::string& name, int threads = 1)
-{
-    static const bool lowered = (::setenv("FLAMEX_EXACT_PARALLEL_MIN", "16", 1), true);
-    (void)lowered;
-    static std::map<std::string, std::unique_ptr<Blas>> made;
-    std::unique_ptr<Blas>& slot = made[name + std::to_string(threads)];
-    if (!slot) slot = flamex::make_backend(name, {threads, 0, ""});
-    return *slot;
-}
+const Blas& backend(const std::string& name, int threads = 1) { return ts::cached_backend(name, threads); }
 
 bool have_opencl() { return ts::have_opencl(); }
 
@@ -61,30 +53,6 @@ Matrix lower(Dim n, std::uint64_t seed, double upper = NaN)
             if (i == j) L(i, j) = (L(i, j) < 0 ? -1.0 : 1.0) * (static_cast<double>(n) + std::fabs(L(i, j)));
         }
     return L;
-}
-
-// max |F_ij - G_ij| / max |G_ij| over the lower triangles (NaN counts).
-double lower_difference(const Matrix& F, const Matrix& G)
-{
-    double worst = 0.0, scale = 0.0;
-    for (Dim j = 0; j < F.width(); ++j)
-        for (Dim i = j; i < F.length(); ++i) {
-            worst = ts::max_nan(worst, std::fabs(F(i, j) - G(i, j)));
-            scale = ts::max_nan(scale, std::fabs(G(i, j)));
-        }
-    return scale > 0 ? worst / scale : worst;
-}
-
-// The same over every element.
-double difference(const Matrix& F, const Matrix& G)
-{
-    double worst = 0.0, scale = 0.0;
-    for (Dim j = 0; j < F.width(); ++j)
-        for (Dim i = 0; i < F.length(); ++i) {
-            worst = ts::max_nan(worst, std::fabs(F(i, j) - G(i, j)));
-            scale = ts::max_nan(scale, std::fabs(G(i, j)));
-        }
-    return scale > 0 ? worst / scale : worst;
 }
 
 // max |(L X - I)_ij| over the lower triangle, L and X lower (long double).
@@ -170,7 +138,7 @@ TEST_P(Trinv, AgreesWithLibflameOnBlis)
                 Matrix ours = lower(n, static_cast<std::uint64_t>(n + 40)), theirs = lower(n, static_cast<std::uint64_t>(n + 40), 0.0);
                 ASSERT_TRUE(invert(backend("blis"), v.name, ours, block, inner).ok());
                 ts::libflame_trinv(v, theirs, block, inner);
-                const double d = lower_difference(ours, theirs);
+                const double d = ts::lower_normwise_difference(ours, theirs);
                 worst = ts::max_nan(worst, d);
                 EXPECT_LE(d, 1e-13) << v.name << " n " << n << " block " << block << " inner " << inner;
                 for (Dim j = 1; j < n; ++j) EXPECT_TRUE(std::isnan(ours(0, j))) << "the upper triangle was written";
@@ -249,7 +217,7 @@ TEST_P(TrsmLln, AgreesWithLibflameOnBlis)
                 Matrix ours = B, theirs = B;
                 ASSERT_TRUE(solve(backend("blis"), v.name, L, ours, block, inner).ok());
                 ts::libflame_trsm_lln(v, L0, theirs, block, inner);
-                const double d = difference(ours, theirs);
+                const double d = ts::normwise_difference(ours, theirs);
                 worst = ts::max_nan(worst, d);
                 EXPECT_LE(d, 1e-13) << v.name << " " << s.n << "x" << s.k << " block " << block << " inner " << inner;
             }

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <sstream>
 #include <utility>
 
@@ -82,6 +83,16 @@ std::unique_ptr<Blas> exact_backend_with(const char* path_variable, const char* 
 }
 
 } // namespace
+
+const Blas& cached_backend(const std::string& name, int threads)
+{
+    static const bool lowered = (::setenv("FLAMEX_EXACT_PARALLEL_MIN", "16", 1), true);
+    (void)lowered;
+    static std::map<std::string, std::unique_ptr<Blas>> made;
+    std::unique_ptr<Blas>& slot = made[name + "/" + std::to_string(threads)];
+    if (!slot) slot = make_backend(name, {threads, 0, ""});
+    return *slot;
+}
 
 SplitPathBackends::SplitPathBackends(const char* path_variable)
     : split1_(exact_backend_with(path_variable, "always", 1)), split2_(exact_backend_with(path_variable, "always", 2)),

@@ -52,6 +52,11 @@ private:
     std::uint64_t before_;
 };
 
+// The backend `name` with `threads` threads, made once per process and kept; the
+// exact backend splits from 16 products on (FLAMEX_EXACT_PARALLEL_MIN, set before
+// the first is made), so that small test problems run its threaded paths too.
+const Blas& cached_backend(const std::string& name, int threads = 1);
+
 // The `exact` backends a split path (the gemm or trsm on BLIS's dgemm) is tested
 // with: `split(1)` and `split(2)` take it wherever it applies, `elementwise()` never
 // (the per-element kernel). `path_variable` is the backend's switch

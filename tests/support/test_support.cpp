@@ -69,6 +69,24 @@ double max_relative_difference(Obj A, Obj B)
     return worst;
 }
 
+namespace {
+
+double normwise_difference_from_row(Obj A, Obj B, bool lower)
+{
+    double worst = 0.0, scale = 0.0;
+    for (dim_t j = 0; j < A.width(); ++j)
+        for (dim_t i = lower ? j : 0; i < A.length(); ++i) {
+            worst = max_nan(worst, std::fabs(A(i, j) - B(i, j)));
+            scale = max_nan(scale, std::fabs(B(i, j)));
+        }
+    return scale > 0 ? worst / scale : worst;
+}
+
+} // namespace
+
+double normwise_difference(Obj A, Obj B) { return normwise_difference_from_row(A, B, false); }
+double lower_normwise_difference(Obj A, Obj B) { return normwise_difference_from_row(A, B, true); }
+
 double residual_inf(Obj A, Obj b, Obj x)
 {
     long double worst = 0.0L;

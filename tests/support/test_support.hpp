@@ -30,6 +30,11 @@ double norm_inf(Obj A);
 double norm_1(Obj A);
 // max_ij |A_ij - B_ij| / max(1, |B_ij|)
 double max_relative_difference(Obj A, Obj B);
+// max_ij |A_ij - B_ij| / max_ij |B_ij| (the absolute difference when B is zero),
+// over every element, or over the lower triangle (i >= j) of the lower_ form: the
+// agreement of two variants that write only the lower triangle.
+double normwise_difference(Obj A, Obj B);
+double lower_normwise_difference(Obj A, Obj B);
 // ||b - A x||_inf, in long double (A m x n, b m x 1, x n x 1).
 double residual_inf(Obj A, Obj b, Obj x);
 bool bitwise_equal(Obj A, Obj B);

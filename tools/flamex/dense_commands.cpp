@@ -70,14 +70,22 @@ std::unique_ptr<Blas> backend_of(const Args& a)
     }
 }
 
+// --inner NAME (`option`): the unblocked variant a blocked `variant` runs on its
+// blocks, found by `find`; nullptr when not given, a usage error for an unblocked one.
+template <class Variant, class Find>
+const Variant* inner_of(const Args& a, const Option& option, const Variant& variant, Find find)
+{
+    const auto inner = a.get(option);
+    if (!inner) return nullptr;
+    if (!variant.blocked) throw UsageError("option --inner applies only to blocked variants; " + variant.name + " is unblocked");
+    return &find(*inner);
+}
+
 const LuVariant& variant_of(const Args& a, LuControl& control)
 {
     const LuVariant& v = find_lu_variant(a.get(kVariant).value_or("lu_piv_unb_var3"));
     control.block = block_of(a, control.block);
-    if (const auto inner = a.get(kInner)) {
-        if (!v.blocked) throw UsageError("option --inner applies only to blocked variants; " + v.name + " is unblocked");
-        control.inner = &find_lu_variant(*inner);
-    }
+    if (const LuVariant* inner = inner_of(a, kInner, v, find_lu_variant)) control.inner = inner;
     return v;
 }
 
@@ -208,10 +216,7 @@ int run_chol(const Args& a)
     const CholVariant& variant = find_chol_variant(a.get(kCholVariant).value_or("chol_unb_var3"));
     CholControl control;
     control.block = block_of(a, control.block);
-    if (const auto inner = a.get(kCholInner)) {
-        if (!variant.blocked) throw UsageError("option --inner applies only to blocked variants; " + variant.name + " is unblocked");
-        control.inner = &find_chol_variant(*inner);
-    }
+    if (const CholVariant* inner = inner_of(a, kCholInner, variant, find_chol_variant)) control.inner = inner;
     const auto blas = backend_of(a);
     Matrix A = read_square(a);
     const auto start = std::chrono::steady_clock::now();
@@ -243,10 +248,7 @@ int run_trinv(const Args& a)
     const TrinvVariant& variant = find_trinv_variant(a.get(kTrinvVariant).value_or("trinv_unb_var3"));
     TrinvControl control;
     control.block = block_of(a, control.block);
-    if (const auto inner = a.get(kTrinvInner)) {
-        if (!variant.blocked) throw UsageError("option --inner applies only to blocked variants; " + variant.name + " is unblocked");
-        control.inner = &find_trinv_variant(*inner);
-    }
+    if (const TrinvVariant* inner = inner_of(a, kTrinvInner, variant, find_trinv_variant)) control.inner = inner;
     const auto blas = backend_of(a);
     Matrix A = read_square(a);
     const auto start = std::chrono::steady_clock::now();
