@@ -97,13 +97,7 @@ double backward_error(Obj A, Obj F, bool ldlt)
 double forward_error(const Blas& blas, Obj A, Obj F, bool ldlt)
 {
     const dim_t n = A.length();
-    Matrix x(n, 1);
-    // b = A x* with x* = ones, in long double so that the error measured is the solver's
-    for (dim_t i = 0; i < n; ++i) {
-        long double s = 0;
-        for (dim_t j = 0; j < n; ++j) s += A(i, j);
-        x(i, 0) = static_cast<double>(s);
-    }
+    Matrix x = ones_rhs(A);
     const Diag diag = ldlt ? UNIT : NONUNIT;
     {
         Resident hold_f(blas, F), hold_x(blas, x);

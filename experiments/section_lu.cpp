@@ -99,13 +99,7 @@ double backward_error(Obj A, Obj LU, PivObj p)
 double forward_error(const Blas& blas, Obj A, Obj LU, PivObj p)
 {
     const dim_t n = A.length();
-    Matrix x(n, 1);
-    // b = A x* with x* = ones, in long double so that the error measured is the solver's
-    for (dim_t i = 0; i < n; ++i) {
-        long double s = 0;
-        for (dim_t j = 0; j < n; ++j) s += A(i, j);
-        x(i, 0) = static_cast<double>(s);
-    }
+    Matrix x = ones_rhs(A);
     {
         Resident hold_lu(blas, LU), hold_x(blas, x);
         blas.apply_pivots(p, x);

@@ -291,6 +291,17 @@ Timing time_reps(const Config& c, const std::function<void()>& setup, const std:
     return Timing{t.front(), k % 2 ? t[k / 2] : (t[k / 2 - 1] + t[k / 2]) / 2, static_cast<int>(k)};
 }
 
+Matrix ones_rhs(Obj A)
+{
+    Matrix b(A.length(), 1);
+    for (dim_t i = 0; i < A.length(); ++i) {
+        long double s = 0;
+        for (dim_t j = 0; j < A.width(); ++j) s += A(i, j);
+        b(i, 0) = static_cast<double>(s);
+    }
+    return b;
+}
+
 long double norm_inf(Obj A)
 {
     long double best = 0;

@@ -123,6 +123,10 @@ Timing time_reps(const Config& c, const std::function<void()>& setup, const std:
 double capped(double error);
 // max_i sum_j |a_ij| in long double, NaN when any entry is (the error measures' scale).
 long double norm_inf(Obj A);
+// b = A x* for x* = ones (n x 1), each entry the long-double row sum rounded once:
+// the right-hand side of the forward-error measures, so that the error measured is
+// the solver's, not b's.
+Matrix ones_rhs(Obj A);
 
 // The larger of a and b, NaN when either is (std::max drops a NaN second argument,
 // which would let a NaN row vanish from an error measure).
