@@ -60,17 +60,18 @@ std::vector<double> interleaved(int reps, const std::function<void()>& reset,
 
 // Entries (1 + u) 2^e, u uniform in [0, 1), e uniform in [-spread, spread], random
 // signs; spread 0: uniform in [-1, 1).
-Matrix spread_matrix(dim_t n, int spread, std::uint64_t seed)
+Matrix spread_matrix(dim_t m, dim_t n, int spread, std::uint64_t seed)
 {
-    if (spread == 0) return gen::uniform_matrix(n, n, seed);
+    if (spread == 0) return gen::uniform_matrix(m, n, seed);
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> u(1.0, 2.0);
     std::uniform_int_distribution<int> e(-spread, spread);
-    Matrix A(n, n);
+    Matrix A(m, n);
     for (dim_t j = 0; j < n; ++j)
-        for (dim_t i = 0; i < n; ++i) A(i, j) = ((rng() & 1) ? -1.0 : 1.0) * std::ldexp(u(rng), e(rng));
+        for (dim_t i = 0; i < m; ++i) A(i, j) = ((rng() & 1) ? -1.0 : 1.0) * std::ldexp(u(rng), e(rng));
     return A;
 }
+Matrix spread_matrix(dim_t n, int spread, std::uint64_t seed) { return spread_matrix(n, n, spread, seed); }
 
 void copy_into(const Matrix& from, const Matrix& to)
 {
@@ -143,14 +144,22 @@ std::unique_ptr<Blas> exact_backend(int threads, const char* trsm_split)
 
 void trsm_tables(const Level3Options& o)
 {
-    std::printf("### trsm (uniform data, diagonally dominant), best of %d\n\n", o.reps);
-    std::printf("| side, uplo, diag | triangle | right-hand sides | threads | blis dtrsm [s] | exact per element [s] | ratio | exact on gemm engine [s] | ratio | speed-up | bits | per element |\n");
-    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    std::printf("### trsm (diagonally dominant; uniform entries, or (1 + u) 2^e, e uniform in [-s, s]), best of %d\n\n", o.reps);
+    std::printf("| side, uplo, diag | triangle | right-hand sides | data | threads | blis dtrsm [s] | exact per element [s] | ratio | exact on gemm engine [s] | ratio | speed-up | bits | per element |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (const auto& [t, r] : o.trsm_shapes)
+        for (const int spread : {0, 40, 200})
         for (const bool left : {true, false}) {
-            Matrix T = gen::uniform_matrix(t, t, 11);
-            for (dim_t i = 0; i < t; ++i) T(i, i) = static_cast<double>(t) + std::fabs(T(i, i));
-            const Matrix B0 = left ? gen::uniform_matrix(t, r, 12) : gen::uniform_matrix(r, t, 12);
+            // Non-unit: the diagonal dominates its row at the largest exponent. Unit:
+            // |l_ij| < 1 as in a factor of partial pivoting, exponents down to 2^(-2s-1).
+            // Either way the solution stays within the data's range.
+            Matrix T = spread_matrix(t, spread, 11);
+            for (dim_t j = 0; j < t; ++j)
+                for (dim_t i = 0; i < t; ++i)
+                    T(i, j) = i == j ? std::ldexp(static_cast<double>(t) + std::fabs(T(i, i)), spread)
+                                     : left ? std::ldexp(T(i, j), -spread - 1) : T(i, j);
+            const Matrix B0 = left ? spread_matrix(t, r, spread, 12) : spread_matrix(r, t, spread, 12);
+            const std::string data = spread == 0 ? "uniform" : "2^±" + std::to_string(spread);
             Matrix B(B0.length(), B0.width()), before(B0.length(), B0.width());
             for (const int threads : {1, 2}) {
                 if (o.only_threads != 0 && threads != o.only_threads) continue;
@@ -173,8 +182,8 @@ void trsm_tables(const Level3Options& o)
                 // Elements the engine left to the per-element path, per run (reps + the warm-up).
                 const double singles = static_cast<double>(exact_trsm::per_element_count() - singles_before) /
                                        static_cast<double>(o.reps + 1) / static_cast<double>(t * r);
-                std::printf("| %s | %ld | %ld | %d | %.4g | %.4g | %.1f | %.4g | %.1f | %.2f | %s | %.2g%% |\n",
-                            left ? "left, lower, unit" : "right, upper, non-unit", t, r, threads, tm[0], tm[1],
+                std::printf("| %s | %ld | %ld | %s | %d | %.4g | %.4g | %.1f | %.4g | %.1f | %.2f | %s | %.2g%% |\n",
+                            left ? "left, lower, unit" : "right, upper, non-unit", t, r, data.c_str(), threads, tm[0], tm[1],
                             tm[1] / tm[0], tm[2], tm[2] / tm[0], tm[1] / tm[2], same_bits(B, before) ? "same" : "**differ**",
                             100.0 * singles);
                 std::fflush(stdout);
