@@ -16,6 +16,8 @@ Every CSV file the suite writes that is present in RESULTS_DIR becomes one figur
   trsv_accuracy.csv      trsv_accuracy (Fig. 6d, without and with iterative refinement)
   chol_accuracy.csv      chol_accuracy (Cholesky and LDL^T backward and forward error vs kappa_2,
                          per variant and backend)
+  chol_reproducibility.csv chol_reproducibility (the same heat map for the Cholesky and
+                         LDL^T variants)
   batch_conditioning.csv batch_conditioning (Abbas-Turki and Graillat, Fig. 2)
   batch_accuracy.csv     batch_accuracy (residual and forward error of every batched method
                          against the condition number, single precision)
@@ -213,10 +215,10 @@ COMPARISON_ORDER = ["threads 1 vs 2", "run 1 vs run 2", "kernel block default vs
                     "variant block 16 vs 64", "vs exact backend"]
 
 
-def lu_reproducibility(rows, out):
-    """One heat map per backend: variants x comparisons, the count of entries of L\\U
-    (and pivots) whose bits differ; green = bit-identical, grey = not applicable,
-    blue = a variant block size comparison (another algorithm, expected to differ)."""
+def reproducibility(rows, out, stem, entries):
+    """One heat map per backend: variants x comparisons, the count of `entries` whose
+    bits differ; green = bit-identical, grey = not applicable, blue = a variant block
+    size comparison (another algorithm, expected to differ)."""
     backends = backends_of(rows)
     variants = []
     for r in rows:
@@ -248,10 +250,10 @@ def lu_reproducibility(rows, out):
         ax.set_xticklabels(comparisons, rotation=35, ha="right", fontsize=7)
         ax.set_yticks(range(len(variants)))
         ax.set_yticklabels(variants, fontsize=7)
-        ax.set_xlabel("green: bit-identical; red: bits change; blue: another algorithm (block size)", fontsize=8)
-        ax.set_title(f"{backend}: entries of L\\U + pivots that differ, n = {rows[0]['n']}", fontsize=9)
+        ax.set_xlabel("green: bit-identical; red: bits change;\nblue: another algorithm (block size)", fontsize=8)
+        ax.set_title(f"{backend}: {entries} that differ, n = {rows[0]['n']}", fontsize=9)
     axes[0].set_ylabel("variant")
-    save(fig, out, "lu_reproducibility")
+    save(fig, out, stem)
 
 
 # --- gemv and trsv ---------------------------------------------------------------------
@@ -393,12 +395,15 @@ def main():
                                   "forward error of A x = b (capped at 1)", "LU solve"),
         ),
         "lu_time.csv": lambda rows: lu_time(rows, out),
-        "lu_reproducibility.csv": lambda rows: lu_reproducibility(rows, out),
+        "lu_reproducibility.csv": lambda rows: reproducibility(rows, out, "lu_reproducibility",
+                                                              "entries of L\\U + pivots"),
         "gemv_time.csv": lambda rows: gemv_time(rows, out),
         "gemv_accuracy.csv": lambda rows: gemv_accuracy(rows, out),
         "trsv_time.csv": lambda rows: trsv_time(rows, out),
         "trsv_accuracy.csv": lambda rows: trsv_accuracy(rows, out),
         "chol_accuracy.csv": lambda rows: chol_accuracy(rows, out),
+        "chol_reproducibility.csv": lambda rows: reproducibility(rows, out, "chol_reproducibility",
+                                                                "entries of the factor"),
         "batch_conditioning.csv": lambda rows: batch_conditioning(rows, out),
         "batch_accuracy.csv": lambda rows: batch_accuracy(rows, out),
     }

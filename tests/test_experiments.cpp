@@ -399,7 +399,7 @@ void check_figures(const fs::path& dir)
 {
     for (const char* stem : {"lu_accuracy", "lu_backward_error", "lu_forward_error", "lu_time", "lu_reproducibility",
                              "gemv_time", "gemv_accuracy", "trsv_time", "trsv_accuracy", "batch_conditioning",
-                             "batch_accuracy", "chol_accuracy"}) {
+                             "batch_accuracy", "chol_accuracy", "chol_reproducibility"}) {
         const fs::path png = dir / (std::string(stem) + ".png"), pdf = dir / (std::string(stem) + ".pdf");
         ASSERT_TRUE(fs::exists(png)) << png << "\n" << logs(dir);
         const std::string bytes = slurp(png);
