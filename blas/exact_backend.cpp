@@ -105,15 +105,6 @@ index_t parallel_min_from_environment()
     return static_cast<index_t>(v);
 }
 
-Split split_from_environment()
-{
-    const char* env = std::getenv("FLAMEX_EXACT_GEMM_SPLIT");
-    if (env == nullptr || *env == '\0' || std::string(env) == "auto") return Split::Auto;
-    if (std::string(env) == "always") return Split::Always;
-    if (std::string(env) == "never") return Split::Never;
-    throw Error(std::string("exact backend: FLAMEX_EXACT_GEMM_SPLIT must be auto, always or never, got '") + env + "'");
-}
-
 // Splits among threads so far, every instance together (exact_backend_parallel_runs).
 std::atomic<std::uint64_t> parallel_runs{0};
 
@@ -166,7 +157,7 @@ void panel_serial(const Mat& E, index_t r0, index_t nr, index_t c0, index_t nc, 
 
 ExactBackend::ExactBackend(const BackendOptions& options)
     : threads_(options.threads), block_(options.block > 0 ? options.block : DEFAULT_BLOCK),
-      parallel_min_(parallel_min_from_environment()), split_(split_from_environment()),
+      parallel_min_(parallel_min_from_environment()), split_(exact_gemm::split_from_environment({"FLAMEX_EXACT_GEMM_SPLIT"})),
       trsm_split_(exact_trsm::split_from_environment()),
       pool_(options.threads > 1 ? std::make_unique<Pool>(options.threads) : nullptr)
 {

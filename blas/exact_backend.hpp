@@ -15,6 +15,7 @@
 #include <string>
 
 #include "blas/backend_factories.hpp"
+#include "blas/exact_gemm.hpp"
 #include "blas/exact_pool.hpp"
 #include "blas/exact_trsm.hpp"
 #include "exact/exblas.hpp"
@@ -52,10 +53,7 @@ struct Triangle {
     bool unit;
 };
 
-// When gemm goes through BLIS dgemm (blas/exact_gemm.hpp) rather than element by
-// element: where that pays (exact_gemm::split_pays), or, by FLAMEX_EXACT_GEMM_SPLIT
-// (tests, benchmarks), always (where it applies) or never.
-enum class Split { Auto, Always, Never };
+using exact_gemm::Split; // gemm's: FLAMEX_EXACT_GEMM_SPLIT
 
 class ExactBackend final : public Blas {
 public:

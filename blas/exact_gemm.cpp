@@ -8,8 +8,12 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <string>
+
+#include "flame/flame.hpp"
 
 namespace flamex::exact_gemm {
 namespace {
@@ -208,6 +212,20 @@ bool fits(int e, int f) { return e != NO_EXPONENT && f != NO_EXPONENT && e + f >
 
 // Above k = 8192 the rounded products' bound (~k^2 2^-(53 + 2 beta)) leaves too
 // little margin: most elements would go per element.
+Split split_from_environment(std::initializer_list<const char*> variables)
+{
+    for (const char* name : variables) {
+        const char* env = std::getenv(name);
+        if (env == nullptr || *env == '\0') continue;
+        const std::string value(env);
+        if (value == "auto") return Split::Auto;
+        if (value == "always") return Split::Always;
+        if (value == "never") return Split::Never;
+        throw Error(std::string("exact backend: ") + name + " must be auto, always or never, got '" + value + "'");
+    }
+    return Split::Auto;
+}
+
 bool split_pays(index_t m, index_t n, index_t k)
 {
     return k >= 16 && k <= 8192 && m >= 64 && n >= 64 && m * n >= (index_t{1} << 14);

@@ -43,6 +43,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <vector>
 
 #include "exact/exact.hpp"
@@ -98,6 +99,16 @@ inline double half_spacing(double r)
     std::memcpy(&d, &half, sizeof d);
     return d;
 }
+
+// Whether an operation (gemm, trsm) goes through the split (BLIS dgemm on exact
+// slices) rather than element by element: where that pays (the operation's
+// split_pays), or, by its environment variable (tests, benchmarks), always (where it
+// applies) or never.
+enum class Split { Auto, Always, Never };
+
+// The first of `variables` that is set and not empty: auto, always or never (any
+// other value is a flamex::Error naming the variable); Auto when none is set.
+Split split_from_environment(std::initializer_list<const char*> variables);
 
 // Whether the split is faster than the per-element kernel for these dimensions
 // (measured, one thread: from 128 x 128 x 128 and 1024 x 1024 x 16 on it is 1.3-2.5x

@@ -33,15 +33,6 @@ constexpr double MIN_KEPT = 0x1p-900, MAX_KEPT = 0x1p+900;
 
 std::atomic<std::uint64_t> singles{0};
 
-Split parse(const char* name, const char* env)
-{
-    const std::string v(env);
-    if (v == "auto") return Split::Auto;
-    if (v == "always") return Split::Always;
-    if (v == "never") return Split::Never;
-    throw Error(std::string("exact backend: ") + name + " must be auto, always or never, got '" + v + "'");
-}
-
 // The system with its unknowns in solving order: unknown u is x_u (lower) or
 // x_{n-1-u} (upper), so that u only depends on v < u: e'(u, v), x'(u, r).
 struct Ordered {
@@ -118,11 +109,7 @@ struct Work {
 
 Split split_from_environment()
 {
-    for (const char* name : {"FLAMEX_EXACT_TRSM_SPLIT", "FLAMEX_EXACT_GEMM_SPLIT"}) {
-        const char* env = std::getenv(name);
-        if (env != nullptr && *env != '\0') return parse(name, env);
-    }
-    return Split::Auto;
+    return exact_gemm::split_from_environment({"FLAMEX_EXACT_TRSM_SPLIT", "FLAMEX_EXACT_GEMM_SPLIT"});
 }
 
 // Measured (flamex_bench_exact --only level3 --trsm-shapes, one thread): 1.3-3.5x

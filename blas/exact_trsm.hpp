@@ -24,6 +24,7 @@
 
 #include <cstdint>
 
+#include "blas/exact_gemm.hpp"
 #include "exact/exact.hpp"
 
 namespace flamex::exact_trsm {
@@ -34,7 +35,7 @@ using index_t = exact::index_t;
 // FLAMEX_EXACT_TRSM_SPLIT (else FLAMEX_EXACT_GEMM_SPLIT) = auto | always | never,
 // always (tests) or never (tests, and the benchmark's "before"). A bad value is a
 // flamex::Error.
-enum class Split { Auto, Always, Never };
+using Split = exact_gemm::Split;
 Split split_from_environment();
 
 // n unknowns, nrhs right-hand sides (measured, one thread: see exact_trsm.cpp).
