@@ -238,7 +238,9 @@ Worksheet worksheet(const Derivation& d, const Invariant& inv, bool blocked)
     Worksheet w;
     w.title = pme.name + " variant " + (inv.number ? std::to_string(inv.number) : "(unnumbered)") + ", " +
               (blocked ? "blocked" : "unblocked") + (inv.summary.empty() ? "" : ", " + inv.summary);
-    if (inv.number) w.names = variant_name(pme, inv.number, blocked) + ", libflame's " + libflame_name(pme, inv.number, blocked);
+    if (inv.number)
+        w.names = variant_name(pme, inv.number, blocked) +
+                  (pme.libflame.empty() ? "" : ", libflame's " + libflame_name(pme, inv.number, blocked));
     const auto row = [&](const std::string& label, bool listing) -> WorksheetRow& {
         w.rows.push_back({label, listing, {}});
         return w.rows.back();

@@ -274,8 +274,8 @@ private:
         out << comment_lines(pme_.title + ", " + (blocked_ ? "blocked" : "unblocked") + ", variant " +
                              std::to_string(inv_.number) + ": " + inv_.summary + ".");
         out << "// Generated from derive/pme/" << pme_.name << ".pme by `flamex derive " << pme_.name << " --variant "
-            << inv_.number << (blocked_ ? " --blocked" : "") << " --emit cpp`;\n// libflame's "
-            << libflame_name(pme_, inv_.number, blocked_) << ".\n//\n";
+            << inv_.number << (blocked_ ? " --blocked" : "") << " --emit cpp`"
+            << (pme_.libflame.empty() ? ".\n//\n" : ";\n// libflame's " + libflame_name(pme_, inv_.number, blocked_) + ".\n//\n");
         for (const auto& [text, op] : box_.lines) out << box_line(text, op, lhs_width()) << "\n";
         const auto after = finishes(pme_, inv_);
         if (pme_.finishes.empty()) {

@@ -15,6 +15,7 @@
 //   zero_pivot stop | continue              a zero pivot ends the factorization, or is
 //                                           recorded and skipped (LAPACK's getrf)
 //   libflame FLA_LU_nopiv_{form}_var{n}     the routine each variant corresponds to
+//                                           (optional: libflame has no LDL^T)
 //   task tl TL "A_TL = L_TL U_TL" needs ... one task of the PME: its name, the
 //                                           quadrants it computes (TL, TR,BR, B.T), its
 //                                           formula, the tasks it needs (a quoted reason

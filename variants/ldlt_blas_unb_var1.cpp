@@ -1,6 +1,5 @@
 // LDL^T factorization (lower, unit L, D diagonal), unblocked, variant 1: bordered (up-looking).
-// Generated from derive/pme/ldlt.pme by `flamex derive ldlt --variant 1 --emit cpp`;
-// libflame's ldlt_unb_var1.
+// Generated from derive/pme/ldlt.pme by `flamex derive ldlt --variant 1 --emit cpp`.
 //
 //   a10^T   := a10^T L00^{-T}                                      trsv
 //   a10^T   := a10^T D00^{-1}                                      diag_invscal

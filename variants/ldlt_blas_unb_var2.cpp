@@ -1,6 +1,5 @@
 // LDL^T factorization (lower, unit L, D diagonal), unblocked, variant 2: left-looking.
-// Generated from derive/pme/ldlt.pme by `flamex derive ldlt --variant 2 --emit cpp`;
-// libflame's ldlt_unb_var2.
+// Generated from derive/pme/ldlt.pme by `flamex derive ldlt --variant 2 --emit cpp`.
 //
 //   alpha11 := alpha11 - a10^T D00 a10                             diag_dots
 //   a21     := a21 - A20 D00 a10                                   diag_gemv

@@ -1,6 +1,5 @@
 // LDL^T factorization (lower, unit L, D diagonal), unblocked, variant 3: right-looking.
-// Generated from derive/pme/ldlt.pme by `flamex derive ldlt --variant 3 --emit cpp`;
-// libflame's ldlt_unb_var3.
+// Generated from derive/pme/ldlt.pme by `flamex derive ldlt --variant 3 --emit cpp`.
 //
 //   a21     := a21 / alpha11                                       invscal
 //   A22     := A22 - alpha11 a21 a21^T (lower)                     syrk
