@@ -174,6 +174,18 @@ __kernel void gemm_tiled(long m, long n, long k, double alpha,
 }
 
 // --- trsv and trsm ----------------------------------------------------------------
+// The alpha of trsm_left and trmm_left, by the work-group before the substitution:
+// x := alpha x (zeros for alpha == 0, as BLIS). False when alpha == 0: B := 0 is the
+// whole result. alpha is uniform, so every work-item reaches the barrier or none.
+bool scale_column(long n, double alpha, __global double* x, long brs)
+{
+    if (alpha == 1.0) return true;
+    for (long i = get_local_id(0); i < n; i += get_local_size(0)) x[i * brs] = alpha == 0.0 ? 0.0 : alpha * x[i * brs];
+    if (alpha == 0.0) return false;
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    return true;
+}
+
 // B := alpha T^{-1} B for T n x n triangular (lower != 0: lower) with op() and the
 // side already folded into the strides by the host, B n x nrhs. One work-group per
 // column of B: column-oriented substitution, x_j := b_j / t_jj (by one work-item)
@@ -187,11 +199,7 @@ __kernel void trsm_left(long n, long nrhs, int lower, int unit, double alpha,
     const long lid = get_local_id(0), wg = get_local_size(0);
     if (col >= nrhs) return; // uniform across the work-group
     __global double* x = b + boff + col * bcs;
-    if (alpha != 1.0) {
-        for (long i = lid; i < n; i += wg) x[i * brs] = alpha == 0.0 ? 0.0 : alpha * x[i * brs];
-        if (alpha == 0.0) return; // uniform: B := 0, as BLIS
-        barrier(CLK_GLOBAL_MEM_FENCE);
-    }
+    if (!scale_column(n, alpha, x, brs)) return;
     for (long s = 0; s < n; ++s) {
         const long j = lower ? s : n - 1 - s;
         if (!unit) {
@@ -255,11 +263,7 @@ __kernel void trmm_left(long n, long nrhs, int lower, int unit, double alpha,
     const long lid = get_local_id(0), wg = get_local_size(0);
     if (col >= nrhs) return; // uniform across the work-group
     __global double* x = b + boff + col * bcs;
-    if (alpha != 1.0) {
-        for (long i = lid; i < n; i += wg) x[i * brs] = alpha == 0.0 ? 0.0 : alpha * x[i * brs];
-        if (alpha == 0.0) return; // uniform: B := 0, as BLIS
-        barrier(CLK_GLOBAL_MEM_FENCE);
-    }
+    if (!scale_column(n, alpha, x, brs)) return;
     for (long s = 0; s < n; ++s) {
         const long j = lower ? n - 1 - s : s;
         const double xj = x[j * brs];
