@@ -35,7 +35,7 @@ namespace ts = flamex::test;
 
 const double NaN = std::numeric_limits<double>::quiet_NaN();
 
-const Blas& backend(const std::string& name, int threads = 1) { return ts::cached_backend(name, threads); }
+const Blas& backend(const std::string& name, int threads = 1) { return ts::cached_backend(name, {threads, 0}); }
 
 std::vector<std::string> variant_names()
 {

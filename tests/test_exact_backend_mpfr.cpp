@@ -76,33 +76,12 @@ const double POISON = std::numeric_limits<double>::quiet_NaN(); // storage outsi
 
 // --- backends ---------------------------------------------------------------------
 
-struct Config {
-    int threads;
-    dim_t block;
-};
+using Config = flamex::test::BackendConfig;
+using flamex::test::describe;
 const std::vector<Config> THREADS = {{1, 0}, {2, 0}};
 const std::vector<Config> THREADS_AND_BLOCKS = {{1, 0}, {2, 0}, {1, 5}, {2, 3}};
 
-// Below this much work the backend stays on one thread (2^17 by default): 1 here,
-// so that the 2-thread configurations split every operation, one-element hand
-// cases included; each test that runs them asserts that they did
-// (ExpectThreadsSplit).
-const char* const PARALLEL_MIN = "1";
-
-const Blas& exact_backend(Config c)
-{
-    static const bool lowered = (::setenv("FLAMEX_EXACT_PARALLEL_MIN", PARALLEL_MIN, 1), true);
-    (void)lowered;
-    static std::map<std::pair<int, dim_t>, std::unique_ptr<Blas>> cache;
-    std::unique_ptr<Blas>& slot = cache[{c.threads, c.block}];
-    if (!slot) slot = flamex::make_backend("exact", {c.threads, c.block, ""});
-    return *slot;
-}
-
-std::string describe(Config c)
-{
-    return "threads " + std::to_string(c.threads) + ", block " + std::to_string(c.block);
-}
+const Blas& exact_backend(Config c) { return flamex::test::cached_backend("exact", c); }
 
 // --- storage: views with poisoned surroundings ------------------------------------
 

@@ -72,25 +72,11 @@ double random_double(Rng& rng, int emin, int emax) { return flamex::test::random
 
 // --- backends -------------------------------------------------------------------------
 
-struct Config {
-    int threads;
-    dim_t block;
-};
+using Config = flamex::test::BackendConfig;
+using flamex::test::describe;
 const std::vector<Config> CONFIGS = {{1, 0}, {2, 0}, {1, 5}, {2, 3}};
 
-const Blas& backend(const std::string& name, Config c = {1, 0})
-{
-    // 2 threads split every operation, however small (asserted by ExpectThreadsSplit).
-    static const bool lowered = (::setenv("FLAMEX_EXACT_PARALLEL_MIN", "1", 1), true);
-    (void)lowered;
-    static std::map<std::string, std::unique_ptr<Blas>> made;
-    const std::string key = name + "/" + std::to_string(c.threads) + "/" + std::to_string(c.block);
-    std::unique_ptr<Blas>& slot = made[key];
-    if (!slot) slot = flamex::make_backend(name, {c.threads, c.block, ""});
-    return *slot;
-}
-
-std::string describe(Config c) { return "threads " + std::to_string(c.threads) + ", block " + std::to_string(c.block); }
+const Blas& backend(const std::string& name, Config c = {1, 0}) { return flamex::test::cached_backend(name, c); }
 
 // --- storage --------------------------------------------------------------------------
 

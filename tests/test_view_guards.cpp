@@ -58,16 +58,7 @@ std::string name_of(const Case& c)
 
 void PrintTo(const Case& c, std::ostream* os) { *os << name_of(c); }
 
-const Blas& backend_for(const Case& c)
-{
-    // Low enough that the 2-thread exact backend splits these small operations.
-    static const bool lowered = (::setenv("FLAMEX_EXACT_PARALLEL_MIN", "4", 1), true);
-    (void)lowered;
-    static std::map<std::pair<std::string, int>, std::unique_ptr<Blas>> made;
-    std::unique_ptr<Blas>& slot = made[{c.backend, c.threads}];
-    if (!slot) slot = flamex::make_backend(c.backend, {c.threads, 0, ""});
-    return *slot;
-}
+const Blas& backend_for(const Case& c) { return flamex::test::cached_backend(c.backend, {c.threads, 0}); }
 
 bool finite(Obj A)
 {

@@ -84,13 +84,18 @@ std::unique_ptr<Blas> exact_backend_with(const char* path_variable, const char* 
 
 } // namespace
 
-const Blas& cached_backend(const std::string& name, int threads)
+std::string describe(BackendConfig c)
 {
-    static const bool lowered = (::setenv("FLAMEX_EXACT_PARALLEL_MIN", "16", 1), true);
+    return "threads " + std::to_string(c.threads) + ", block " + std::to_string(c.block);
+}
+
+const Blas& cached_backend(const std::string& name, BackendConfig c)
+{
+    static const bool lowered = (::setenv("FLAMEX_EXACT_PARALLEL_MIN", "1", 1), true);
     (void)lowered;
     static std::map<std::string, std::unique_ptr<Blas>> made;
-    std::unique_ptr<Blas>& slot = made[name + "/" + std::to_string(threads)];
-    if (!slot) slot = make_backend(name, {threads, 0, ""});
+    std::unique_ptr<Blas>& slot = made[name + "/" + describe(c)];
+    if (!slot) slot = make_backend(name, {c.threads, c.block, ""});
     return *slot;
 }
 

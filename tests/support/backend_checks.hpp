@@ -52,10 +52,19 @@ private:
     std::uint64_t before_;
 };
 
-// The backend `name` with `threads` threads, made once per process and kept; the
-// exact backend splits from 16 products on (FLAMEX_EXACT_PARALLEL_MIN, set before
-// the first is made), so that small test problems run its threaded paths too.
-const Blas& cached_backend(const std::string& name, int threads = 1);
+// How a cached backend is made: its threads and its block size (0: the backend's own).
+struct BackendConfig {
+    int threads = 1;
+    dim_t block = 0;
+};
+std::string describe(BackendConfig c); // "threads T, block B"
+
+// The backend `name` made with `c`, once per process and kept. The exact backend
+// splits every operation among its threads, however small (FLAMEX_EXACT_PARALLEL_MIN
+// = 1, set before the first is made), so that the 2-thread configurations run the
+// threaded paths on small test problems and one-element hand cases too (tests that
+// claim 1- and 2-thread identity assert it with ExpectThreadsSplit).
+const Blas& cached_backend(const std::string& name, BackendConfig c = {});
 
 // The `exact` backends a split path (the gemm or trsm on BLIS's dgemm) is tested
 // with: `split(1)` and `split(2)` take it wherever it applies, `elementwise()` never
