@@ -170,19 +170,20 @@ struct RadixBins {
 RadixBins& thread_bins() noexcept;
 
 // The dot's radix path with integer products: bin k holds four integers
-// w[k][0..3], w[k][j] standing for w[k][j] * 2^(k + 27 j - 2150). A product x y
-// of finite doubles with biased exponents ex, ey (1 for subnormals) and integer
-// significands mx, my is mx my 2^(ex + ey - 2150): its 106-bit integer mx my,
-// cut into 27-bit pieces p_j (p_3 < 2^25), signed, adds p_j to w[ex + ey][j].
+// w[k][0..3], w[k][j] standing for w[k][j] * 2^(k + SHIFT[j] - 2150). A product
+// x y of finite doubles with biased exponents ex, ey (1 for subnormals) and
+// integer significands mx, my is mx my 2^(ex + ey - 2150): its signed 106-bit
+// integer +-mx my = sum_j p_j 2^SHIFT[j], |p_j| <= 2^27, adds p_j to w[ex + ey][j]
+// (the low and the high 52-bit halves of the product, each cut in two).
 // Exact zero products go to SINK + lane (they add 0 there, and would chain
 // additions into one bin): never read.
 //
-// Capacity: a product adds less than 2^27 to a word, so MAX_PRODUCTS products
-// leave every word below 2^46 in magnitude; the kernels move the bins to the
+// Capacity: a product adds at most 2^27 to a word, so MAX_PRODUCTS products
+// leave every word within 2^46 in magnitude; the kernels move the bins to the
 // accumulator before more (move_to's groups of 16 bins rely on that bound).
 struct ProductBins {
     static constexpr int PIECES = 4;
-    static constexpr int PIECE_BITS = 27;
+    static constexpr int SHIFT[PIECES] = {0, 26, 52, 79};
     static constexpr int SIZE = 2 * 2047; // ex + ey <= 4092
     static constexpr int SINK = SIZE;
     static constexpr long long MAX_PRODUCTS = 1LL << 19;

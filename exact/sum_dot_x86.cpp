@@ -281,10 +281,10 @@ struct Simd : avx512::Simd {
         _mm256_store_si256(b, _mm256_add_epi64(_mm256_load_si256(b), _mm256_load_si256(reinterpret_cast<const __m256i*>(p))));
     }
     // ProductBins' view of each lane's product x y (finite operands): bin index
-    // (zero products: sink + lane) and the four signed 27-bit pieces of the
-    // integer product of the significands, computed by IFMA as L + 2^52 H (L the
-    // low 52 bits of fx fy for the fraction fields fx, fy; H the high ones plus
-    // the hidden bits' terms). The lanes are stored in the order 0 2 4 6 1 3 5 7
+    // (zero products: sink + lane) and the four signed pieces of the integer
+    // product of the significands, computed by IFMA as lo + 2^52 hi (lo the low
+    // 52 bits of fx fy for the fraction fields fx, fy; hi the high ones plus the
+    // hidden bits' terms). The lanes are stored in the order 0 2 4 6 1 3 5 7
     // (index and pieces alike: the pieces' transpose is two shuffles deep).
     // lowest, highest: the running extremes of the non-zero products' bins.
     static void split_product(V x, V y, int sink, std::int64_t* index, std::int64_t (*pieces)[ProductBins::PIECES],
@@ -302,18 +302,19 @@ struct Simd : avx512::Simd {
         __m512i base = _mm512_maskz_mov_epi64(nx, fy);
         base = _mm512_mask_add_epi64(base, ny, base, fx);
         base = _mm512_mask_add_epi64(base, static_cast<__mmask8>(nx & ny), base, _mm512_set1_epi64(std::int64_t{1} << 52));
-        const __m512i hi = _mm512_madd52hi_epu64(base, fx, fy);               // < 2^54
-        const __m512i lo = _mm512_madd52lo_epu64(_mm512_setzero_si512(), fx, fy); // < 2^52
-        const __m512i low27 = _mm512_set1_epi64((std::int64_t{1} << 27) - 1);
-        __m512i p[4] = {
-            _mm512_and_si512(lo, low27),
-            _mm512_or_si512(_mm512_maskz_srli_epi64(0xff, lo, 27),
-                            _mm512_maskz_slli_epi64(0xff, _mm512_and_si512(hi, _mm512_set1_epi64(3)), 25)),
-            _mm512_and_si512(_mm512_maskz_srli_epi64(0xff, hi, 2), low27),
-            _mm512_maskz_srli_epi64(0xff, hi, 29),
-        };
+        __m512i hi = _mm512_madd52hi_epu64(base, fx, fy);               // < 2^54
+        __m512i lo = _mm512_madd52lo_epu64(_mm512_setzero_si512(), fx, fy); // < 2^52
+        // The signed product (-1)^s (lo + 2^52 hi) = lo' + 2^52 hi', each half
+        // cut into a non-negative low piece and a signed (arithmetic shift) high one.
         const __mmask8 negative = _mm512_cmplt_epi64_mask(_mm512_xor_si512(bx, by), _mm512_setzero_si512());
-        for (__m512i& q : p) q = _mm512_mask_sub_epi64(q, negative, _mm512_setzero_si512(), q);
+        lo = _mm512_mask_sub_epi64(lo, negative, _mm512_setzero_si512(), lo);
+        hi = _mm512_mask_sub_epi64(hi, negative, _mm512_setzero_si512(), hi);
+        const __m512i p[4] = {
+            _mm512_and_si512(lo, _mm512_set1_epi64((std::int64_t{1} << ProductBins::SHIFT[1]) - 1)),
+            _mm512_maskz_srai_epi64(0xff, lo, ProductBins::SHIFT[1]),
+            _mm512_and_si512(hi, _mm512_set1_epi64((std::int64_t{1} << (ProductBins::SHIFT[3] - 52)) - 1)),
+            _mm512_maskz_srai_epi64(0xff, hi, ProductBins::SHIFT[3] - 52),
+        };
         const __m512i magnitude = _mm512_set1_epi64(INT64_MAX);
         const __mmask8 nonzero =
             static_cast<__mmask8>(_mm512_test_epi64_mask(bx, magnitude) & _mm512_test_epi64_mask(by, magnitude));
