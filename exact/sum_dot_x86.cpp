@@ -233,7 +233,7 @@ void sum_avx512(Accumulator& acc, index_t n, const double* x, index_t incx)
 
 void dot_avx512(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy)
 {
-    static const bool ifma = __builtin_cpu_supports("avx512ifma");
+    static const bool ifma = __builtin_cpu_supports("avx512ifma") && __builtin_cpu_supports("avx512dq");
     if (ifma && first_level() != FirstLevel::RadixPairs) {
         dot_avx512ifma(acc, n, x, incx, y, incy);
         return;
@@ -267,42 +267,63 @@ struct Simd : avx512::Simd {
         _mm512_store_si512(t, v);
         return static_cast<int>(*std::max_element(t, t + W));
     }
-    // The lanes where x or y is an infinity or a NaN.
-    static M special_operands(V x, V y)
+    // fpclass categories: NaN, zero, infinity, subnormal.
+    static constexpr int NAN_CLASS = 0x81, ZERO_CLASS = 0x06, INF_CLASS = 0x18, SUBNORMAL_CLASS = 0x20;
+    static M either_in(V x, V y, int classes)
     {
-        const __m512i e = _mm512_set1_epi64(std::int64_t{0x7ff} << 52);
-        return static_cast<M>(_mm512_cmpeq_epi64_mask(_mm512_and_si512(_mm512_castpd_si512(x), e), e) |
-                              _mm512_cmpeq_epi64_mask(_mm512_and_si512(_mm512_castpd_si512(y), e), e));
+        return static_cast<M>(_mm512_fpclass_pd_mask(x, classes) | _mm512_fpclass_pd_mask(y, classes));
+    }
+    // The lanes where x or y is an infinity or a NaN.
+    static M special_operands(V x, V y) { return either_in(x, y, NAN_CLASS | INF_CLASS); }
+    // The lanes where x or y is a zero.
+    static M zero_operands(V x, V y) { return either_in(x, y, ZERO_CLASS); }
+    static M zero_or_special_operands(V x, V y) { return either_in(x, y, ZERO_CLASS | NAN_CLASS | INF_CLASS); }
+    // The lanes where x and y are both normal (not zero, subnormal, infinite or NaN).
+    static M normal_operands(V x, V y)
+    {
+        return static_cast<M>(~either_in(x, y, NAN_CLASS | ZERO_CLASS | INF_CLASS | SUBNORMAL_CLASS));
     }
     // w[0..3] += p[0..3] (32-byte aligned): one read-modify-write.
-    static void add_pieces(std::int64_t* w, const std::int64_t* p)
+    static void add_pieces(char* w, const std::int64_t* p)
     {
         __m256i* const b = reinterpret_cast<__m256i*>(w);
         _mm256_store_si256(b, _mm256_add_epi64(_mm256_load_si256(b), _mm256_load_si256(reinterpret_cast<const __m256i*>(p))));
     }
-    // ProductBins' view of each lane's product x y (finite operands): bin index
-    // (zero products: sink + lane) and the four signed pieces of the integer
-    // product of the significands, computed by IFMA as lo + 2^52 hi (lo the low
-    // 52 bits of fx fy for the fraction fields fx, fy; hi the high ones plus the
-    // hidden bits' terms). The lanes are stored in the order 0 2 4 6 1 3 5 7
-    // (index and pieces alike: the pieces' transpose is two shuffles deep).
+    // ProductBins' view of each lane's product x y (finite operands; NORMAL: both
+    // normal; ZEROS: zeros may be among them): bin (as a byte offset into ProductBins::word; zero products: sink
+    // + lane) and the four signed pieces of the integer product of the
+    // significands, computed by IFMA as lo + 2^52 hi (lo the low 52 bits of
+    // fx fy for the fraction fields fx, fy; hi the high ones plus the hidden
+    // bits' terms). The lanes are stored in the order 0 2 4 6 1 3 5 7 (offsets
+    // and pieces alike: the pieces' transpose is two shuffles deep).
     // lowest, highest: the running extremes of the non-zero products' bins.
-    static void split_product(V x, V y, int sink, std::int64_t* index, std::int64_t (*pieces)[ProductBins::PIECES],
-                              VI& lowest, VI& highest)
+    template <bool NORMAL, bool ZEROS>
+    static void split_product(V x, V y, std::int64_t* offset, std::int64_t (*pieces)[ProductBins::PIECES], VI& lowest,
+                              VI& highest)
     {
+        constexpr int ROW = sizeof(ProductBins::word[0]);
         const __m512i bx = _mm512_castpd_si512(x), by = _mm512_castpd_si512(y);
         const __m512i exponent = _mm512_set1_epi64(0x7ff), one = _mm512_set1_epi64(1);
         const __m512i fraction = _mm512_set1_epi64((std::int64_t{1} << 52) - 1);
+        const __m512i hidden = _mm512_set1_epi64(std::int64_t{1} << 52);
         const __m512i ex = _mm512_and_si512(_mm512_maskz_srli_epi64(0xff, bx, 52), exponent);
         const __m512i ey = _mm512_and_si512(_mm512_maskz_srli_epi64(0xff, by, 52), exponent);
         const __m512i fx = _mm512_and_si512(bx, fraction), fy = _mm512_and_si512(by, fraction);
-        const __mmask8 nx = _mm512_test_epi64_mask(ex, ex), ny = _mm512_test_epi64_mask(ey, ey);
-        const __m512i k = _mm512_add_epi64(_mm512_maskz_max_epu64(0xff, ex, one), _mm512_maskz_max_epu64(0xff, ey, one));
-        // (fx + nx 2^52)(fy + ny 2^52) = fx fy + 2^52 (nx fy + ny fx + nx ny 2^52)
-        __m512i base = _mm512_maskz_mov_epi64(nx, fy);
-        base = _mm512_mask_add_epi64(base, ny, base, fx);
-        base = _mm512_mask_add_epi64(base, static_cast<__mmask8>(nx & ny), base, _mm512_set1_epi64(std::int64_t{1} << 52));
-        __m512i hi = _mm512_madd52hi_epu64(base, fx, fy);               // < 2^54
+        // (fx + nx 2^52)(fy + ny 2^52) = fx fy + 2^52 (nx fy + ny fx + nx ny 2^52), nx: x normal
+        __m512i k, base;
+        __mmask8 nonzero = 0xff;
+        if constexpr (NORMAL) {
+            k = _mm512_add_epi64(ex, ey);
+            base = _mm512_add_epi64(_mm512_add_epi64(fx, fy), hidden);
+        } else {
+            const __mmask8 nx = _mm512_test_epi64_mask(ex, ex), ny = _mm512_test_epi64_mask(ey, ey);
+            k = _mm512_add_epi64(_mm512_maskz_max_epu64(0xff, ex, one), _mm512_maskz_max_epu64(0xff, ey, one));
+            base = _mm512_maskz_mov_epi64(nx, fy);
+            base = _mm512_mask_add_epi64(base, ny, base, fx);
+            base = _mm512_mask_add_epi64(base, static_cast<__mmask8>(nx & ny), base, hidden);
+            if constexpr (ZEROS) nonzero = static_cast<__mmask8>(~zero_operands(x, y));
+        }
+        __m512i hi = _mm512_madd52hi_epu64(base, fx, fy);                  // < 2^54
         __m512i lo = _mm512_madd52lo_epu64(_mm512_setzero_si512(), fx, fy); // < 2^52
         // The signed product (-1)^s (lo + 2^52 hi) = lo' + 2^52 hi', each half
         // cut into a non-negative low piece and a signed (arithmetic shift) high one.
@@ -315,14 +336,13 @@ struct Simd : avx512::Simd {
             _mm512_and_si512(hi, _mm512_set1_epi64((std::int64_t{1} << (ProductBins::SHIFT[3] - 52)) - 1)),
             _mm512_maskz_srai_epi64(0xff, hi, ProductBins::SHIFT[3] - 52),
         };
-        const __m512i magnitude = _mm512_set1_epi64(INT64_MAX);
-        const __mmask8 nonzero =
-            static_cast<__mmask8>(_mm512_test_epi64_mask(bx, magnitude) & _mm512_test_epi64_mask(by, magnitude));
         lowest = _mm512_mask_min_epu64(lowest, nonzero, lowest, k);
         highest = _mm512_mask_max_epu64(highest, nonzero, highest, k);
-        const __m512i to_sink = _mm512_add_epi64(_mm512_set1_epi64(sink), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0));
-        const __m512i bin = _mm512_mask_mov_epi64(to_sink, nonzero, k);
-        _mm512_store_si512(index, _mm512_maskz_permutexvar_epi64(0xff, _mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0), bin));
+        __m512i bin = k;
+        if constexpr (ZEROS)
+            bin = _mm512_mask_mov_epi64(_mm512_add_epi64(_mm512_set1_epi64(ProductBins::SINK), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0)),
+                                        nonzero, k);
+        _mm512_store_si512(offset, _mm512_maskz_slli_epi64(0xff, _mm512_maskz_permutexvar_epi64(0xff, _mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0), bin), __builtin_ctz(ROW)));
         // Lane l's pieces p[0..3][l] into one row: t01 pairs pieces 0, 1 of lanes
         // (even | odd), t23 pieces 2, 3; one two-source shuffle per two rows.
         const __m512i t01e = _mm512_maskz_unpacklo_epi64(0xff, p[0], p[1]), t01o = _mm512_maskz_unpackhi_epi64(0xff, p[0], p[1]);
