@@ -60,6 +60,7 @@ private:
 struct FirstLevelCounts {
     long long expansion_blocks = 0;
     long long radix_blocks = 0;
+    long long product_blocks = 0; // of the radix blocks: on ProductBins
 };
 FirstLevelCounts& thread_first_level_counts() noexcept;
 
