@@ -166,35 +166,44 @@ TEST(ExactFirstLevel, ProductsAtBothEndsOfTheRange)
 }
 
 // Subnormal operands of both signs, times subnormal, tiny normal and ordinary
-// ones, with zeros among them (the radix path's subnormal and zero lanes).
+// ones, on either side, with zeros among them (the radix path's subnormal and
+// zero lanes); the products of each vector of similar size, so that each one
+// counts in the rounded result.
 TEST(ExactFirstLevel, SubnormalProductsOfBothSigns)
 {
     std::mt19937_64 gen(10);
-    for (const index_t n : {16, 17, 64, 1000, 50000}) {
-        const auto un = static_cast<std::size_t>(n);
-        for (int variant = 0; variant < 3; ++variant) {
+    const int ranges[][4] = {{-1075, -1000, -1075, -1000}, // both subnormal or tiny
+                             {-1075, -1023, -20, 20},      // subnormal x, ordinary y
+                             {-20, 20, -1075, -1023},      // ordinary x, subnormal y
+                             {-1075, -1023, -1075, -1023}, // both subnormal
+                             {-1075, 1023, -1075, 1023}};  // anything
+    for (const index_t n : {16, 17, 64, 1000, 50000})
+        for (const auto& r : ranges) {
+            const auto un = static_cast<std::size_t>(n);
             std::vector<double> x(un), y(un);
             for (std::size_t i = 0; i < un; ++i) {
-                x[i] = flamex::test::random_double(gen, -1075, -1000);
-                y[i] = variant == 0 ? flamex::test::random_double(gen, -1075, -1000)
-                       : variant == 1 ? flamex::test::random_double(gen, -20, 20)
-                                      : flamex::test::random_double(gen, -1075, 1023);
-                if (gen() % 16 == 0) (gen() & 1 ? x[i] : y[i]) = (gen() & 1) ? 0.0 : -0.0;
+                x[i] = flamex::test::random_double(gen, r[0], r[1]);
+                y[i] = flamex::test::random_double(gen, r[2], r[3]);
             }
-            expect_dot_every_path(x, y, "subnormal n=" + std::to_string(n) + " variant " + std::to_string(variant));
+            const std::string what = "subnormal n=" + std::to_string(n) + " ranges " + std::to_string(r[0]) + ".." +
+                                     std::to_string(r[1]) + " x " + std::to_string(r[2]) + ".." + std::to_string(r[3]);
+            expect_dot_every_path(x, y, what);
+            for (std::size_t i = 0; i < un; i += 13) (i % 2 ? x[i] : y[i]) = (gen() & 1) ? 0.0 : -0.0;
+            expect_dot_every_path(x, y, what + " with zeros");
         }
-    }
 }
 
 // More products into one bin than ProductBins::MAX_PRODUCTS (the kernels move
 // the bins to the accumulator in between), each with the largest significand
-// product, all of one sign or alternating with a remainder: a word that grew
-// past its bound would wrap.
+// product, all of one sign, in the last bin of a group of move_to (one product
+// 15 bins below): without the moves its words would pass 2^48 and the group's
+// sum 2^63. Then alternating signs, leaving a remainder.
 TEST(ExactFirstLevel, MoreProductsThanTheBinsHold)
 {
-    const std::size_t n = 3 * static_cast<std::size_t>(detail::ProductBins::MAX_PRODUCTS) + 1234;
+    const std::size_t n = 5 * static_cast<std::size_t>(detail::ProductBins::MAX_PRODUCTS) + 1234;
     const double m = 0x1.fffffffffffffp0;
     std::vector<double> x(n, m), y(n, -m * 0x1p-600);
+    y[0] = m * 0x1p-615;
     expect_dot_every_path(x, y, "one sign");
     for (std::size_t i = 1; i < n; i += 2) x[i] = -0x1.ffffffffffffep0;
     expect_dot_every_path(x, y, "alternating");
