@@ -269,19 +269,20 @@ struct Simd : avx512::Simd {
     }
     // fpclass categories: NaN, zero, infinity, subnormal.
     static constexpr int NAN_CLASS = 0x81, ZERO_CLASS = 0x06, INF_CLASS = 0x18, SUBNORMAL_CLASS = 0x20;
-    static M either_in(V x, V y, int classes)
+    template <int CLASSES> // (an immediate operand)
+    static M either_in(V x, V y)
     {
-        return static_cast<M>(_mm512_fpclass_pd_mask(x, classes) | _mm512_fpclass_pd_mask(y, classes));
+        return static_cast<M>(_mm512_fpclass_pd_mask(x, CLASSES) | _mm512_fpclass_pd_mask(y, CLASSES));
     }
     // The lanes where x or y is an infinity or a NaN.
-    static M special_operands(V x, V y) { return either_in(x, y, NAN_CLASS | INF_CLASS); }
+    static M special_operands(V x, V y) { return either_in<NAN_CLASS | INF_CLASS>(x, y); }
     // The lanes where x or y is a zero.
-    static M zero_operands(V x, V y) { return either_in(x, y, ZERO_CLASS); }
-    static M zero_or_special_operands(V x, V y) { return either_in(x, y, ZERO_CLASS | NAN_CLASS | INF_CLASS); }
+    static M zero_operands(V x, V y) { return either_in<ZERO_CLASS>(x, y); }
+    static M zero_or_special_operands(V x, V y) { return either_in<ZERO_CLASS | NAN_CLASS | INF_CLASS>(x, y); }
     // The lanes where x and y are both normal (not zero, subnormal, infinite or NaN).
     static M normal_operands(V x, V y)
     {
-        return static_cast<M>(~either_in(x, y, NAN_CLASS | ZERO_CLASS | INF_CLASS | SUBNORMAL_CLASS));
+        return static_cast<M>(~either_in<NAN_CLASS | ZERO_CLASS | INF_CLASS | SUBNORMAL_CLASS>(x, y));
     }
     // w[0..3] += p[0..3] (32-byte aligned): one read-modify-write.
     static void add_pieces(char* w, const std::int64_t* p)
