@@ -284,6 +284,9 @@ struct Simd : avx512::Simd {
     {
         return static_cast<M>(~either_in<NAN_CLASS | ZERO_CLASS | INF_CLASS | SUBNORMAL_CLASS>(x, y));
     }
+    // The lane whose pieces split_product stores in row j (of a deposit of
+    // whole vectors).
+    static constexpr int row_lane(int j) { return (j & ~7) + ((j & 7) < 4 ? 2 * (j & 7) : 2 * (j & 7) - 7); }
     // w[0..3] += p[0..3] (32-byte aligned): one read-modify-write.
     static void add_pieces(char* w, const std::int64_t* p)
     {
@@ -295,8 +298,8 @@ struct Simd : avx512::Simd {
     // + lane) and the four signed pieces of the integer product of the
     // significands, computed by IFMA as lo + 2^52 hi (lo the low 52 bits of
     // fx fy for the fraction fields fx, fy; hi the high ones plus the hidden
-    // bits' terms). The lanes are stored in the order 0 2 4 6 1 3 5 7 (offsets
-    // and pieces alike: the pieces' transpose is two shuffles deep).
+    // bits' terms). The offsets are stored in lane order, the pieces' rows in
+    // the order 0 2 4 6 1 3 5 7 (row_lane: the transpose is two shuffles deep).
     // lowest, highest: the running extremes of the non-zero products' bins.
     template <bool NORMAL, bool ZEROS>
     static void split_product(V x, V y, std::int64_t* offset, std::int64_t (*pieces)[ProductBins::PIECES], VI& lowest,
@@ -343,7 +346,7 @@ struct Simd : avx512::Simd {
         if constexpr (ZEROS)
             bin = _mm512_mask_mov_epi64(_mm512_add_epi64(_mm512_set1_epi64(ProductBins::SINK), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0)),
                                         nonzero, k);
-        _mm512_store_si512(offset, _mm512_maskz_slli_epi64(0xff, _mm512_maskz_permutexvar_epi64(0xff, _mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0), bin), __builtin_ctz(ROW)));
+        _mm512_store_si512(offset, _mm512_maskz_slli_epi64(0xff, bin, __builtin_ctz(ROW)));
         // Lane l's pieces p[0..3][l] into one row: t01 pairs pieces 0, 1 of lanes
         // (even | odd), t23 pieces 2, 3; one two-source shuffle per two rows.
         const __m512i t01e = _mm512_maskz_unpacklo_epi64(0xff, p[0], p[1]), t01o = _mm512_maskz_unpackhi_epi64(0xff, p[0], p[1]);
