@@ -47,8 +47,8 @@ void RadixBins::move_to(Accumulator& acc) noexcept
 
 ProductBins& thread_product_bins()
 {
-    // On the heap: thread-local storage this large could not be had by a library
-    // loaded at run time (the Python module).
+    // On the heap: static thread-local storage this large may not be had by a
+    // library loaded at run time (the Python module).
     thread_local std::unique_ptr<ProductBins> bins;
     if (!bins) bins.reset(new ProductBins{});
     return *bins;

@@ -16,7 +16,7 @@
 //    resolving carries; tiny products take a second, scaled TwoProd).
 //    Where the CPU multiplies 52-bit integers (AVX-512 IFMA) the dot's radix
 //    path enters each product instead as ONE term, its exact 106-bit integer
-//    product cut into four 27-bit pieces, into ProductBins: one 256-bit
+//    product cut into four pieces of at most 27 bits, into ProductBins: one 256-bit
 //    read-modify-write a product, for every finite product (tiny, subnormal
 //    and overflowing ones included), and no carries before the end.
 //
