@@ -14,6 +14,11 @@
 //    53-bit integer significand, carries resolved every thousand terms; its
 //    cost hardly depends on the data (the exponent range sets the cost of
 //    resolving carries; tiny products take a second, scaled TwoProd).
+//    Where the CPU multiplies 52-bit integers (AVX-512 IFMA) the dot's radix
+//    path enters each product instead as ONE term, its exact 106-bit integer
+//    product cut into four pieces of at most 27 bits, into ProductBins: one 256-bit
+//    read-modify-write a product, for every finite product (tiny, subnormal
+//    and overflowing ones included), and no carries before the end.
 //
 // PathChooser picks the path of each block of a kernel's input from what the
 // blocks do: an expansion block that spills moves the kernel to the radix path;
@@ -31,7 +36,9 @@ namespace flamex::exact::detail {
 // Which path the kernels take. Adaptive (the default) is PathChooser's choice;
 // the others are for tests: one path throughout, or the two alternating block by
 // block (every vector longer than a block switches paths mid-vector).
-enum class FirstLevel { Adaptive, Expansion, Radix, Alternate };
+// RadixPairs is Radix with the dot's products entered as TwoProd pairs
+// (RadixBins) even where the CPU has the integer products of ProductBins.
+enum class FirstLevel { Adaptive, Expansion, Radix, Alternate, RadixPairs };
 
 // Process-wide; read once at the start of each kernel call.
 void set_first_level(FirstLevel level) noexcept;
@@ -53,6 +60,7 @@ private:
 struct FirstLevelCounts {
     long long expansion_blocks = 0;
     long long radix_blocks = 0;
+    long long product_blocks = 0; // of the radix blocks: on ProductBins
 };
 FirstLevelCounts& thread_first_level_counts() noexcept;
 
@@ -67,7 +75,8 @@ public:
     // Adaptive starts with a probe: data the expansions cannot take costs one
     // step of spills, not a block.
     explicit PathChooser(FirstLevel level) noexcept
-        : level_(level), radix_(level == FirstLevel::Radix || level == FirstLevel::Adaptive)
+        : level_(level == FirstLevel::RadixPairs ? FirstLevel::Radix : level),
+          radix_(level_ == FirstLevel::Radix || level_ == FirstLevel::Adaptive)
     {
     }
     ~PathChooser()
@@ -160,5 +169,43 @@ struct RadixBins {
 
 // This thread's bins, empty between kernel calls (zero-initialized once).
 RadixBins& thread_bins() noexcept;
+
+// The dot's radix path with integer products: bin k holds four integers
+// w[k][0..3], w[k][j] standing for w[k][j] * 2^(k + SHIFT[j] - 2150). A product
+// x y of finite doubles with biased exponents ex, ey (1 for subnormals) and
+// integer significands mx, my is mx my 2^(ex + ey - 2150): its signed 106-bit
+// integer +-mx my = sum_j p_j 2^SHIFT[j], |p_j| <= 2^27, adds p_j to w[ex + ey][j]
+// (the low and the high 52-bit halves of the product, each cut in two).
+// Exact zero products go to SINK + lane (they add 0 there, and would chain
+// additions into one bin): never read.
+//
+// Capacity: a product adds at most 2^27 to a word, so MAX_PRODUCTS products
+// leave every word within 2^46 in magnitude; the kernels move the bins to the
+// accumulator before more (move_to's groups of 16 bins rely on that bound).
+struct ProductBins {
+    static constexpr int PIECES = 4;
+    static constexpr int SHIFT[PIECES] = {0, 26, 52, 79};
+    static constexpr int SIZE = 2 * 2047; // ex + ey <= 4092
+    static constexpr int SINK = SIZE;
+    static constexpr long long MAX_PRODUCTS = 1LL << 19;
+
+    alignas(64) std::int64_t word[SIZE + 8][PIECES];
+    int lo = SIZE;
+    int hi = 0;
+
+    // Bins [from, to) may have become non-zero (0 <= from < to <= SIZE).
+    void cover(int from, int to) noexcept
+    {
+        assert(0 <= from && from < to && to <= SIZE);
+        if (from < lo) lo = from;
+        if (to > hi) hi = to;
+    }
+    // acc += the value held; the bins are left empty (all zero).
+    void move_to(Accumulator& acc) noexcept;
+};
+
+// This thread's product bins (128 KiB, allocated and zeroed at first use, empty
+// between kernel calls).
+ProductBins& thread_product_bins();
 
 } // namespace flamex::exact::detail

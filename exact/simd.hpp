@@ -7,7 +7,10 @@
 //   FLAMEX_EXACT_TARGET_AVX2, FLAMEX_EXACT_TARGET_AVX512, FLAMEX_EXACT_TARGET_END
 //       open and close a region whose functions are compiled for AVX2 + FMA, or
 //       AVX-512F (+ AVX2 + FMA): the target strings of every region, so that what
-//       this header defines always inlines into the kernels of a region.
+//       this header defines always inlines into the kernels of a region;
+//   FLAMEX_EXACT_TARGET_AVX512IFMA
+//       AVX-512F and DQ with the 52-bit integer multiply-add (IFMA), a superset of the
+//       AVX-512 region's (its functions inline there too).
 //   simd::Avx2, simd::Avx512
 //       the operations both kernel bodies use (4 and 8 lanes), compiled for their
 //       instruction set; each file derives its `Simd` traits struct from them and
@@ -31,10 +34,13 @@
     _Pragma("clang attribute push(__attribute__((target(\"avx2,fma\"))), apply_to = function)")
 #define FLAMEX_EXACT_TARGET_AVX512 \
     _Pragma("clang attribute push(__attribute__((target(\"avx512f,avx2,fma\"))), apply_to = function)")
+#define FLAMEX_EXACT_TARGET_AVX512IFMA \
+    _Pragma("clang attribute push(__attribute__((target(\"avx512f,avx512dq,avx512ifma,avx2,fma\"))), apply_to = function)")
 #define FLAMEX_EXACT_TARGET_END _Pragma("clang attribute pop")
 #else
 #define FLAMEX_EXACT_TARGET_AVX2 _Pragma("GCC push_options") _Pragma("GCC target(\"avx2,fma\")")
 #define FLAMEX_EXACT_TARGET_AVX512 _Pragma("GCC push_options") _Pragma("GCC target(\"avx512f,avx2,fma\")")
+#define FLAMEX_EXACT_TARGET_AVX512IFMA _Pragma("GCC push_options") _Pragma("GCC target(\"avx512f,avx512dq,avx512ifma,avx2,fma\")")
 #define FLAMEX_EXACT_TARGET_END _Pragma("GCC pop_options")
 #endif
 

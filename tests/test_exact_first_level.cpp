@@ -1,10 +1,13 @@
 // The two first levels of the exact sum and dot kernels (exact/first_level.hpp)
 // against MPFR, bit for bit: the benchmark sweep's data classes at every length
-// 1..67 and at 1e6, each path forced in turn, the paths alternating block by
-// block and the adaptive choice; vectors whose blocks switch path mid-vector;
-// the contract's edge cases (signed zeros, specials, products beyond the
-// double range) on the radix path; any split of a vector into parts, and the
-// backend's threads, give the same bits.
+// 1..67 and at 1e6, each path forced in turn (the dot's radix path both on
+// integer products, where the CPU has IFMA, and on TwoProd pairs), the paths
+// alternating block by block and the adaptive choice; vectors whose blocks
+// switch path mid-vector; the contract's edge cases (signed zeros, specials,
+// products beyond the double range) on the radix path; products at both ends
+// of the bins' range, subnormal products of both signs, and more products than
+// the bins hold between two moves to the accumulator; any split of a vector
+// into parts, and the backend's threads, give the same bits.
 #include <gtest/gtest.h>
 
 #include <cfloat>
@@ -37,8 +40,10 @@ namespace {
 
 const int mpfr_ready = (flamex::test::widen_mpfr_range(), 0);
 
-const FirstLevel LEVELS[] = {FirstLevel::Adaptive, FirstLevel::Expansion, FirstLevel::Radix, FirstLevel::Alternate};
-const char* const LEVEL_NAMES[] = {"adaptive", "expansion", "radix", "alternate"};
+const FirstLevel LEVELS[] = {FirstLevel::Adaptive, FirstLevel::Expansion, FirstLevel::Radix, FirstLevel::Alternate,
+                             FirstLevel::RadixPairs};
+const char* const LEVEL_NAMES[] = {"adaptive", "expansion", "radix", "alternate", "radix pairs"};
+constexpr int LEVEL_COUNT = 5;
 
 ::testing::AssertionResult bits_equal(double actual, double expected)
 {
@@ -62,7 +67,7 @@ Pair data(const flamex::gen::DotDataClass& c, std::size_t n, std::uint64_t seed)
 void expect_every_path(const Pair& p, double dot, double sum, const std::string& what)
 {
     const auto n = static_cast<index_t>(p.x.size());
-    for (int l = 0; l < 4; ++l) {
+    for (int l = 0; l < LEVEL_COUNT; ++l) {
         detail::ScopedFirstLevel level(LEVELS[l]);
         EXPECT_TRUE(bits_equal(exact_dot(n, p.x.data(), 1, p.y.data(), 1), dot)) << what << " " << LEVEL_NAMES[l];
         EXPECT_TRUE(bits_equal(exact_sum(n, p.x.data(), 1), sum)) << what << " " << LEVEL_NAMES[l];
@@ -74,7 +79,136 @@ void expect_every_path(const Pair& p, double dot, double sum, const std::string&
     }
 }
 
+// Whether the dot's radix path runs on integer products (ProductBins) here.
+bool integer_products_here()
+{
+#if defined(__x86_64__)
+    return std::string(kernel_isa()) == "avx512" && __builtin_cpu_supports("avx512ifma") &&
+           __builtin_cpu_supports("avx512dq");
+#else
+    return false;
+#endif
+}
+
+// The dot of x and y on every path against MPFR.
+void expect_dot_every_path(const std::vector<double>& x, const std::vector<double>& y, const std::string& what)
+{
+    const double dot = reference_dot(x, y);
+    const auto n = static_cast<index_t>(x.size());
+    for (int l = 0; l < LEVEL_COUNT; ++l) {
+        detail::ScopedFirstLevel level(LEVELS[l]);
+        EXPECT_TRUE(bits_equal(exact_dot(n, x.data(), 1, y.data(), 1), dot)) << what << " " << LEVEL_NAMES[l];
+        for (const auto& k : kernel_sets())
+            EXPECT_TRUE(bits_equal(kernel_dot(k, n, x.data(), 1, y.data(), 1), dot))
+                << what << " " << LEVEL_NAMES[l] << " " << k.isa;
+    }
+}
+
 } // namespace
+
+// FirstLevel::Radix takes ProductBins where the CPU has IFMA (and the AVX-512
+// set is active), RadixPairs never does: both paths of the tests below run.
+TEST(ExactFirstLevel, IntegerProductsWhereTheCpuHasThem)
+{
+    if (std::string(kernel_isa()) == "generic") GTEST_SKIP() << "the generic kernels have one first level";
+    const Pair p = data(flamex::gen::dot_data_classes()[4], 5000, 8000);
+    const auto n = static_cast<index_t>(p.x.size());
+    detail::FirstLevelCounts& counts = detail::thread_first_level_counts();
+    const auto run = [&](FirstLevel level) {
+        detail::ScopedFirstLevel forced(level);
+        const detail::FirstLevelCounts before = counts;
+        EXPECT_TRUE(bits_equal(exact_dot(n, p.x.data(), 1, p.y.data(), 1), reference_dot(p.x, p.y)));
+        return detail::FirstLevelCounts{counts.expansion_blocks - before.expansion_blocks,
+                                        counts.radix_blocks - before.radix_blocks,
+                                        counts.product_blocks - before.product_blocks};
+    };
+    const detail::FirstLevelCounts radix = run(FirstLevel::Radix), pairs = run(FirstLevel::RadixPairs);
+    EXPECT_GT(radix.radix_blocks, 0);
+    EXPECT_EQ(radix.product_blocks, integer_products_here() ? radix.radix_blocks : 0) << kernel_isa();
+    EXPECT_GT(pairs.radix_blocks, 0);
+    EXPECT_EQ(pairs.product_blocks, 0);
+}
+
+// Products in the lowest and highest bins (subnormal times subnormal down to
+// 2^-2148, DBL_MAX squared), both signs, cancelling down to the ordinary ones
+// or to the tiny ones, amid ordinary products, zeros and specials-free data.
+TEST(ExactFirstLevel, ProductsAtBothEndsOfTheRange)
+{
+    std::mt19937_64 gen(9);
+    const double big[] = {DBL_MAX, 0x1.0000000000001p1023, 0x1p1023};
+    const double tiny[] = {0x1p-1074, 0x0.fffffffffffffp-1022, 0x1.8p-1073, 0x1p-1022};
+    for (const index_t n : {16, 40, 333, 100000}) {
+        const auto un = static_cast<std::size_t>(n);
+        std::vector<double> x(un), y(un);
+        for (std::size_t i = 0; i < un; ++i) {
+            x[i] = flamex::test::random_double(gen, -60, 60);
+            y[i] = flamex::test::random_double(gen, -60, 60);
+        }
+        // huge pairs cancelling exactly, tiny products left over
+        for (std::size_t i = 0; i + 1 < un; i += 7) {
+            const double b = big[gen() % 3], c = big[gen() % 3];
+            x[i] = b, y[i] = c;
+            x[i + 1] = -b, y[i + 1] = c;
+        }
+        for (std::size_t i = 3; i < un; i += 5) {
+            x[i] = (gen() & 1) ? tiny[gen() % 4] : -tiny[gen() % 4];
+            y[i] = (gen() & 1) ? tiny[gen() % 4] : -tiny[gen() % 4];
+        }
+        expect_dot_every_path(x, y, "ends n=" + std::to_string(n));
+        // only the extremes: the tiny products decide the result
+        std::vector<double> xe = x, ye = y;
+        for (std::size_t i = 0; i < un; ++i)
+            if (i % 7 > 1 && i % 5 != 3) xe[i] = ye[i] = 0.0;
+        expect_dot_every_path(xe, ye, "extremes n=" + std::to_string(n));
+        // one huge product left over, the tiny ones far below it (sticky bits)
+        xe[0] = -xe[0];
+        expect_dot_every_path(xe, ye, "huge and tiny n=" + std::to_string(n));
+    }
+}
+
+// Subnormal operands of both signs, times subnormal, tiny normal and ordinary
+// ones, on either side, with zeros among them (the radix path's subnormal and
+// zero lanes); the products of each vector of similar size, so that each one
+// counts in the rounded result.
+TEST(ExactFirstLevel, SubnormalProductsOfBothSigns)
+{
+    std::mt19937_64 gen(10);
+    const int ranges[][4] = {{-1075, -1000, -1075, -1000}, // both subnormal or tiny
+                             {-1075, -1023, -20, 20},      // subnormal x, ordinary y
+                             {-20, 20, -1075, -1023},      // ordinary x, subnormal y
+                             {-1075, -1023, -1075, -1023}, // both subnormal
+                             {-1075, 1023, -1075, 1023}};  // anything
+    for (const index_t n : {16, 17, 64, 1000, 50000})
+        for (const auto& r : ranges) {
+            const auto un = static_cast<std::size_t>(n);
+            std::vector<double> x(un), y(un);
+            for (std::size_t i = 0; i < un; ++i) {
+                x[i] = flamex::test::random_double(gen, r[0], r[1]);
+                y[i] = flamex::test::random_double(gen, r[2], r[3]);
+            }
+            const std::string what = "subnormal n=" + std::to_string(n) + " ranges " + std::to_string(r[0]) + ".." +
+                                     std::to_string(r[1]) + " x " + std::to_string(r[2]) + ".." + std::to_string(r[3]);
+            expect_dot_every_path(x, y, what);
+            for (std::size_t i = 0; i < un; i += 13) (i % 2 ? x[i] : y[i]) = (gen() & 1) ? 0.0 : -0.0;
+            expect_dot_every_path(x, y, what + " with zeros");
+        }
+}
+
+// More products into one bin than ProductBins::MAX_PRODUCTS (the kernels move
+// the bins to the accumulator in between), each with the largest significand
+// product, all of one sign, in the last bin of a group of move_to (one product
+// 15 bins below): without the moves its words would pass 2^48 and the group's
+// sum 2^63. Then alternating signs, leaving a remainder.
+TEST(ExactFirstLevel, MoreProductsThanTheBinsHold)
+{
+    const std::size_t n = 5 * static_cast<std::size_t>(detail::ProductBins::MAX_PRODUCTS) + 1234;
+    const double m = 0x1.fffffffffffffp0;
+    std::vector<double> x(n, m), y(n, -m * 0x1p-600);
+    y[0] = m * 0x1p-615;
+    expect_dot_every_path(x, y, "one sign");
+    for (std::size_t i = 1; i < n; i += 2) x[i] = -0x1.ffffffffffffep0;
+    expect_dot_every_path(x, y, "alternating");
+}
 
 TEST(ExactFirstLevel, DataClassesAtEveryShortLength)
 {
@@ -93,7 +227,7 @@ TEST(ExactFirstLevel, DataClassesAtAMillion)
         const Pair p = data(c, 1000000, ++seed);
         const double dot = reference_dot(p.x, p.y), sum = reference_sum(p.x);
         const auto n = static_cast<index_t>(p.x.size());
-        for (int l = 0; l < 4; ++l) {
+        for (int l = 0; l < LEVEL_COUNT; ++l) {
             detail::ScopedFirstLevel level(LEVELS[l]);
             EXPECT_TRUE(bits_equal(exact_dot(n, p.x.data(), 1, p.y.data(), 1), dot)) << c.name << " " << LEVEL_NAMES[l];
             EXPECT_TRUE(bits_equal(exact_sum(n, p.x.data(), 1), sum)) << c.name << " " << LEVEL_NAMES[l];
@@ -114,7 +248,7 @@ TEST(ExactFirstLevel, StridedOperands)
                 xs[3 * i] = p.x[i];
                 ys[2 * i] = p.y[i];
             }
-            for (int l = 0; l < 4; ++l) {
+            for (int l = 0; l < LEVEL_COUNT; ++l) {
                 detail::ScopedFirstLevel level(LEVELS[l]);
                 EXPECT_TRUE(bits_equal(exact_dot(static_cast<index_t>(n), xs.data(), 3, ys.data(), 2), dot)) << c.name;
                 EXPECT_TRUE(bits_equal(exact_sum(static_cast<index_t>(n), xs.data(), 3), sum)) << c.name;
@@ -181,7 +315,7 @@ TEST(ExactFirstLevel, RadixPathKeepsTheContract)
 {
     const double inf = HUGE_VAL, nan = std::numeric_limits<double>::quiet_NaN();
     std::mt19937_64 gen(5);
-    for (int l = 0; l < 4; ++l) {
+    for (int l = 0; l < LEVEL_COUNT; ++l) {
         detail::ScopedFirstLevel level(LEVELS[l]);
         for (const index_t n : {16, 40, 700}) {
             const auto un = static_cast<std::size_t>(n);
@@ -233,7 +367,7 @@ TEST(ExactFirstLevel, SplitsGiveTheSameBits)
     for (const auto& c : flamex::gen::dot_data_classes()) {
         const Pair p = data(c, 30000, ++seed);
         const double dot = reference_dot(p.x, p.y);
-        for (int l = 0; l < 4; ++l) {
+        for (int l = 0; l < LEVEL_COUNT; ++l) {
             detail::ScopedFirstLevel level(LEVELS[l]);
             for (int t = 0; t < 5; ++t) {
                 Accumulator total;

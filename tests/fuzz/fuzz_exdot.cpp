@@ -183,7 +183,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // Each first level forced in turn (exact/first_level.hpp; the calls above ran
     // the adaptive choice).
     using flamex::exact::detail::FirstLevel;
-    for (const FirstLevel level : {FirstLevel::Expansion, FirstLevel::Radix, FirstLevel::Alternate}) {
+    for (const FirstLevel level : {FirstLevel::Expansion, FirstLevel::Radix, FirstLevel::Alternate, FirstLevel::RadixPairs}) {
         const flamex::exact::detail::ScopedFirstLevel forced(level);
         const double forced_dot = flamex::exact::exact_dot(len, xs.ptr, incx, ys.ptr, incy);
         if (!exref::same_double(forced_dot, want_dot))
