@@ -1662,7 +1662,9 @@ TEST(ExactMpfrFirstLevels, GemvPathsAreTakenAndSwitchMidRow)
 {
     using flamex::exact::detail::FirstLevelCounts;
     const auto& classes = gen::dot_data_classes();
-    const dim_t m = 64, n = 1200, well = 400; // columns [0, well) uniform, the rest 2^+-200
+    // Columns [0, well) uniform, the rest 2^+-200 and long enough for the adaptive
+    // hand-over (MIN_RADIX_COLUMNS in exact/columns_body.inc).
+    const dim_t m = 64, n = 1500, well = 256;
     ClassRows p = class_rows(classes[0], m, n, 90);
     const ClassRows wide = class_rows(classes[3], m, n, 91);
     for (dim_t j = well; j < n; ++j) {
