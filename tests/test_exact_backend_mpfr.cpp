@@ -1709,6 +1709,22 @@ TEST(ExactMpfrFirstLevels, GemvPathsAreTakenAndSwitchMidRow)
     EXPECT_EQ(counts.radix_blocks - before.radix_blocks, 0);
 }
 
+// Column panels too wide for the copy the radix path reads its rows from (more
+// than 2^20 doubles: exact/columns_x86.cpp) walk the rows in place instead.
+TEST(ExactMpfrFirstLevels, GemvRadixPathOnPanelsTooWideToCopy)
+{
+    const dim_t m = 9, n = 70001; // 2 vectors of 8 rows x 70008 columns > 2^20 doubles
+    const ClassRows p = class_rows(gen::dot_data_classes()[5], m, n, 95); // cancelling pairs
+    const std::vector<double> y0(static_cast<std::size_t>(m), 0x1p-70);
+    const std::vector<double> want = gemv_reference(Trans::No, 1.0, p.A, p.x, 1.0, y0);
+    for (const FirstLevel level : {FirstLevel::Radix, FirstLevel::Adaptive}) {
+        const flamex::exact::detail::ScopedFirstLevel scoped(level);
+        EXPECT_EQ(count_wrong(gemv_on(exact_backend({1, 0}), Trans::No, 1.0, p.A, p.x, 1.0, y0, Layout::Plain, 0, 0),
+                              want, "gemv N, 9 x 70001"),
+                  0);
+    }
+}
+
 // A triangular system of a data class: op(T)'s off-diagonal entries are a
 // class_rows matrix's, its diagonal a power of two, at least 1 and above twice
 // the row's absolute sum (the solution stays bounded); b is the class's y.
