@@ -11,8 +11,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "exact/exblas.hpp"
+#include "exact/first_level.hpp"
+#include "exact/kernels.hpp"
 
 // TwoSum must not be contracted into FMAs.
 #if defined(__clang__)
@@ -25,6 +28,22 @@ namespace flamex::exact::detail {
 
 using exblas::COMPONENTS;
 
+namespace {
+
+// This thread's buffer of at least n doubles for the rows a block hands to the
+// dot kernel (columns_by_dots), or nullptr beyond 8 MiB. Defined outside the
+// target regions: std::vector's code must not be compiled for AVX-512.
+double* row_copy_buffer(std::size_t n)
+{
+    constexpr std::size_t MAX_DOUBLES = std::size_t{1} << 20;
+    if (n > MAX_DOUBLES) return nullptr;
+    thread_local std::vector<double> buffer;
+    if (buffer.size() < n) buffer.resize(n);
+    return buffer.data();
+}
+
+} // namespace
+
 // --- AVX2 + FMA: 4 lanes ------------------------------------------------------------
 
 FLAMEX_EXACT_TARGET_AVX2
@@ -32,6 +51,11 @@ FLAMEX_EXACT_TARGET_AVX2
 namespace avx2 {
 
 struct Simd : simd::Avx2 {
+    // The dot kernel of this set, for rows on the radix path.
+    static void row_dot(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy)
+    {
+        dot_avx2(acc, n, x, incx, y, incy);
+    }
     static V load_partial(const double* p, int n)
     {
         const __m256i lane = _mm256_set_epi64x(3, 2, 1, 0);
@@ -110,6 +134,10 @@ FLAMEX_EXACT_TARGET_AVX512
 namespace avx512 {
 
 struct Simd : simd::Avx512 {
+    static void row_dot(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy)
+    {
+        dot_avx512(acc, n, x, incx, y, incy);
+    }
     static V load_partial(const double* p, int n)
     {
         return _mm512_maskz_loadu_pd(static_cast<__mmask8>((1u << n) - 1u), p);

@@ -30,7 +30,8 @@ inline constexpr int COMPONENTS = 6;
 // instead of being added to acc[r]: the exact sum is then acc[r] +
 // comps[r * COMPONENTS + 0 .. COMPONENTS) (finite components, zeros included),
 // and acc[r] holds only what the expansions could not (spilled errors, products
-// outside the fast range, specials) and the zero-sign bookkeeping. A caller can
+// outside the fast range, specials, and the columns of rows handed to the radix
+// path: exact/columns_body.inc) and the zero-sign bookkeeping. A caller can
 // round that short sum cheaply when acc[r] is an exact zero (round_sum).
 void accumulate_columns(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
                         Accumulator* acc, double* comps = nullptr);

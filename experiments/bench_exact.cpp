@@ -8,7 +8,9 @@
 //   SWEEP   EXDOT, 1 thread, on the data classes of reference/exact_data.hpp (uniform,
 //           exponents spread over 2^+-10 .. 2^+-500, exact cancellation, subnormal-
 //           heavy, mixed signs) at n = 1e7 and 1e5, each against blis ddot on the
-//           same data: n = 1e7 uniform <= 1.3x, any class <= 4x; n = 1e5 <= 8x
+//           same data: n = 1e7 uniform <= 1.3x, any class <= 4x; n = 1e5 <= 8x;
+//           and EXGEMV N, T and EXTRSV, 1 thread, n = 4096, on matrices of each class
+//           (matrix_sweep): uniform gemv <= 2.5x, trsv <= 3x; any class <= 5x
 // Each time is the best of R runs (after one untimed warm-up run), the blis and
 // exact runs interleaved; the inputs are restored outside the timed region. Prints a markdown table with the machine,
 // the kernels' instruction set and, for the exact backend, whether 1 and 2
@@ -16,11 +18,12 @@
 //
 //   level3  gemm and blocked LU (experiments/bench_exact_level3.cpp)
 //
-// usage: flamex_bench_exact [--reps R] [--quick] [--only dot|gemv|trsv|lu|sweep|level3] [--threads T]
+// usage: flamex_bench_exact [--reps R] [--quick] [--only dot|gemv|trsv|lu|sweep|sweep-rows|level3] [--threads T]
 //                           [--gemm-sizes N,...|none] [--trsm-shapes TxR,...|none]
 //                           [--lu-sizes N,...|none] [--lu-blocks NB,...]
 //   --quick   small sizes, 1 repetition: checks that everything runs
-//   --only, --threads   one operation / one thread count (for profiling)
+//   --only, --threads   one operation / one thread count (for profiling); sweep-rows:
+//             only the gemv and trsv part of the sweep
 //   --gemm-sizes, --trsm-shapes, --lu-sizes, --lu-blocks   the level3 tables' sizes
 //             (none: that table is skipped; --lu-blocks: the blocked exact variants' blocks)
 //
@@ -273,6 +276,86 @@ std::vector<SweepRow> dot_sweep(const std::vector<dim_t>& lengths, int reps)
     return rows;
 }
 
+// The matrix-vector problems of a data class (n x n): x is the class's y; row
+// i of A is the class's x with the sign of each entry flipped by a hash of i
+// and the x_j it meets, so that the rows differ while entries that meet equal
+// x_j keep facing each other (the cancelling pairs still cancel exactly in
+// every row). The gemv T operand is A's transpose (the same dot products, read
+// along contiguous columns). The trsv operand is A's strict lower triangle
+// over a power-of-two diagonal, at least 1 and above twice each row's absolute
+// sum (the solution stays bounded, the products keep the class's exponent
+// range, but the solved x is no longer the class's y: pairs no longer cancel
+// exactly).
+struct MatrixProblem {
+    Matrix A, At, T, x;
+};
+
+bool hashed_sign(dim_t i, double xj)
+{
+    std::uint64_t h;
+    std::memcpy(&h, &xj, sizeof h);
+    h ^= static_cast<std::uint64_t>(i) * 0x9e3779b97f4a7c15ull;
+    h ^= h >> 31;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 29;
+    return (h & 1) != 0;
+}
+
+MatrixProblem matrix_problem(const gen::DotDataClass& c, dim_t n, std::uint64_t seed)
+{
+    std::vector<double> a(static_cast<std::size_t>(n)), y(a.size());
+    gen::Random r(seed);
+    c.fill(r, a, y);
+    MatrixProblem p{Matrix(n, n), Matrix(n, n), Matrix(n, n), Matrix(n, 1)};
+    for (dim_t j = 0; j < n; ++j) p.x(j, 0) = y[static_cast<std::size_t>(j)];
+    for (dim_t i = 0; i < n; ++i) {
+        double row_sum = 0;
+        for (dim_t j = 0; j < n; ++j) {
+            const double v = a[static_cast<std::size_t>(j)], e = hashed_sign(i, p.x(j, 0)) ? -v : v;
+            p.A(i, j) = e;
+            p.At(j, i) = e;
+            if (j < i) {
+                p.T(i, j) = e;
+                row_sum += std::fabs(e);
+            }
+        }
+        int k = 0;
+        std::frexp(row_sum, &k);
+        p.T(i, i) = std::max(1.0, std::ldexp(1.0, k + 1)); // (row_sum = 0: k = 0)
+    }
+    return p;
+}
+
+// EXGEMV N and T (y := -A x + y) and EXTRSV (lower, no transpose, non-unit) on
+// every class, 1 thread, against blis on the same data.
+std::vector<SweepRow> matrix_sweep(dim_t n, int reps)
+{
+    const std::unique_ptr<Blas> blis = flamex::make_backend("blis", {1, 0, ""});
+    const std::unique_ptr<Blas> exact = flamex::make_backend("exact", {1, 0, ""});
+    std::vector<SweepRow> rows;
+    std::uint64_t seed = 200;
+    for (const gen::DotDataClass& c : gen::dot_data_classes()) {
+        const bool uniform = &c == &gen::dot_data_classes().front();
+        const MatrixProblem p = matrix_problem(c, n, ++seed);
+        Matrix y(n, 1), x(n, 1);
+        const auto reset_y = [&] { copy_into(p.x, y); };
+        const auto reset_x = [&] { copy_into(p.x, x); };
+        const Times tn = best_of(
+            reps, reset_y, [&] { blis->gemv(flamex::Trans::No, -1.0, p.A, p.x, 1.0, y); },
+            [&] { exact->gemv(flamex::Trans::No, -1.0, p.A, p.x, 1.0, y); });
+        rows.push_back({std::string("gemv N, ") + c.name, n, tn.blis, tn.exact, uniform ? 2.5 : 5.0});
+        const Times tt = best_of(
+            reps, reset_y, [&] { blis->gemv(flamex::Trans::Yes, -1.0, p.At, p.x, 1.0, y); },
+            [&] { exact->gemv(flamex::Trans::Yes, -1.0, p.At, p.x, 1.0, y); });
+        rows.push_back({std::string("gemv T, ") + c.name, n, tt.blis, tt.exact, uniform ? 2.5 : 5.0});
+        const Times ts = best_of(
+            reps, reset_x, [&] { blis->trsv(flamex::Uplo::Lower, flamex::Trans::No, flamex::Diag::NonUnit, p.T, x); },
+            [&] { exact->trsv(flamex::Uplo::Lower, flamex::Trans::No, flamex::Diag::NonUnit, p.T, x); });
+        rows.push_back({std::string("trsv L N, ") + c.name, n, ts.blis, ts.exact, uniform ? 3.0 : 5.0});
+    }
+    return rows;
+}
+
 struct Row {
     int kind; // 0 dot, 1 gemv N, 2 gemv T, 3 trsv, 4 lu, 5 lu on the badly scaled matrix
     std::string op;
@@ -359,12 +442,13 @@ int main(int argc, char** argv)
                 return 2;
             }
         } else {
-            std::fprintf(stderr, "usage: flamex_bench_exact [--reps R] [--quick] [--only dot|gemv|trsv|lu|sweep|level3] [--threads T] [--gemm-sizes N,...|none] [--trsm-shapes TxR,...|none] [--lu-sizes N,...|none] [--lu-blocks NB,...]\n");
+            std::fprintf(stderr, "usage: flamex_bench_exact [--reps R] [--quick] [--only dot|gemv|trsv|lu|sweep|sweep-rows|level3] [--threads T] [--gemm-sizes N,...|none] [--trsm-shapes TxR,...|none] [--lu-sizes N,...|none] [--lu-blocks NB,...]\n");
             return 2;
         }
     }
-    if (!only.empty() && only != "dot" && only != "gemv" && only != "trsv" && only != "lu" && only != "sweep" && only != "level3") {
-        std::fprintf(stderr, "flamex_bench_exact: --only takes dot, gemv, trsv, lu, sweep or level3\n");
+    if (!only.empty() && only != "dot" && only != "gemv" && only != "trsv" && only != "lu" && only != "sweep" && only != "sweep-rows" &&
+        only != "level3") {
+        std::fprintf(stderr, "flamex_bench_exact: --only takes dot, gemv, trsv, lu, sweep, sweep-rows or level3\n");
         return 2;
     }
     if (only_threads != 0 && only_threads != 1 && only_threads != 2) {
@@ -499,6 +583,20 @@ int main(int argc, char** argv)
             std::printf("| %s | %ld | %.3f | %.3f | %.2f | <= %.1fx | %s |\n", r.name.c_str(), static_cast<long>(r.n),
                         r.blis_s * per, r.exact_s * per, ratio, r.target,
                         quick ? "- (quick)" : ratio <= r.target ? "yes" : "**no**");
+        }
+    }
+    if (wanted("sweep") || only == "sweep-rows") {
+        const dim_t n = quick ? 256 : 4096;
+        const std::vector<SweepRow> sweep = matrix_sweep(n, reps);
+        std::printf("\nEXGEMV and EXTRSV data sweep, n = %ld, 1 thread (matrix_sweep: A's rows of the class's x, x the "
+                    "class's y):\n\n",
+                    static_cast<long>(n));
+        std::printf("| operation, data | blis [s] | exact [s] | exact / blis | target | met |\n");
+        std::printf("|---|---|---|---|---|---|\n");
+        for (const SweepRow& r : sweep) {
+            const double ratio = r.exact_s / r.blis_s;
+            std::printf("| %s | %.4g | %.4g | %.2f | <= %.1fx | %s |\n", r.name.c_str(), r.blis_s, r.exact_s, ratio,
+                        r.target, quick ? "- (quick)" : ratio <= r.target ? "yes" : "**no**");
         }
     }
     if (wanted("lu")) {

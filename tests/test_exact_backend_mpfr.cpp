@@ -14,6 +14,9 @@
 //          (unit diagonal: x_k = RN(b_k - sum_j ...)): one rounding per component
 //   trsm   the same per right-hand side (left) or per row (right), with alpha b
 //          in place of b.
+// gemv and trsv also run with each first level of the multi-row kernels forced
+// in turn (exact/first_level.hpp: expansion, radix, alternating, adaptive), on
+// the data classes of the exact kernels' sweep (reference/exact_data.hpp).
 // The special values and the signs of exact zeros follow IEEE arithmetic on the
 // exact values (the contract of exact/exact.hpp): a sum of terms is -0 iff every
 // term is a zero with its sign bit set; alpha multiplies the exact sum as one IEEE
@@ -51,6 +54,8 @@
 #include <vector>
 
 #include "blas/blas.hpp"
+#include "exact/first_level.hpp"
+#include "reference/exact_data.hpp"
 #include "support/backend_checks.hpp"
 #include "support/exact_blas_reference.hpp"
 #include "support/exact_reference.hpp"
@@ -1498,6 +1503,275 @@ TEST(ExactMpfrThreads, LargeOperationsAgreeWithMpfr)
             ADD_FAILURE() << "dots: " << same(r.view(0, 0), ref_scaled(S, -1.0, 1.0, 0x1p-30)).message() << "; " << what;
         }
     }
+    EXPECT_EQ(wrong, 0);
+}
+
+
+// ===================================================================================
+// The first levels of the multi-row kernels (exact/columns_body.inc): every path
+// forced in turn gives MPFR's bits on the sweep's data classes.
+
+using flamex::exact::detail::FirstLevel;
+const FirstLevel FIRST_LEVELS[] = {FirstLevel::Adaptive, FirstLevel::Expansion, FirstLevel::Radix, FirstLevel::Alternate};
+const char* const FIRST_LEVEL_NAMES[] = {"adaptive", "expansion", "radix", "alternate"};
+
+// m x n rows of a data class against one x: x is the class's y; row i is the
+// class's x with each entry's sign flipped by a hash of (i, x_j), so rows differ
+// while entries meeting equal x_j keep facing each other (cancelling pairs stay
+// cancelling in every row).
+struct ClassRows {
+    Matrix A;
+    std::vector<double> x;
+};
+
+bool hashed_flip(dim_t i, double xj)
+{
+    std::uint64_t h = exref::bits(xj) ^ (static_cast<std::uint64_t>(i) * 0x9e3779b97f4a7c15ull);
+    h ^= h >> 31;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 29;
+    return (h & 1) != 0;
+}
+
+ClassRows class_rows(const gen::DotDataClass& c, dim_t m, dim_t n, std::uint64_t seed)
+{
+    std::vector<double> a(static_cast<std::size_t>(n)), y(a.size());
+    gen::Random r(seed);
+    c.fill(r, a, y);
+    ClassRows p{Matrix(m, n), y};
+    for (dim_t i = 0; i < m; ++i)
+        for (dim_t j = 0; j < n; ++j) {
+            const double v = a[static_cast<std::size_t>(j)];
+            p.A(i, j) = hashed_flip(i, y[static_cast<std::size_t>(j)]) ? -v : v;
+        }
+    return p;
+}
+
+// y := alpha op(A) x + beta y0 on the backend (layouts as in check_gemv).
+std::vector<double> gemv_on(const Blas& blas, Trans trans, double alpha, const Matrix& A, const std::vector<double>& x,
+                            double beta, const std::vector<double>& y0, Layout la, int lx, int ly)
+{
+    const Stored As = make_stored(A, la);
+    const Stored xs = make_vector(x, lx);
+    Stored ys = make_vector(y0, ly);
+    blas.gemv(trans, alpha, As.view, xs.view, beta, ys.view);
+    return values_of(ys.view);
+}
+
+std::vector<double> gemv_reference(Trans trans, double alpha, const Matrix& A, const std::vector<double>& x,
+                                   double beta, const std::vector<double>& y0)
+{
+    const dim_t m = op_rows(trans, A.view()), n = op_cols(trans, A.view());
+    std::vector<double> want(static_cast<std::size_t>(m));
+    for (dim_t i = 0; i < m; ++i) {
+        ExactValue S;
+        for (dim_t j = 0; j < n; ++j) S.add_product(op_at(trans, A.view(), i, j), x[static_cast<std::size_t>(j)]);
+        want[static_cast<std::size_t>(i)] = ref_scaled(S, alpha, beta, y0[static_cast<std::size_t>(i)]);
+    }
+    return want;
+}
+
+int count_wrong(const std::vector<double>& got, const std::vector<double>& want, const std::string& what)
+{
+    int wrong = 0;
+    for (std::size_t i = 0; i < got.size(); ++i)
+        if (!exref::same_double(got[i], want[i]) && ++wrong <= 3)
+            ADD_FAILURE() << "[" << i << "]: " << same(got[i], want[i]).message() << "; " << what;
+    return wrong;
+}
+
+// Specials and overflowing products planted in a matrix (row r: inf; row r + 1:
+// inf and -inf; row r + 2: NaN; row r + 3: DBL_MAX products cancelling).
+void plant_specials(Matrix& A, dim_t r, dim_t c)
+{
+    A(r, c) = INF;
+    A(r + 1, c + 1) = INF;
+    A(r + 1, c + 7) = -INF;
+    A(r + 2, c) = NaN;
+    A(r + 3, c + 2) = DBL_MAX;
+    A(r + 3, c + 5) = -DBL_MAX;
+}
+
+TEST(ExactMpfrFirstLevels, GemvEveryPathOnTheDataClasses)
+{
+    const flamex::test::ExpectThreadsSplit split;
+    const std::vector<std::pair<dim_t, dim_t>> shapes = {{1, 700}, {37, 300}, {67, 517}, {70, 1029}};
+    int wrong = 0;
+    std::uint64_t seed = 50;
+    for (const gen::DotDataClass& c : gen::dot_data_classes())
+        for (const auto& [m, n] : shapes)
+            for (const bool specials : {false, true}) {
+                if (specials && m < 37) continue;
+                ClassRows p = class_rows(c, m, n, ++seed);
+                if (specials) plant_specials(p.A, 5, n / 2);
+                const Matrix At = transposed(p.A); // op(At) = A for Trans
+                std::vector<double> y0(static_cast<std::size_t>(m));
+                Rng rng(seed);
+                for (double& v : y0) v = random_double(rng, -30, 30);
+                const double alpha = seed % 2 ? -1.0 : 0x1.8p-3, beta = seed % 3 ? 1.0 : -0.75;
+                const std::vector<double> want_n = gemv_reference(Trans::No, alpha, p.A, p.x, beta, y0);
+                const std::vector<double> want_t = gemv_reference(Trans::Yes, alpha, At, p.x, beta, y0);
+                for (int l = 0; l < 4; ++l) {
+                    const flamex::exact::detail::ScopedFirstLevel level(FIRST_LEVELS[l]);
+                    for (Config cfg : THREADS) {
+                        int k = l + cfg.threads;
+                        for (Layout la : LAYOUTS) { // row-major A: gemv N on the rows kernel, T on the columns one
+                            const std::string what = std::string(c.name) + ", " + std::to_string(m) + "x" +
+                                                     std::to_string(n) + (specials ? " with specials" : "") + ", " +
+                                                     FIRST_LEVEL_NAMES[l] + ", " + describe(cfg) + ", A " +
+                                                     layout_name(la);
+                            const Blas& blas = exact_backend(cfg);
+                            wrong += count_wrong(gemv_on(blas, Trans::No, alpha, p.A, p.x, beta, y0, la, k % 4, (k + 1) % 4),
+                                                 want_n, "gemv N " + what);
+                            wrong += count_wrong(gemv_on(blas, Trans::Yes, alpha, At, p.x, beta, y0, la, (k + 2) % 4, k % 4),
+                                                 want_t, "gemv T " + what);
+                            ++k;
+                        }
+                    }
+                }
+            }
+    EXPECT_EQ(wrong, 0);
+}
+
+// Each forced level really takes its path in the multi-row kernels (1 thread:
+// the counts are the calling thread's), and the adaptive choice moves a block of
+// rows to the radix path in the middle of its rows when the columns turn from
+// well-scaled to wide-range.
+TEST(ExactMpfrFirstLevels, GemvPathsAreTakenAndSwitchMidRow)
+{
+    using flamex::exact::detail::FirstLevelCounts;
+    if (std::string(flamex::exact::kernel_isa()) == "generic")
+        GTEST_SKIP() << "the portable kernels have the expansion path only (FLAMEX_EXACT_ISA=generic)";
+    const auto& classes = gen::dot_data_classes();
+    // Columns [0, well) uniform, the rest 2^+-200 and long enough for the adaptive
+    // hand-over (MIN_RADIX_COLUMNS in exact/columns_body.inc).
+    const dim_t m = 64, n = 1500, well = 256;
+    ClassRows p = class_rows(classes[0], m, n, 90);
+    const ClassRows wide = class_rows(classes[3], m, n, 91);
+    for (dim_t j = well; j < n; ++j) {
+        p.x[static_cast<std::size_t>(j)] = wide.x[static_cast<std::size_t>(j)];
+        for (dim_t i = 0; i < m; ++i) p.A(i, j) = wide.A(i, j);
+    }
+    const std::vector<double> y0(static_cast<std::size_t>(m), 0.0);
+    const std::vector<double> want = gemv_reference(Trans::No, 1.0, p.A, p.x, 0.0, y0);
+    const Matrix At = transposed(p.A);
+    FirstLevelCounts& counts = flamex::exact::detail::thread_first_level_counts();
+    for (int l = 0; l < 4; ++l) {
+        const flamex::exact::detail::ScopedFirstLevel level(FIRST_LEVELS[l]);
+        for (Layout la : {Layout::Plain, Layout::RowMajor}) {
+            const FirstLevelCounts before = counts;
+            const std::string what = std::string(FIRST_LEVEL_NAMES[l]) + ", A " + layout_name(la);
+            EXPECT_EQ(count_wrong(gemv_on(exact_backend({1, 0}), Trans::No, 1.0, p.A, p.x, 0.0, y0, la, 0, 0), want,
+                                  "gemv N " + what),
+                      0);
+            EXPECT_EQ(count_wrong(gemv_on(exact_backend({1, 0}), Trans::Yes, 1.0, At, p.x, 0.0, y0, la, 1, 2), want,
+                                  "gemv T " + what),
+                      0);
+            const long long expansion = counts.expansion_blocks - before.expansion_blocks;
+            const long long radix = counts.radix_blocks - before.radix_blocks;
+            if (FIRST_LEVELS[l] == FirstLevel::Expansion) {
+                EXPECT_EQ(radix, 0) << what;
+            }
+            if (FIRST_LEVELS[l] == FirstLevel::Radix) {
+                EXPECT_EQ(expansion, 0) << what;
+            }
+            if (FIRST_LEVELS[l] == FirstLevel::Alternate || FIRST_LEVELS[l] == FirstLevel::Adaptive) {
+                EXPECT_GT(radix, 0) << what;
+                EXPECT_GT(expansion, 0) << what;
+            }
+        }
+    }
+    // Uniform rows stay on the expansion path.
+    const ClassRows u = class_rows(classes[0], m, n, 92);
+    const FirstLevelCounts before = counts;
+    gemv_on(exact_backend({1, 0}), Trans::No, 1.0, u.A, u.x, 0.0, y0, Layout::Plain, 0, 0);
+    EXPECT_EQ(counts.radix_blocks - before.radix_blocks, 0);
+}
+
+// Column panels too wide for the copy the radix path reads its rows from (more
+// than 2^20 doubles: exact/columns_x86.cpp) walk the rows in place instead.
+TEST(ExactMpfrFirstLevels, GemvRadixPathOnPanelsTooWideToCopy)
+{
+    const dim_t m = 9, n = 70001; // 2 vectors of 8 rows x 70008 columns > 2^20 doubles
+    const ClassRows p = class_rows(gen::dot_data_classes()[5], m, n, 95); // cancelling pairs
+    const std::vector<double> y0(static_cast<std::size_t>(m), 0x1p-70);
+    const std::vector<double> want = gemv_reference(Trans::No, 1.0, p.A, p.x, 1.0, y0);
+    for (const FirstLevel level : {FirstLevel::Radix, FirstLevel::Adaptive}) {
+        const flamex::exact::detail::ScopedFirstLevel scoped(level);
+        EXPECT_EQ(count_wrong(gemv_on(exact_backend({1, 0}), Trans::No, 1.0, p.A, p.x, 1.0, y0, Layout::Plain, 0, 0),
+                              want, "gemv N, 9 x 70001"),
+                  0);
+    }
+}
+
+// A triangular system of a data class: op(T)'s off-diagonal entries are a
+// class_rows matrix's, its diagonal a power of two, at least 1 and above twice
+// the row's absolute sum (the solution stays bounded); b is the class's y.
+Matrix class_triangle(const ClassRows& p, bool lower)
+{
+    const dim_t n = p.A.length();
+    Matrix G(n, n);
+    for (dim_t i = 0; i < n; ++i) {
+        double row_sum = 0;
+        for (dim_t j = 0; j < n; ++j)
+            if (lower ? j < i : j > i) {
+                G(i, j) = p.A(i, j);
+                row_sum += std::fabs(p.A(i, j));
+            }
+        int k = 0;
+        std::frexp(row_sum, &k);
+        G(i, i) = std::max(1.0, std::ldexp(1.0, k + 1));
+    }
+    return G;
+}
+
+TEST(ExactMpfrFirstLevels, TrsvAllEightCasesEveryPathOnTheDataClasses)
+{
+    const flamex::test::ExpectThreadsSplit split;
+    const dim_t n = 333;
+    int wrong = 0;
+    std::uint64_t seed = 70;
+    for (const gen::DotDataClass& c : gen::dot_data_classes())
+        for (const bool specials : {false, true}) {
+            const ClassRows p = class_rows(c, n, n, ++seed);
+            for (Uplo uplo : {Uplo::Lower, Uplo::Upper})
+                for (Trans trans : {Trans::No, Trans::Yes})
+                    for (Diag diag : {Diag::NonUnit, Diag::Unit}) {
+                        const bool op_lower = (uplo == Uplo::Lower) != (trans == Trans::Yes);
+                        Matrix G = class_triangle(p, op_lower);
+                        if (specials) { // an infinity and a NaN in late equations
+                            G(op_lower ? n - 20 : 19, op_lower ? 7 : n - 8) = INF;
+                            G(op_lower ? n - 3 : 2, op_lower ? n - 40 : 40) = NaN;
+                        }
+                        const Matrix T = stored_for(G, trans);
+                        // Adaptive, 1 thread, checked against MPFR; every other level and
+                        // configuration gives the same bits.
+                        std::vector<double> first;
+                        for (int l = 0; l < 4; ++l) {
+                            const flamex::exact::detail::ScopedFirstLevel level(FIRST_LEVELS[l]);
+                            for (Config cfg : THREADS_AND_BLOCKS) {
+                                const Layout lt = LAYOUTS[static_cast<std::size_t>(l + cfg.threads) % 3];
+                                const int lx = (l + static_cast<int>(cfg.block)) % VECTOR_LAYOUTS;
+                                const std::string what = std::string(c.name) + ", " + FIRST_LEVEL_NAMES[l] + ", " +
+                                                         describe(cfg);
+                                if (first.empty()) {
+                                    wrong += run_and_check_trsv(exact_backend(cfg), uplo, trans, diag, T, p.x, lt, lx, what);
+                                    Stored xs = make_vector(p.x, lx);
+                                    const Stored Ts = make_stored(T, lt);
+                                    exact_backend(cfg).trsv(uplo, trans, diag, Ts.view, xs.view);
+                                    first = values_of(xs.view);
+                                    continue;
+                                }
+                                const Stored Ts = make_stored(T, lt);
+                                Stored xs = make_vector(p.x, lx);
+                                exact_backend(cfg).trsv(uplo, trans, diag, Ts.view, xs.view);
+                                wrong += count_wrong(values_of(xs.view), first,
+                                                     std::string("trsv ") + name(uplo) + " " + name(trans) + " " +
+                                                         name(diag) + ", " + what + (specials ? ", inf and NaN" : ""));
+                            }
+                        }
+                    }
+        }
     EXPECT_EQ(wrong, 0);
 }
 
