@@ -2,6 +2,7 @@
 // the FLAME skeleton) and the run-time choice of an instruction set; see
 // batched/lanes.hpp. Compiled with -ffp-contract=off (CMakeLists.txt).
 #include "batched/lanes.hpp"
+#include "batched/dc_lanes.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -56,11 +57,20 @@ struct Lanes {
 };
 
 #include "batched/lanes_body.inc"
+#include "batched/dc_lanes.inc"
 
 } // namespace scalar
 
-void solve_block_scalar(Kernel kernel, const SystemBlock<float>& block) { scalar::Kernels<scalar::Lanes<float>>::run(kernel, block); }
-void solve_block_scalar(Kernel kernel, const SystemBlock<double>& block) { scalar::Kernels<scalar::Lanes<double>>::run(kernel, block); }
+template <class T>
+void solve_block_scalar_t(Kernel kernel, const SystemBlock<T>& block)
+{
+    if (kernel == Kernel::DivideConquer)
+        scalar::DcKernels<scalar::Lanes<T>>::run(block);
+    else
+        scalar::Kernels<scalar::Lanes<T>>::run(kernel, block);
+}
+void solve_block_scalar(Kernel kernel, const SystemBlock<float>& block) { solve_block_scalar_t(kernel, block); }
+void solve_block_scalar(Kernel kernel, const SystemBlock<double>& block) { solve_block_scalar_t(kernel, block); }
 
 } // namespace detail
 

@@ -1,0 +1,52 @@
+// Internal: divide and conquer for W systems in lock step, one SIMD lane each (issue 16),
+// and the per-system reference as its W = 1 case.
+//
+// ONE CODE. tridiagonal_eigen_dc (batched/per_system.hpp) is dc_lanes at W = 1. The
+// recursion, the split test, tearing, deflation, the sorts, the secular roots, the
+// Gu-Eisenstat z and the eigenvectors run lane by lane on kernels/batched_system.h's
+// shared routines (compiled in dc.cpp, with the reference's flags): they are O(m) to
+// O(k^2) per merge and their control flow is each system's own. The O(m k^2) product
+// Qn = Qk W of a merge, which dominates, is the caller's `product`: the lane kernels
+// pass one that does every lane at once in vector registers (batched/dc_lanes.inc),
+// the reference a plain loop; either forms every entry as the same sum in the same
+// order, so the lanes' results are the reference's, bit for bit.
+//
+// DIVERGENCE. Lanes whose split tests differ follow different recursion trees: at each
+// block, the lanes that split at the same place recurse together, those that tear
+// recurse and merge together (a mask of lanes), as a GPU serializes a divergent branch.
+// A merge's product runs for the lanes of its mask; the others' k is 0 (nothing formed).
+#pragma once
+
+#include "batched/per_system.hpp"
+
+namespace flamex::batched {
+
+// Interleaved storage: entry i of a lane-l vector at p[i W + l]; V(i, j) (N x N) at
+// V[(i + j N) W + l].
+//
+// The product of a merge of order m: for every lane l and column i < k[l],
+// Qn(:, i) = sum_{j < k[l]} Qk(:, j) delta(j, i), the sum formed from 0 by adding the
+// terms in order of j (Qk(r, j) at Qk[(r + j m) W + l], delta(j, i) at
+// delta[(j + i m) W + l], Qn(r, i) at Qn[(r + i m) W + l]); kmax = max k[l]. The lanes'
+// arrays are 64-byte aligned.
+template <class T>
+using DcProduct = void (*)(int m, int kmax, const int* k, const T* Qk, const T* delta, T* Qn);
+
+// U = V diag(lambda) V^T for the W systems of the lanes in `mask` (bit l: lane l): d and
+// e interleaved (n vectors; e's last unused), lambda (n vectors) and V (n^2 vectors)
+// written interleaved, zero in the lanes outside the mask. Stats summed over the lanes.
+template <class T>
+DcStats tridiagonal_eigen_dc_lanes(int n, int W, unsigned mask, const T* d, const T* e, T* lambda, T* V, DcWork<T>& work,
+                                   DcProduct<T> product);
+
+// eigen_solve_truncated's decisions per lane (the shared trunc_lmax and trunc_dropped):
+// dropped[i W + l] = 1 where lane l drops its eigenvalue i (lambda interleaved), else 0;
+// discarded[l] their number. Lanes outside the mask drop all and discard 0.
+template <class T>
+void truncation_lanes(int n, int W, unsigned mask, const T* lambda, double threshold, T* dropped, int* discarded);
+
+// indices 0..m-1 ordered by key ascending (stable insertion sort; m <= 64)
+template <class T>
+void sort_indices(int m, const T* key, int* index);
+
+} // namespace flamex::batched
