@@ -5,12 +5,14 @@
 // Storage: V is n x n, zero outside the diagonal blocks of the current subproblems;
 // a subproblem [off, off + m) owns rows and columns off .. off + m - 1 of V and
 // entries off .. off + m - 1 of lambda, so the recursion needs no copies. d and e are
-// copied into the workspace, where tearing modifies them.
+// copied into the workspace, where tearing modifies them. The code runs W systems in
+// lock step (batched/dc_lanes.hpp): V and lambda interleaved (lane l of entry i at
+// i W + l), the reference tridiagonal_eigen_dc being W = 1.
 //
 // The arithmetic -- split test, tearing, deflation, secular roots, Gu-Eisenstat z,
 // eigenvectors, truncation -- is the shared code of kernels/batched_system.h (the
 // OpenCL kernels run the same routines); the recursion, the sorts and the product
-// Q W are ordered here for the CPU.
+// Q W are ordered here for the CPU (the product by the caller: dc_lanes.hpp).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

@@ -137,28 +137,6 @@ void solve_block(Isa isa, Kernel kernel, const SystemBlock<T>& block)
     }
 }
 
-// The workspace as lanes_body.inc lays it out: 64-byte aligned vectors of W scalars,
-// the packed lower triangle, then y, d, e, tau (n vectors each).
-template <class T>
-void tridiagonalization_of(Isa isa, int n, const T* workspace, int lane, T* A, T* d, T* e, T* tau)
-{
-    const std::size_t W = static_cast<std::size_t>(lane_count<T>(isa));
-    const std::uintptr_t raw = reinterpret_cast<std::uintptr_t>(workspace);
-    const T* base = workspace + (((raw + 63) & ~std::uintptr_t(63)) - raw) / sizeof(T);
-    const auto at = [&](std::size_t vector) { return base[vector * W + static_cast<std::size_t>(lane)]; };
-    for (int j = 0; j < n; ++j)
-        for (int i = j; i < n; ++i) A[i + static_cast<std::size_t>(j) * n] = at(static_cast<std::size_t>(packed_index(n, i, j)));
-    const std::size_t vd = static_cast<std::size_t>(packed_size(n)) + n, ve = vd + n, vtau = ve + n;
-    for (int i = 0; i < n; ++i) {
-        d[i] = at(vd + i);
-        e[i] = at(ve + i);
-        tau[i] = at(vtau + i);
-    }
-}
-
-template void tridiagonalization_of<float>(Isa, int, const float*, int, float*, float*, float*, float*);
-template void tridiagonalization_of<double>(Isa, int, const double*, int, double*, double*, double*, double*);
-
 template void solve_block<float>(Isa, Kernel, const SystemBlock<float>&);
 template void solve_block<double>(Isa, Kernel, const SystemBlock<double>&);
 

@@ -113,15 +113,6 @@ enum class Kernel { Ldlt, HouseholderPcr, DivideConquer };
 template <class T>
 void solve_block(Isa isa, Kernel kernel, const SystemBlock<T>& block);
 
-// After solve_block(isa, Kernel::HouseholderPcr, ...) on `workspace`, and before its
-// next use: the tridiagonalization of the block's system `lane` as the per-system
-// batched::tridiagonalize leaves it -- the lower triangle of the column-major n x n A
-// (the reflectors below the subdiagonal; the strict upper triangle is not written),
-// d, e and tau -- the same bits, the lanes having done its operations. auto's repairs
-// take it instead of computing it again.
-template <class T>
-void tridiagonalization_of(Isa isa, int n, const T* workspace, int lane, T* A, T* d, T* e, T* tau);
-
 namespace detail {
 void solve_block_scalar(Kernel kernel, const SystemBlock<float>& block);
 void solve_block_scalar(Kernel kernel, const SystemBlock<double>& block);

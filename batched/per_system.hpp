@@ -2,9 +2,9 @@
 // small symmetric system at a time, templated on float and double, no allocation in
 // the hot path (scratch lives in the *Work structs, one per thread). Their arithmetic
 // is written once, in kernels/batched_system.h, which the OpenCL kernels compile too;
-// each states its storage exactly. batched::solve runs ldlt, householder-pcr and auto's
-// first pass by blocks of SIMD lanes (batched/lanes.hpp) with exactly these routines'
-// operations, bit for bit; dc and auto's repairs call them one system at a time.
+// each states its storage exactly. batched::solve runs every method by blocks of SIMD
+// lanes (batched/lanes.hpp, batched/dc_lanes.hpp) with exactly these routines'
+// operations, bit for bit.
 //
 // Matrices are column-major with leading dimension n (the batch layout); vectors are
 // contiguous.
