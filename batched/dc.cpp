@@ -34,9 +34,10 @@ void DcWork<T>::reserve(int n, int lanes)
     const auto m = static_cast<std::size_t>(reserved_n) + 1, mm = m * m, W = static_cast<std::size_t>(reserved_lanes);
     const std::size_t pad = 64 / sizeof(T); // room to align the interleaved arrays
     for (auto* a : {&d, &e, &lam}) a->assign(W * m, T(0));
-    for (auto* a : {&z, &dd, &ds, &zs, &dk, &zk, &tau, &zhat, &rotc, &rots, &ui}) a->assign(m, T(0));
+    for (auto* a : {&z, &dd, &ds, &zs, &rotc, &rots}) a->assign(m, T(0));
     Qs.assign(mm, T(0));
     for (auto* a : {&delta, &Qk, &Qn}) a->assign(W * mm + pad, T(0));
+    roots.assign(7 * W * m + pad, T(0));
     for (auto* a : {&perm, &kept, &defl, &org, &order, &rota, &rotb}) a->assign(m, 0);
     k.assign(W, 0);
     lanes_lambda.assign(W * m + pad, T(0));
@@ -79,9 +80,9 @@ struct Dc {
     T* lambda; // interleaved (batched/dc_lanes.hpp)
     T* V;
     DcWork<T>& w;
-    DcProduct<T> product;
+    DcStages<T> stages;
     DcStats& stats;
-    T *Qk, *delta, *Qn; // w's, aligned
+    T *Qk, *delta, *Qn, *rhos, *dk, *zsq, *zk, *dorg, *tau, *lamr; // w's, aligned, interleaved
 
     T& v(int l, int i, int j) { return V[(static_cast<std::size_t>(i) + static_cast<std::size_t>(j) * N) * W + l]; }
     T& lam(int l, int i) { return lambda[static_cast<std::size_t>(i) * W + l]; }
@@ -134,20 +135,26 @@ struct Dc {
 
     void merge(int off, int m, int s, const T* rho_raw, unsigned mask)
     {
-        int kmax = 0;
+        int kmax = 0, ex[lanes::kMaxLanes];
         std::fill(w.k.begin(), w.k.begin() + W, 0);
         for_lanes(mask, [&](int l) {
-            prepare(l, off, m, s, rho_raw[l]);
+            ex[l] = prepare(l, off, m, s, rho_raw[l]);
             kmax = std::max(kmax, w.k[l]);
         });
-        product(m, kmax, w.k.data(), Qk, delta, Qn);
+        stages.roots(m, kmax, w.k.data(), rhos, dk, zsq, zk, dorg, tau, lamr, delta, &stats.secular_iterations);
+        for_lanes(mask, [&](int l) { // the eigenvalues scaled back
+            T* lamk = w.lam.data() + static_cast<std::size_t>(l) * N;
+            for (int i = 0; i < w.k[l]; ++i) lamk[i] = std::ldexp(lamr[static_cast<std::size_t>(i) * W + l], ex[l]);
+        });
+        stages.product(m, kmax, w.k.data(), Qk, delta, Qn);
         for_lanes(mask, [&](int l) { finish(l, off, m); });
     }
 
-    // Lane l's merge up to the product: its eigenvalues to lam (the k secular roots,
-    // then the nd deflated ones), W's columns to delta, the kept columns of the sorted
-    // and rotated Q to Qk(:, 0:k), the deflated ones to Qk(:, k:m); k to w.k[l].
-    void prepare(int l, int off, int m, int s, T rho_raw)
+    // Lane l's merge up to the secular equation: the nd deflated eigenvalues to lam(k ..),
+    // the kept columns of the sorted and rotated Q to Qk(:, 0:k), the deflated ones to
+    // Qk(:, k:m), the scaled secular equation to rhos, dk, zsq, zk; k to w.k[l]; returns
+    // the exponent of the scaling.
+    int prepare(int l, int off, int m, int s, T rho_raw)
     {
         T *z = w.z.data(), *dd = w.dd.data(), *ds = w.ds.data(), *zs = w.zs.data(), *Qs = w.Qs.data();
         T* lamk = w.lam.data() + static_cast<std::size_t>(l) * N;
@@ -190,22 +197,12 @@ struct Dc {
         // of two (exactly) to norm ~1: its derivatives square 1 / (d_j - lambda), which
         // would overflow in single precision for a block of norm 1e-20.
         const int k = nk;
-        T *dk = w.dk.data(), *zk = w.zk.data(), *tau = w.tau.data(), *zhat = w.zhat.data(), *ui = w.ui.data();
-        int* org = w.org.data();
-        const T rho_s = std::ldexp(rho, -ex);
+        rhos[l] = std::ldexp(rho, -ex);
         for (int i = 0; i < k; ++i) {
-            dk[i] = std::ldexp(ds[kept[i]], -ex);
-            zk[i] = zs[kept[i]];
-            zhat[i] = zk[i] * zk[i]; // zsq, for the solver
-        }
-        for (int i = 0; i < k; ++i)
-            shared::secular_root(i, k, dk, zhat, rho_s, &org[i], &tau[i], &stats.secular_iterations);
-        // Gu-Eisenstat: the z for which the computed eigenvalues are exact.
-        for (int j = 0; j < k; ++j) zhat[j] = shared::dc_zhat(j, k, dk, org, tau, zk[j], rho_s);
-        // Eigenvectors W of D + rho zhat zhat^T: column i to delta(:, i).
-        for (int i = 0; i < k; ++i) {
-            lamk[i] = shared::dc_eigenvector(i, k, dk, org, tau, zhat, ex, ui);
-            for (int j = 0; j < k; ++j) delta[at(m, j, i, l)] = ui[j];
+            const std::size_t at_i = static_cast<std::size_t>(i) * W + l;
+            dk[at_i] = std::ldexp(ds[kept[i]], -ex);
+            zk[at_i] = zs[kept[i]];
+            zsq[at_i] = zk[at_i] * zk[at_i];
         }
         for (int j = 0; j < k; ++j)
             for (int r = 0; r < m; ++r) Qk[at(m, r, j, l)] = Qs[r + kept[j] * m];
@@ -214,6 +211,7 @@ struct Dc {
             for (int r = 0; r < m; ++r) Qk[at(m, r, k + q, l)] = Qs[r + defl[q] * m];
         }
         w.k[l] = k;
+        return ex;
     }
 
     // After the product: the block's eigenpairs, eigenvalues ascending (columns below k
@@ -269,11 +267,29 @@ void product_one(int m, int, const int* kk, const T* Qk, const T* delta, T* Qn)
     }
 }
 
+// The reference's secular stage, one lane: the shared routines.
+template <class T>
+void roots_one(int m, int, const int* kk, const T* rho, const T* dk, const T* zsq, const T* zk, T* dorg, T* tau, T* lam,
+               T* delta, int* iterations)
+{
+    const int k = kk[0];
+    int org[kMaxOrder];
+    T zhat[kMaxOrder];
+    for (int i = 0; i < k; ++i) {
+        shared::secular_root(i, k, dk, zsq, rho[0], &org[i], &tau[i], iterations);
+        dorg[i] = dk[org[i]];
+    }
+    // Gu-Eisenstat: the z for which the computed eigenvalues are exact.
+    for (int j = 0; j < k; ++j) zhat[j] = shared::dc_zhat(j, k, dk, org, tau, zk[j], rho[0]);
+    // Eigenvectors W of D + rho zhat zhat^T: column i to delta(:, i).
+    for (int i = 0; i < k; ++i) lam[i] = shared::dc_eigenvector(i, k, dk, org, tau, zhat, 0, delta + static_cast<std::size_t>(i) * m);
+}
+
 } // namespace
 
 template <class T>
 DcStats tridiagonal_eigen_dc_lanes(int n, int W, unsigned mask, const T* d, const T* e, T* lambda, T* V, DcWork<T>& w,
-                                   DcProduct<T> product)
+                                   DcStages<T> stages)
 {
     DcStats stats;
     if (n <= 0) return stats;
@@ -286,7 +302,11 @@ DcStats tridiagonal_eigen_dc_lanes(int n, int W, unsigned mask, const T* d, cons
         }
     std::fill(V, V + static_cast<std::size_t>(n) * n * W, T(0));
     std::fill(lambda, lambda + static_cast<std::size_t>(n) * W, T(0));
-    Dc<T> dc{n, W, lambda, V, w, product, stats, align64(w.Qk.data()), align64(w.delta.data()), align64(w.Qn.data())};
+    const std::size_t vectors = static_cast<std::size_t>(W) * (n + 1);
+    T* roots = align64(w.roots.data());
+    Dc<T> dc{n,     W,     lambda, V, w, stages, stats, align64(w.Qk.data()), align64(w.delta.data()), align64(w.Qn.data()),
+             roots, roots + vectors, roots + 2 * vectors, roots + 3 * vectors, roots + 4 * vectors, roots + 5 * vectors,
+             roots + 6 * vectors};
     dc.solve(0, n, mask);
     // A split at the top leaves the eigenvalues in block order: sort them all.
     for_lanes(mask, [&](int l) {
@@ -311,7 +331,7 @@ DcStats tridiagonal_eigen_dc_lanes(int n, int W, unsigned mask, const T* d, cons
 template <class T>
 DcStats tridiagonal_eigen_dc(int n, const T* d, const T* e, T* lambda, T* V, DcWork<T>& w)
 {
-    return tridiagonal_eigen_dc_lanes(n, 1, 1u, d, e, lambda, V, w, &product_one<T>);
+    return tridiagonal_eigen_dc_lanes(n, 1, 1u, d, e, lambda, V, w, DcStages<T>{&roots_one<T>, &product_one<T>});
 }
 
 template <class T>
@@ -355,9 +375,9 @@ template struct DcWork<double>;
 template DcStats tridiagonal_eigen_dc<float>(int, const float*, const float*, float*, float*, DcWork<float>&);
 template DcStats tridiagonal_eigen_dc<double>(int, const double*, const double*, double*, double*, DcWork<double>&);
 template DcStats tridiagonal_eigen_dc_lanes<float>(int, int, unsigned, const float*, const float*, float*, float*, DcWork<float>&,
-                                                   DcProduct<float>);
+                                                   DcStages<float>);
 template DcStats tridiagonal_eigen_dc_lanes<double>(int, int, unsigned, const double*, const double*, double*, double*,
-                                                    DcWork<double>&, DcProduct<double>);
+                                                    DcWork<double>&, DcStages<double>);
 template void truncation_lanes<float>(int, int, unsigned, const float*, double, float*, int*);
 template void truncation_lanes<double>(int, int, unsigned, const double*, double, double*, int*);
 template void sort_indices<float>(int, const float*, int*);

@@ -32,12 +32,29 @@ namespace flamex::batched {
 template <class T>
 using DcProduct = void (*)(int m, int kmax, const int* k, const T* Qk, const T* delta, T* Qn);
 
+// The secular stage of a merge of order m: for every lane l, the k[l] roots of the scaled
+// secular equation 1/rho + sum_j zsq_j / (dk_j - lambda) (dk ascending, zsq = zk^2, all
+// interleaved: dk_j of lane l at dk[j W + l], rho_l at rho[l]) as shared::secular_root
+// finds them, lambda_i = dorg_i + tau_i (dorg_i = dk at the root's origin), its lam_i =
+// dorg_i + tau_i, the Gu-Eisenstat zhat (shared::dc_zhat) and the eigenvectors
+// (shared::dc_eigenvector, column i to delta(:, i) as for the product); the secular
+// iterations of all lanes added to *iterations.
+template <class T>
+using DcRoots = void (*)(int m, int kmax, const int* k, const T* rho, const T* dk, const T* zsq, const T* zk, T* dorg, T* tau,
+                         T* lam, T* delta, int* iterations);
+
+template <class T>
+struct DcStages {
+    DcRoots<T> roots;
+    DcProduct<T> product;
+};
+
 // U = V diag(lambda) V^T for the W systems of the lanes in `mask` (bit l: lane l): d and
 // e interleaved (n vectors; e's last unused), lambda (n vectors) and V (n^2 vectors)
 // written interleaved, zero in the lanes outside the mask. Stats summed over the lanes.
 template <class T>
 DcStats tridiagonal_eigen_dc_lanes(int n, int W, unsigned mask, const T* d, const T* e, T* lambda, T* V, DcWork<T>& work,
-                                   DcProduct<T> product);
+                                   DcStages<T> stages);
 
 // eigen_solve_truncated's decisions per lane (the shared trunc_lmax and trunc_dropped):
 // dropped[i W + l] = 1 where lane l drops its eigenvalue i (lambda interleaved), else 0;

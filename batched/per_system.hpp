@@ -114,7 +114,7 @@ struct DcWork {
     // per lane (W n each): d, e (torn), lam (a merge's eigenvalues); reused lane by lane:
     // z .. rots, ui, Qs; interleaved (W n^2, 64-byte aligned by the code): Qk, delta, Qn,
     // and (W > 1) the lane kernels' lambda and V
-    std::vector<T> d, e, z, dd, ds, zs, dk, zk, tau, delta, zhat, Qs, Qk, Qn, lam, rotc, rots, ui, lanes_lambda, lanes_V;
+    std::vector<T> d, e, z, dd, ds, zs, delta, Qs, Qk, Qn, lam, rotc, rots, roots, lanes_lambda, lanes_V;
     std::vector<int> perm, kept, defl, org, order, rota, rotb, k;
     int reserved_n = 0, reserved_lanes = 0;
     void reserve(int n, int lanes = 1);

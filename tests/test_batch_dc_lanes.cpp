@@ -20,6 +20,7 @@
 #include "batched/dc_lanes.hpp"
 #include "batched/lanes.hpp"
 #include "batched/per_system.hpp"
+#include "kernels/batched_system.h"
 
 namespace batched = flamex::batched;
 namespace lanes = flamex::batched::lanes;
@@ -292,7 +293,8 @@ TEST(BatchDcLanes, AutoCompactsScatteredFlaggedSystems)
 
 // The driver (batched/dc_lanes.hpp) with W = 8 lanes, whose systems split at different
 // places (divergent recursions), with a plain per-lane product: every lane in the mask
-// gets the bits of its system alone (W = 1), the lanes outside it zeros.
+// gets the bits of its system alone (W = 1; any NaN for a NaN), the lanes outside it
+// zeros.
 void plain_product(int m, int, const int* k, const double* Qk, const double* delta, double* Qn)
 {
     const int W = 8;
@@ -305,10 +307,37 @@ void plain_product(int m, int, const int* k, const double* Qk, const double* del
             }
 }
 
+// The secular stage lane by lane on the shared routines (as the reference's, W = 1).
+void plain_roots(int m, int, const int* k, const double* rho, const double* dk, const double* zsq, const double* zk,
+                 double* dorg, double* tau, double* lam, double* delta, int* iterations)
+{
+    const int W = 8;
+    for (int l = 0; l < W; ++l) {
+        const int kl = k[l];
+        std::vector<double> d(kl), q(kl), z(kl), t(kl), zhat(kl), ui(kl);
+        std::vector<int> org(kl);
+        for (int j = 0; j < kl; ++j) {
+            d[j] = dk[j * W + l];
+            q[j] = zsq[j * W + l];
+            z[j] = zk[j * W + l];
+        }
+        for (int i = 0; i < kl; ++i) {
+            batched::shared::secular_root(i, kl, d.data(), q.data(), rho[l], &org[i], &t[i], iterations);
+            dorg[i * W + l] = d[org[i]];
+            tau[i * W + l] = t[i];
+        }
+        for (int j = 0; j < kl; ++j) zhat[j] = batched::shared::dc_zhat(j, kl, d.data(), org.data(), t.data(), z[j], rho[l]);
+        for (int i = 0; i < kl; ++i) {
+            lam[i * W + l] = batched::shared::dc_eigenvector(i, kl, d.data(), org.data(), t.data(), zhat.data(), 0, ui.data());
+            for (int j = 0; j < kl; ++j) delta[(j + i * m) * W + l] = ui[j];
+        }
+    }
+}
+
 TEST(BatchDcLanes, EachLaneGetsItsOwnEigenSolve)
 {
     const int n = 17, W = 8;
-    const batched::Batch<double> b = hard_batch<double>(n, W, 3);
+    const batched::Batch<double> b = hard_batch<double>(n, 6 + W, 3);
     std::vector<double> Q(n * n), d(n * W), e(n * W), tau(n), lambda(n), V(n * n), lambdas(n * W), Vs(n * n * W);
     std::vector<double> dl(n), el(n);
     for (int l = 0; l < W; ++l) {
@@ -322,7 +351,8 @@ TEST(BatchDcLanes, EachLaneGetsItsOwnEigenSolve)
     const unsigned mask = 0xffu & ~(1u << 2);
     batched::DcWork<double> lanes_work, one;
     const batched::DcStats stats =
-        batched::tridiagonal_eigen_dc_lanes(n, W, mask, d.data(), e.data(), lambdas.data(), Vs.data(), lanes_work, &plain_product);
+        batched::tridiagonal_eigen_dc_lanes(n, W, mask, d.data(), e.data(), lambdas.data(), Vs.data(), lanes_work,
+                                             batched::DcStages<double>{&plain_roots, &plain_product});
     EXPECT_GT(stats.splits, 0);
     EXPECT_GT(stats.deflated, 0);
     for (int l = 0; l < W; ++l) {
@@ -334,11 +364,11 @@ TEST(BatchDcLanes, EachLaneGetsItsOwnEigenSolve)
         const bool on = (mask >> l) & 1u;
         for (int i = 0; i < n; ++i) {
             const double want = on ? lambda[i] : 0.0;
-            EXPECT_EQ(std::memcmp(&lambdas[i * W + l], &want, sizeof want), 0) << "lane " << l << " lambda " << i;
+            EXPECT_TRUE(same(lambdas[i * W + l], want)) << "lane " << l << " lambda " << i;
         }
         for (int j = 0; j < n * n; ++j) {
             const double want = on ? V[j] : 0.0;
-            ASSERT_EQ(std::memcmp(&Vs[j * W + l], &want, sizeof want), 0) << "lane " << l << " V entry " << j;
+            ASSERT_TRUE(same(Vs[j * W + l], want)) << "lane " << l << " V entry " << j;
         }
     }
 }
