@@ -1,20 +1,26 @@
 // Internal: divide and conquer for W systems in lock step, one SIMD lane each (issue 16),
 // and the per-system reference as its W = 1 case.
 //
-// ONE CODE. tridiagonal_eigen_dc (batched/per_system.hpp) is dc_lanes at W = 1. The
-// recursion, the split test, tearing, deflation, the sorts, the secular roots, the
-// Gu-Eisenstat z and the eigenvectors run lane by lane on kernels/batched_system.h's
-// shared routines (compiled in dc.cpp, with the reference's flags): they are O(m) to
-// O(k^2) per merge and their control flow is each system's own. The O(m k^2) product
-// Qn = Qk W of a merge, which dominates, is the caller's `product`: the lane kernels
-// pass one that does every lane at once in vector registers (batched/dc_lanes.inc),
-// the reference a plain loop; either forms every entry as the same sum in the same
-// order, so the lanes' results are the reference's, bit for bit.
+// ONE DRIVER. tridiagonal_eigen_dc (batched/per_system.hpp) is this driver at W = 1.
+// The recursion, the split test, tearing, deflation and its rotations, the sorts and
+// the gathers run lane by lane on kernels/batched_system.h's shared routines (compiled
+// in dc.cpp with the reference's flags): O(m^2) per merge, with each system's own
+// control flow. The two stages that cost O(k^2) iterations and O(m k^2) are the
+// caller's (DcStages): the secular stage (roots, Gu-Eisenstat z, eigenvectors) and the
+// product Qn = Qk W. The reference passes the shared routines and a plain loop; the
+// lane kernels (batched/dc_lanes.inc) pass both done for every lane at once in vector
+// registers -- the secular solver's per-system branches (which pole, whether the
+// middle-way step is taken, when the iteration stops) become per-lane flags and
+// selects, its loop runs until every lane has stopped -- with per lane the shared
+// routines' operations in their order, so the lanes' results are the reference's,
+// bit for bit (tests/test_batch_dc_lanes.cpp). That vector secular stage is the one
+// place the arithmetic is written twice in C++: OpenCL C, which also compiles
+// batched_system.h, has no lane masks to write it once for both.
 //
 // DIVERGENCE. Lanes whose split tests differ follow different recursion trees: at each
 // block, the lanes that split at the same place recurse together, those that tear
 // recurse and merge together (a mask of lanes), as a GPU serializes a divergent branch.
-// A merge's product runs for the lanes of its mask; the others' k is 0 (nothing formed).
+// A merge's stages run for the lanes of its mask; the others' k is 0 (nothing formed).
 #pragma once
 
 #include "batched/per_system.hpp"

@@ -103,7 +103,7 @@ struct SystemBlock {
 };
 
 // DivideConquer: Householder tridiagonalization, divide and conquer (batched/dc_lanes.hpp)
-// and the truncated eigen-solve, as batched::solve's dc one system at a time did.
+// and the truncated eigen-solve, per lane the per-system routines' operations.
 enum class Kernel { Ldlt, HouseholderPcr, DivideConquer };
 
 // On one block, with the instruction set isa: LDL^T without pivoting and its solve
