@@ -96,9 +96,10 @@
 // with no fused multiply-add, so the results are bit-identical to it whatever the
 // instruction set, the batch size (a last partial block included) or the thread
 // count; a breakdown, a NaN or an infinity stays in its lane and is reported for its
-// system. The residual check runs in the lanes too (in double). auto's repairs (dc on
-// the systems the check flags, on the tridiagonalization the lanes computed) and dc
-// run one system at a time.
+// system. The residual check runs in the lanes too (in double). dc runs in lanes too
+// (batched/dc_lanes.hpp: each lane its own recursion, deflation and secular roots);
+// auto gathers the systems its check flags, from anywhere in the batch, into full
+// blocks of lanes for dc.
 #pragma once
 
 #include <cstddef>

@@ -2,6 +2,7 @@
 // the FLAME skeleton) and the run-time choice of an instruction set; see
 // batched/lanes.hpp. Compiled with -ffp-contract=off (CMakeLists.txt).
 #include "batched/lanes.hpp"
+#include "batched/dc_lanes.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -56,11 +57,20 @@ struct Lanes {
 };
 
 #include "batched/lanes_body.inc"
+#include "batched/dc_lanes.inc"
 
 } // namespace scalar
 
-void solve_block_scalar(Kernel kernel, const SystemBlock<float>& block) { scalar::Kernels<scalar::Lanes<float>>::run(kernel, block); }
-void solve_block_scalar(Kernel kernel, const SystemBlock<double>& block) { scalar::Kernels<scalar::Lanes<double>>::run(kernel, block); }
+template <class T>
+void solve_block_scalar_t(Kernel kernel, const SystemBlock<T>& block)
+{
+    if (kernel == Kernel::DivideConquer)
+        scalar::DcKernels<scalar::Lanes<T>>::run(block);
+    else
+        scalar::Kernels<scalar::Lanes<T>>::run(kernel, block);
+}
+void solve_block_scalar(Kernel kernel, const SystemBlock<float>& block) { solve_block_scalar_t(kernel, block); }
+void solve_block_scalar(Kernel kernel, const SystemBlock<double>& block) { solve_block_scalar_t(kernel, block); }
 
 } // namespace detail
 
@@ -126,28 +136,6 @@ void solve_block(Isa isa, Kernel kernel, const SystemBlock<T>& block)
     default: detail::solve_block_scalar(kernel, block); return;
     }
 }
-
-// The workspace as lanes_body.inc lays it out: 64-byte aligned vectors of W scalars,
-// the packed lower triangle, then y, d, e, tau (n vectors each).
-template <class T>
-void tridiagonalization_of(Isa isa, int n, const T* workspace, int lane, T* A, T* d, T* e, T* tau)
-{
-    const std::size_t W = static_cast<std::size_t>(lane_count<T>(isa));
-    const std::uintptr_t raw = reinterpret_cast<std::uintptr_t>(workspace);
-    const T* base = workspace + (((raw + 63) & ~std::uintptr_t(63)) - raw) / sizeof(T);
-    const auto at = [&](std::size_t vector) { return base[vector * W + static_cast<std::size_t>(lane)]; };
-    for (int j = 0; j < n; ++j)
-        for (int i = j; i < n; ++i) A[i + static_cast<std::size_t>(j) * n] = at(static_cast<std::size_t>(packed_index(n, i, j)));
-    const std::size_t vd = static_cast<std::size_t>(packed_size(n)) + n, ve = vd + n, vtau = ve + n;
-    for (int i = 0; i < n; ++i) {
-        d[i] = at(vd + i);
-        e[i] = at(ve + i);
-        tau[i] = at(vtau + i);
-    }
-}
-
-template void tridiagonalization_of<float>(Isa, int, const float*, int, float*, float*, float*, float*);
-template void tridiagonalization_of<double>(Isa, int, const double*, int, double*, double*, double*, double*);
 
 template void solve_block<float>(Isa, Kernel, const SystemBlock<float>&);
 template void solve_block<double>(Isa, Kernel, const SystemBlock<double>&);

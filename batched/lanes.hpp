@@ -35,6 +35,11 @@
 
 #include "batched/batched.hpp"
 
+namespace flamex::batched {
+template <class T>
+struct DcWork;
+}
+
 namespace flamex::batched::lanes {
 
 enum class Isa : int { Scalar = 0, Avx2 = 1, Avx512 = 2 };
@@ -90,24 +95,23 @@ struct SystemBlock {
     // systems), prefetched during this one; nullptr: none.
     const T* next_A = nullptr;
     int next_count = 0;
+    // DivideConquer: the truncation threshold, each system's number of discarded
+    // eigenvalues, and the D&C work (batched/per_system.hpp) of the thread
+    double threshold = 0;
+    std::uint16_t* discarded = nullptr;
+    DcWork<T>* dc = nullptr;
 };
 
-enum class Kernel { Ldlt, HouseholderPcr };
+// DivideConquer: Householder tridiagonalization, divide and conquer (batched/dc_lanes.hpp)
+// and the truncated eigen-solve, per lane the per-system routines' operations.
+enum class Kernel { Ldlt, HouseholderPcr, DivideConquer };
 
 // On one block, with the instruction set isa: LDL^T without pivoting and its solve
 // (outcome: solved, invalid or the breakdown column), or Householder
-// tridiagonalization, Q^T y, PCR and Q z (outcome: solved or invalid).
+// tridiagonalization, Q^T y, PCR and Q z (outcome: solved or invalid), or the same
+// tridiagonalization and divide and conquer (outcome: solved or invalid).
 template <class T>
 void solve_block(Isa isa, Kernel kernel, const SystemBlock<T>& block);
-
-// After solve_block(isa, Kernel::HouseholderPcr, ...) on `workspace`, and before its
-// next use: the tridiagonalization of the block's system `lane` as the per-system
-// batched::tridiagonalize leaves it -- the lower triangle of the column-major n x n A
-// (the reflectors below the subdiagonal; the strict upper triangle is not written),
-// d, e and tau -- the same bits, the lanes having done its operations. auto's repairs
-// take it instead of computing it again.
-template <class T>
-void tridiagonalization_of(Isa isa, int n, const T* workspace, int lane, T* A, T* d, T* e, T* tau);
 
 namespace detail {
 void solve_block_scalar(Kernel kernel, const SystemBlock<float>& block);

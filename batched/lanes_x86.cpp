@@ -6,6 +6,7 @@
 // compiler would otherwise fuse the body's products into its subtractions, which the
 // scalar reference rounds separately.
 #include "batched/lanes.hpp"
+#include "batched/dc_lanes.hpp"
 
 #if defined(FLAMEX_LANES_X86)
 
@@ -197,11 +198,20 @@ struct Lanes<double> : Doubles {
 };
 
 #include "batched/lanes_body.inc"
+#include "batched/dc_lanes.inc"
 
 } // namespace avx2
 
-void solve_block_avx2(Kernel kernel, const SystemBlock<float>& block) { avx2::Kernels<avx2::Lanes<float>>::run(kernel, block); }
-void solve_block_avx2(Kernel kernel, const SystemBlock<double>& block) { avx2::Kernels<avx2::Lanes<double>>::run(kernel, block); }
+template <class T>
+void solve_block_avx2_t(Kernel kernel, const SystemBlock<T>& block)
+{
+    if (kernel == Kernel::DivideConquer)
+        avx2::DcKernels<avx2::Lanes<T>>::run(block);
+    else
+        avx2::Kernels<avx2::Lanes<T>>::run(kernel, block);
+}
+void solve_block_avx2(Kernel kernel, const SystemBlock<float>& block) { solve_block_avx2_t(kernel, block); }
+void solve_block_avx2(Kernel kernel, const SystemBlock<double>& block) { solve_block_avx2_t(kernel, block); }
 
 FLAMEX_LANES_TARGET_END
 
@@ -388,11 +398,20 @@ struct Lanes<double> : Doubles {
 };
 
 #include "batched/lanes_body.inc"
+#include "batched/dc_lanes.inc"
 
 } // namespace avx512
 
-void solve_block_avx512(Kernel kernel, const SystemBlock<float>& block) { avx512::Kernels<avx512::Lanes<float>>::run(kernel, block); }
-void solve_block_avx512(Kernel kernel, const SystemBlock<double>& block) { avx512::Kernels<avx512::Lanes<double>>::run(kernel, block); }
+template <class T>
+void solve_block_avx512_t(Kernel kernel, const SystemBlock<T>& block)
+{
+    if (kernel == Kernel::DivideConquer)
+        avx512::DcKernels<avx512::Lanes<T>>::run(block);
+    else
+        avx512::Kernels<avx512::Lanes<T>>::run(kernel, block);
+}
+void solve_block_avx512(Kernel kernel, const SystemBlock<float>& block) { solve_block_avx512_t(kernel, block); }
+void solve_block_avx512(Kernel kernel, const SystemBlock<double>& block) { solve_block_avx512_t(kernel, block); }
 
 FLAMEX_LANES_TARGET_END
 

@@ -2,9 +2,9 @@
 // small symmetric system at a time, templated on float and double, no allocation in
 // the hot path (scratch lives in the *Work structs, one per thread). Their arithmetic
 // is written once, in kernels/batched_system.h, which the OpenCL kernels compile too;
-// each states its storage exactly. batched::solve runs ldlt, householder-pcr and auto's
-// first pass by blocks of SIMD lanes (batched/lanes.hpp) with exactly these routines'
-// operations, bit for bit; dc and auto's repairs call them one system at a time.
+// each states its storage exactly. batched::solve runs every method by blocks of SIMD
+// lanes (batched/lanes.hpp, batched/dc_lanes.hpp) with exactly these routines'
+// operations, bit for bit.
 //
 // Matrices are column-major with leading dimension n (the batch layout); vectors are
 // contiguous.
@@ -106,11 +106,18 @@ void pcr_solve_strided(int n, const T* d, const T* e, T* v, PcrWork<T>& work);
 //    computed eigenvalues, zhat_j^2 = prod_i (lambda_i - d_j) / (rho prod_{i != j}
 //    (d_i - d_j)), and v_i = (zhat_j / (d_j - lambda_i))_j normalized, which keeps V
 //    orthogonal even for close eigenvalues; then V := diag(Q1, Q2) [rotations] W.
+//
+// The same code runs W systems in lock step, one lane each, for the lane kernels
+// (batched/dc_lanes.hpp): the work holds then W lanes' state; the reference is W = 1.
 template <class T>
 struct DcWork {
-    std::vector<T> d, e, z, dd, ds, zs, dk, zk, tau, delta, zhat, Qs, Qn, lam, rotc, rots;
-    std::vector<int> perm, kept, defl, org, order, rota, rotb;
-    void reserve(int n);
+    // per lane (W n each): d, e (torn), lam (a merge's eigenvalues); reused lane by lane:
+    // z .. rots, ui, Qs; interleaved (W n^2, 64-byte aligned by the code): Qk, delta, Qn,
+    // and (W > 1) the lane kernels' lambda and V
+    std::vector<T> d, e, z, dd, ds, zs, delta, Qs, Qk, Qn, lam, rotc, rots, roots, lanes_lambda, lanes_V;
+    std::vector<int> perm, kept, defl, org, order, rota, rotb, k;
+    int reserved_n = 0, reserved_lanes = 0;
+    void reserve(int n, int lanes = 1);
 };
 
 struct DcStats {

@@ -38,91 +38,15 @@ template double relative_residual<double>(int, const double*, const double*, con
 
 namespace {
 
-template <class T>
-struct Workspace {
-    std::vector<T> A, d, e, tau, tmp, lambda, V;
-    PcrWork<T> pcr;
-    DcWork<T> dc;
-    explicit Workspace(int n)
-        : A(static_cast<std::size_t>(n) * n), d(n), e(n), tau(n), tmp(n), lambda(n), V(static_cast<std::size_t>(n) * n)
-    {
-        pcr.reserve(n);
-        dc.reserve(n);
-    }
-};
-
 struct Plan {
     Method method;
     double tolerance, threshold;
     bool residuals;
 };
 
-template <class T>
-bool finite_input(int n, const T* A, const T* y)
-{
-    for (int j = 0; j < n; ++j) {
-        if (!std::isfinite(y[j])) return false;
-        for (int i = j; i < n; ++i)
-            if (!std::isfinite(A[i + j * n])) return false;
-    }
-    return true;
-}
-
-// x := Q V diag(1/lambda, truncated) V^T Q^T y from the tridiagonalization in ws.
-template <class T>
-int dc_solve(int n, Workspace<T>& ws, double threshold, const T* y, T* x)
-{
-    tridiagonal_eigen_dc(n, ws.d.data(), ws.e.data(), ws.lambda.data(), ws.V.data(), ws.dc);
-    std::copy(y, y + n, x);
-    apply_qt(n, ws.A.data(), ws.tau.data(), x);
-    const int discarded = eigen_solve_truncated(n, ws.lambda.data(), ws.V.data(), threshold, x, ws.tmp.data());
-    apply_q(n, ws.A.data(), ws.tau.data(), x);
-    return discarded;
-}
-
-template <class T>
-void check_residual(int n, const T* A, const T* x, const T* y, SystemReport& rep, const Plan& plan)
-{
-    if (plan.residuals) {
-        rep.residual = rep.first_residual = relative_residual(n, A, x, y);
-        if (!(rep.residual <= plan.tolerance)) rep.status = Status::Flagged;
-    } else {
-        rep.residual = rep.first_residual = std::numeric_limits<double>::quiet_NaN();
-    }
-}
-
-// dc, one system (ldlt, householder-pcr and auto go by blocks of lanes: solve_lanes).
-template <class T>
-void solve_dc_system(int n, const T* A, const T* y, T* x, SystemReport& rep, const Plan& plan, Workspace<T>& ws)
-{
-    rep = SystemReport{};
-    rep.solved_by = Method::DivideConquer;
-    if (!finite_input(n, A, y)) {
-        rep.status = Status::InvalidInput;
-        rep.residual = rep.first_residual = std::numeric_limits<double>::quiet_NaN();
-        std::fill(x, x + n, std::numeric_limits<T>::quiet_NaN());
-        return;
-    }
-    std::copy(A, A + static_cast<std::size_t>(n) * n, ws.A.begin());
-    tridiagonalize(n, ws.A.data(), ws.d.data(), ws.e.data(), ws.tau.data());
-    rep.discarded = static_cast<std::uint16_t>(dc_solve(n, ws, plan.threshold, y, x));
-    check_residual(n, A, x, y, rep, plan);
-}
-
-// auto's repair of a system whose householder-pcr residual is above the tolerance:
-// dc on the same tridiagonalization, which the caller has put in ws (A, d, e, tau).
-template <class T>
-void repair_with_dc(int n, const T* A, const T* y, T* x, SystemReport& rep, const Plan& plan, Workspace<T>& ws)
-{
-    rep.status = Status::Repaired;
-    rep.solved_by = Method::DivideConquer;
-    rep.discarded = static_cast<std::uint16_t>(dc_solve(n, ws, plan.threshold, y, x));
-    rep.residual = relative_residual(n, A, x, y);
-}
-
-// System k in the system-major form, for the methods that go one system at a time
-// (dc, auto's repairs): pointers into a system-major batch, or the system gathered
-// from the interleaved layout into `copy` (both triangles).
+// System k in the system-major form, for auto's repairs (compacted into blocks):
+// pointers into a system-major batch, or the system gathered from the interleaved
+// layout into `copy` (both triangles).
 template <class T>
 struct SystemCopy {
     std::vector<T> A, y;
@@ -169,27 +93,40 @@ struct InterleavedSource {
     }
 };
 
-// A thread's state for the lanes: their workspace, and the per-system one for auto's
-// repairs.
+// A thread's state for the lanes: their workspace and D&C work, and a system copy.
 template <class T>
 struct LaneState {
     std::vector<T> lanes;
-    Workspace<T> scalar;
+    DcWork<T> dc;
     SystemCopy<T> copy;
-    explicit LaneState(int n) : lanes(lanes::workspace_scalars<T>(n)), scalar(n), copy(n) {}
+    explicit LaneState(int n) : lanes(lanes::workspace_scalars<T>(n)), copy(n) {}
 };
 
-// ldlt, householder-pcr or auto on the block of systems k0 .. k0 + count - 1 with the
-// lane kernels (the next next_count systems are the thread's next block), the
-// per-system outcomes made reports; auto repairs its flagged systems one at a time.
+lanes::Kernel kernel_of(Method method)
+{
+    return method == Method::Ldlt ? lanes::Kernel::Ldlt
+           : method == Method::DivideConquer ? lanes::Kernel::DivideConquer
+                                             : lanes::Kernel::HouseholderPcr;
+}
+
+Method method_of(lanes::Kernel kernel)
+{
+    return kernel == lanes::Kernel::Ldlt ? Method::Ldlt : kernel == lanes::Kernel::DivideConquer ? Method::DivideConquer : Method::HouseholderPcr;
+}
+
+// ldlt, householder-pcr, dc or auto's first pass on the block of systems k0 .. k0 + count
+// - 1 with the lane kernels (the next next_count systems are the thread's next block),
+// the per-system outcomes made reports; auto's systems above the tolerance go to
+// `flagged`, for the second pass.
 template <class T, class Source>
 void solve_lanes(const Source& source, int n, std::size_t k0, std::size_t count, std::size_t next_count, lanes::Isa isa,
-                 int variant, const Plan& plan, Result<T>& result, LaneState<T>& state)
+                 int variant, const Plan& plan, Result<T>& result, LaneState<T>& state, std::vector<std::size_t>& flagged)
 {
-    const lanes::Kernel kernel = plan.method == Method::Ldlt ? lanes::Kernel::Ldlt : lanes::Kernel::HouseholderPcr;
+    const lanes::Kernel kernel = kernel_of(plan.method);
     const bool repair = plan.method == Method::Auto, residuals = plan.residuals || repair;
     std::int32_t outcome[lanes::kMaxLanes];
     double residual[lanes::kMaxLanes];
+    std::uint16_t discarded[lanes::kMaxLanes] = {};
     lanes::SystemBlock<T> block;
     block.n = n;
     block.variant = variant;
@@ -199,31 +136,70 @@ void solve_lanes(const Source& source, int n, std::size_t k0, std::size_t count,
     block.outcome = outcome;
     block.workspace = state.lanes.data();
     block.residual = residuals ? residual : nullptr;
+    block.threshold = plan.threshold;
+    block.discarded = discarded;
+    block.dc = &state.dc;
     lanes::solve_block(isa, kernel, block);
     const double nan = std::numeric_limits<double>::quiet_NaN();
     for (std::size_t l = 0; l < count; ++l) {
         const std::size_t k = k0 + l;
         SystemReport& rep = result.report[k];
         rep = SystemReport{};
-        rep.solved_by = kernel == lanes::Kernel::Ldlt ? Method::Ldlt : Method::HouseholderPcr;
+        rep.solved_by = method_of(kernel);
         if (outcome[l] == lanes::kSolved) {
+            rep.discarded = discarded[l];
             rep.residual = rep.first_residual = residuals ? residual[l] : nan;
             if (residuals && !(rep.residual <= plan.tolerance)) {
-                if (repair) {
-                    const auto [A, y] = source.system(k, state.copy);
-                    Workspace<T>& ws = state.scalar;
-                    lanes::tridiagonalization_of(isa, n, state.lanes.data(), static_cast<int>(l), ws.A.data(), ws.d.data(),
-                                                 ws.e.data(), ws.tau.data());
-                    repair_with_dc(n, A, y, result.x.data() + k * n, rep, plan, ws);
-                } else {
+                if (repair)
+                    flagged.push_back(k);
+                else
                     rep.status = Status::Flagged;
-                }
             }
             continue;
         }
         rep.status = outcome[l] == lanes::kInvalid ? Status::InvalidInput : Status::Breakdown;
         rep.column = outcome[l] == lanes::kInvalid ? 0 : outcome[l];
         rep.residual = rep.first_residual = nan;
+    }
+}
+
+// auto's second pass: the systems flagged[0 .. count-1] compacted into one block of
+// lanes (from wherever they lie in the batch), solved by dc -- the tridiagonalization
+// again, the same bits as the first pass's -- and scattered back as repaired.
+template <class T, class Source>
+void repair_lanes(const Source& source, int n, const std::size_t* flagged, std::size_t count, lanes::Isa isa,
+                  const Plan& plan, Result<T>& result, LaneState<T>& state, Batch<T>& gathered, std::vector<T>& x)
+{
+    const std::size_t nn = static_cast<std::size_t>(n) * n;
+    for (std::size_t l = 0; l < count; ++l) {
+        const auto [A, y] = source.system(flagged[l], state.copy);
+        std::copy(A, A + nn, gathered.matrix(l));
+        std::copy(y, y + n, gathered.rhs(l));
+    }
+    std::int32_t outcome[lanes::kMaxLanes];
+    double residual[lanes::kMaxLanes];
+    std::uint16_t discarded[lanes::kMaxLanes] = {};
+    lanes::SystemBlock<T> block;
+    block.n = n;
+    block.count = static_cast<int>(count);
+    block.A = gathered.A.data();
+    block.y = gathered.y.data();
+    block.x = x.data();
+    block.outcome = outcome;
+    block.workspace = state.lanes.data();
+    block.residual = residual;
+    block.threshold = plan.threshold;
+    block.discarded = discarded;
+    block.dc = &state.dc;
+    lanes::solve_block(isa, lanes::Kernel::DivideConquer, block);
+    for (std::size_t l = 0; l < count; ++l) {
+        const std::size_t k = flagged[l];
+        SystemReport& rep = result.report[k];
+        std::copy(x.data() + l * n, x.data() + (l + 1) * n, result.x.data() + k * n);
+        rep.status = Status::Repaired; // its input is finite: the first pass solved it
+        rep.solved_by = Method::DivideConquer;
+        rep.discarded = discarded[l];
+        rep.residual = residual[l];
     }
 }
 
@@ -243,32 +219,37 @@ Result<T> solve_from(const Source& source, int n, std::size_t count, const Optio
     result.x.assign(count * n, T(0));
     result.report.assign(count, SystemReport{});
 
-    // Dynamic chunks for balance (repairs are costly); which thread takes a chunk
-    // changes nothing in the results, nor does the lane a system gets.
+    // Chunks of blocks, so that a thread knows the block it solves next (and
+    // prefetches it); which thread takes a chunk changes nothing in the results, nor
+    // does the lane a system gets.
     const auto start = std::chrono::steady_clock::now();
-    if (plan.method != Method::DivideConquer) {
-        // Chunks of blocks, so that a thread knows the block it solves next (and
-        // prefetches it).
-        const lanes::Isa isa = lanes::active_isa();
-        const std::size_t W = static_cast<std::size_t>(lanes::lane_count<T>(isa)), per_chunk = 256;
-        detail::parallel_for(
-            (count + per_chunk - 1) / per_chunk, options.threads, 1, [n] { return LaneState<T>(n); },
-            [&](std::size_t c, LaneState<T>& state) {
-                const std::size_t stop = std::min(count, (c + 1) * per_chunk);
-                for (std::size_t k0 = c * per_chunk; k0 < stop; k0 += W)
-                    solve_lanes(source, n, k0, std::min(stop, k0 + W) - k0, std::min(stop, k0 + 2 * W) - std::min(stop, k0 + W),
-                                isa, options.ldlt_variant, plan, result, state);
-            });
-    } else {
-        struct DcState {
-            Workspace<T> ws;
-            SystemCopy<T> copy;
+    const lanes::Isa isa = lanes::active_isa();
+    const std::size_t W = static_cast<std::size_t>(lanes::lane_count<T>(isa)), per_chunk = plan.method == Method::DivideConquer ? 4 * W : 256;
+    const std::size_t chunks = (count + per_chunk - 1) / per_chunk;
+    std::vector<std::vector<std::size_t>> flagged(chunks);
+    detail::parallel_for(
+        chunks, options.threads, 1, [n] { return LaneState<T>(n); },
+        [&](std::size_t c, LaneState<T>& state) {
+            const std::size_t stop = std::min(count, (c + 1) * per_chunk);
+            for (std::size_t k0 = c * per_chunk; k0 < stop; k0 += W)
+                solve_lanes(source, n, k0, std::min(stop, k0 + W) - k0, std::min(stop, k0 + 2 * W) - std::min(stop, k0 + W), isa,
+                            options.ldlt_variant, plan, result, state, flagged[c]);
+        });
+    // auto: the flagged systems, compacted into full blocks of lanes
+    std::vector<std::size_t> repairs;
+    for (const std::vector<std::size_t>& f : flagged) repairs.insert(repairs.end(), f.begin(), f.end());
+    if (!repairs.empty()) {
+        struct RepairState {
+            LaneState<T> lanes;
+            Batch<T> gathered;
+            std::vector<T> x;
         };
         detail::parallel_for(
-            count, options.threads, 16, [n]() { return DcState{Workspace<T>(n), SystemCopy<T>(n)}; },
-            [&](std::size_t k, DcState& state) {
-                const auto [A, y] = source.system(k, state.copy);
-                solve_dc_system(n, A, y, result.x.data() + k * n, result.report[k], plan, state.ws);
+            (repairs.size() + W - 1) / W, options.threads, 1,
+            [n, W] { return RepairState{LaneState<T>(n), Batch<T>(n, W), std::vector<T>(W * n)}; },
+            [&](std::size_t g, RepairState& state) {
+                const std::size_t first = g * W, m = std::min(repairs.size(), first + W) - first;
+                repair_lanes(source, n, repairs.data() + first, m, isa, plan, result, state.lanes, state.gathered, state.x);
             });
     }
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -15,10 +15,12 @@
 //    the Householder tridiagonalization's (the paper's Figure 12), all against LAPACK
 //    (xPOSV: Cholesky; xSYSV: Bunch-Kaufman LDL^T), as libflame exports it, called in a
 //    loop over the batch on the same threads.
+//  * dc (not in "both"): dc and auto, the scalar code against the lanes, auto on a
+//    batch with every F-th system (default 10) made singular, flagged and repaired.
 //
 // usage: flamex_bench_batch [--sizes 4,8,16,24,30,32,48,64] [--count K] [--threads T]
 //                           [--reps R] [--precision single|double|both] [--cond C]
-//                           [--table ldlt|methods|both]
+//                           [--table ldlt|methods|dc|both] [--flag-every F]
 // (default: all sizes, all cores, R = 5; K for the methods table 1e8 / n^3 clamped to
 // [2000, 200000].)
 //
@@ -242,6 +244,62 @@ void run(int n, std::size_t count, int threads, int reps, double cond)
     std::fflush(stdout);
 }
 
+// The D&C table (issue 16 items 1 and 3): dc and auto with the scalar code (W = 1, one
+// system at a time) and with the lanes, on the SPD batch with every `every`-th system
+// made singular (column 1 a copy of column 0), which householder-pcr's residual check
+// flags and auto repairs by dc -- compacted into full blocks of lanes. Round-robin,
+// best of R.
+template <class T>
+void run_dc(int n, std::size_t count, int threads, int reps, double cond, std::size_t every)
+{
+    batched::SpdSpec spec;
+    spec.n = n;
+    spec.count = count;
+    spec.cond_max = cond;
+    spec.threads = threads;
+    batched::Batch<T> b = batched::generate_spd<T>(spec);
+    if (n >= 2)
+        for (std::size_t k = 0; k < count; k += every) {
+            T* A = b.matrix(k);
+            for (int i = 0; i < n; ++i) A[i + n] = A[1 + i * n] = A[i];
+            A[1 + n] = A[0];
+        }
+    const double c = static_cast<double>(count);
+    const lanes::Isa isas[3] = {lanes::Isa::Scalar, lanes::Isa::Avx2, lanes::Isa::Avx512};
+    std::size_t repaired = 0;
+    std::vector<std::function<void()>> timed;
+    for (batched::Method m : {batched::Method::DivideConquer, batched::Method::Auto})
+        for (lanes::Isa isa : isas) {
+            batched::Options o;
+            o.method = m;
+            o.threads = threads;
+            o.residuals = m == batched::Method::Auto;
+            timed.push_back([&b, &repaired, o, isa] {
+                if (!lanes::isa_supported(isa)) return;
+                lanes::set_isa(isa);
+                const batched::Result<T> r = batched::solve(b, o);
+                if (o.method == batched::Method::Auto) {
+                    repaired = 0;
+                    for (const batched::SystemReport& rep : r.report) repaired += rep.status == batched::Status::Repaired;
+                }
+            });
+        }
+    std::vector<double> best(timed.size(), 1e300);
+    for (int r = 0; r < reps; ++r)
+        for (std::size_t i = 0; i < timed.size(); ++i) {
+            const auto t0 = std::chrono::steady_clock::now();
+            timed[i]();
+            best[i] = std::min(best[i], std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        }
+    lanes::set_isa(default_isa);
+    const int widest = lanes::isa_supported(lanes::Isa::Avx512) ? 2 : lanes::isa_supported(lanes::Isa::Avx2) ? 1 : 0;
+    auto shown = [&](int i) { return lanes::isa_supported(isas[i % 3]) ? rate(c, best[i]) : std::string("-"); };
+    std::printf("| %s | %d | %zu | %s | %s | %s | %.2f | %.1f%% | %s | %s | %s | %.2f |\n", sizeof(T) == 4 ? "single" : "double", n,
+                count, shown(0).c_str(), shown(1).c_str(), shown(2).c_str(), best[0] / best[widest], 100.0 * repaired / c,
+                shown(3).c_str(), shown(4).c_str(), shown(5).c_str(), best[3] / best[3 + widest]);
+    std::fflush(stdout);
+}
+
 // Floating-point operations of LDL^T and its solve, counting every addition,
 // multiplication and division: sum over columns of m divisions and m(m+1)/2
 // multiply-subtracts (m = n-1-j), then 2 n(n-1) + n for the three sweeps.
@@ -399,6 +457,7 @@ int main(int argc, char** argv)
     int reps = 5;
     double cond = 1e4;
     std::string precision = "both", table = "both";
+    std::size_t flag_every = 10;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!std::strcmp(argv[i], "--sizes")) sizes = parse_sizes(argv[i + 1]);
         else if (!std::strcmp(argv[i], "--count")) count = std::strtoull(argv[i + 1], nullptr, 10);
@@ -407,16 +466,17 @@ int main(int argc, char** argv)
         else if (!std::strcmp(argv[i], "--cond")) cond = std::max(1.0, std::atof(argv[i + 1]));
         else if (!std::strcmp(argv[i], "--precision")) precision = argv[i + 1];
         else if (!std::strcmp(argv[i], "--table")) table = argv[i + 1];
+        else if (!std::strcmp(argv[i], "--flag-every")) flag_every = std::max<std::size_t>(1, std::strtoull(argv[i + 1], nullptr, 10));
         else {
             std::fprintf(stderr, "usage: flamex_bench_batch [--sizes n,...] [--count K] [--threads T] [--reps R] "
-                                 "[--precision single|double|both] [--cond C] [--table ldlt|methods|both]\n");
+                                 "[--precision single|double|both] [--cond C] [--table ldlt|methods|dc|both] [--flag-every F]\n");
             return 2;
         }
     }
     if (argc % 2 == 0 || (precision != "single" && precision != "double" && precision != "both") ||
-        (table != "ldlt" && table != "methods" && table != "both")) {
+        (table != "ldlt" && table != "methods" && table != "dc" && table != "both")) {
         std::fprintf(stderr, "usage: flamex_bench_batch [--sizes n,...] [--count K] [--threads T] [--reps R] "
-                             "[--precision single|double|both] [--cond C] [--table ldlt|methods|both]\n");
+                             "[--precision single|double|both] [--cond C] [--table ldlt|methods|dc|both] [--flag-every F]\n");
         return 2;
     }
     flamex::experiments::prepare_lapack();
@@ -453,6 +513,23 @@ int main(int argc, char** argv)
                     count ? count : std::clamp<std::size_t>(static_cast<std::size_t>(1e8 / (double(n) * n * n)), 2000, 200000);
                 if (p == "single") run<float>(n, k, threads, reps, cond);
                 else run<double>(n, k, threads, reps, cond);
+            }
+        }
+    }
+    if (table == "dc") {
+        std::printf("divide and conquer, systems per second, %d thread(s), SPD batches with kappa log-uniform in [1, %.0e], "
+                    "every %zu-th system made singular; best of %d, round-robin\n\n",
+                    threads, cond, flag_every, reps);
+        std::printf("| precision | n | systems | dc scalar | dc AVX2 lanes | dc AVX-512 lanes | dc lanes / scalar | "
+                    "auto: repaired | auto scalar | auto AVX2 lanes | auto AVX-512 lanes | auto lanes / scalar |\n");
+        std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (const std::string p : {"single", "double"}) {
+            if (precision != "both" && precision != p) continue;
+            for (int n : sizes) {
+                const std::size_t k =
+                    count ? count : std::clamp<std::size_t>(static_cast<std::size_t>(3e7 / (double(n) * n * n)), 2000, 100000);
+                if (p == "single") run_dc<float>(n, k, threads, reps, cond, flag_every);
+                else run_dc<double>(n, k, threads, reps, cond, flag_every);
             }
         }
     }

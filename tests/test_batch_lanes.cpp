@@ -284,8 +284,8 @@ TEST(BatchLanes, DoubleTroubleStaysInItsLaneAvx2) { trouble_stays_in_its_lane<do
 TEST(BatchLanes, FloatTroubleStaysInItsLaneScalar) { trouble_stays_in_its_lane<float>(Isa::Scalar); }
 TEST(BatchLanes, DoubleTroubleStaysInItsLaneScalar) { trouble_stays_in_its_lane<double>(Isa::Scalar); }
 
-// dc goes one system at a time in either layout (gathered from the interleaved one):
-// the same bits, n = 1..64, batch sizes 1, 15, 16, 17 and 1000.
+// dc in either layout: the same bits, n = 1..64, batch sizes 1, 15, 16, 17 and 1000
+// (against the per-system reference: test_batch_dc_lanes.cpp).
 template <class T>
 void dc_same_bits_in_both_layouts()
 {
