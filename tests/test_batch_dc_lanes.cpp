@@ -21,25 +21,18 @@
 #include "batched/lanes.hpp"
 #include "batched/per_system.hpp"
 #include "kernels/batched_system.h"
+#include "support/batch_lanes_checks.hpp"
 
 namespace batched = flamex::batched;
 namespace lanes = flamex::batched::lanes;
 using batched::Method;
 using batched::Status;
 using lanes::Isa;
+using flamex::test::IsaGuard;
+using flamex::test::NanBits;
+using flamex::test::slice;
 
 namespace {
-
-class IsaGuard {
-public:
-    IsaGuard() : saved_(lanes::active_isa()) {}
-    ~IsaGuard() { lanes::set_isa(saved_); }
-    IsaGuard(const IsaGuard&) = delete;
-    IsaGuard& operator=(const IsaGuard&) = delete;
-
-private:
-    Isa saved_;
-};
 
 // System k's kind (k % 12): 0-4 random diagonally dominant, 5 random indefinite,
 // 6 block diagonal with blocks of k % 5 + 1 (splits where the blocks meet, so at
@@ -141,38 +134,12 @@ batched::Result<T> reference(const batched::Batch<T>& b, bool automatic, bool re
     return r;
 }
 
-// Bits equal, or both NaN: IEEE 754 leaves a NaN's sign and payload to the hardware and
-// the operand order the compiler picks for a commutative operation, which no two
-// compilations need agree on; every other value must match bit for bit.
-template <class U>
-bool same(U a, U b)
-{
-    return std::memcmp(&a, &b, sizeof a) == 0 || (std::isnan(a) && std::isnan(b));
-}
-
+// The overflowing systems' NaNs differ in sign between compilations, even at one lane
+// (NanBits::AnyNan); every other value is compared bit for bit.
 template <class T>
 long first_difference(const batched::Result<T>& a, const batched::Result<T>& b, int n)
 {
-    if (a.x.size() != b.x.size() || a.report.size() != b.report.size()) return 0;
-    for (std::size_t k = 0; k < a.report.size(); ++k) {
-        const batched::SystemReport &p = a.report[k], &q = b.report[k];
-        bool x_same = true;
-        for (int i = 0; i < n; ++i) x_same = x_same && same(a.x[k * n + i], b.x[k * n + i]);
-        if (!x_same || p.status != q.status || p.solved_by != q.solved_by || p.column != q.column ||
-            p.discarded != q.discarded || !same(p.residual, q.residual) || !same(p.first_residual, q.first_residual))
-            return static_cast<long>(k);
-    }
-    return -1;
-}
-
-template <class T>
-batched::Batch<T> slice(const batched::Batch<T>& b, std::size_t first, std::size_t count)
-{
-    batched::Batch<T> s(b.n, count);
-    const std::size_t nn = static_cast<std::size_t>(b.n) * b.n;
-    std::copy(b.A.begin() + first * nn, b.A.begin() + (first + count) * nn, s.A.begin());
-    std::copy(b.y.begin() + first * b.n, b.y.begin() + (first + count) * b.n, s.y.begin());
-    return s;
+    return flamex::test::first_difference(a, b, n, NanBits::AnyNan);
 }
 
 batched::Options options(bool automatic, int threads, bool residuals, double tolerance)
@@ -364,11 +331,11 @@ TEST(BatchDcLanes, EachLaneGetsItsOwnEigenSolve)
         const bool on = (mask >> l) & 1u;
         for (int i = 0; i < n; ++i) {
             const double want = on ? lambda[i] : 0.0;
-            EXPECT_TRUE(same(lambdas[i * W + l], want)) << "lane " << l << " lambda " << i;
+            EXPECT_TRUE(flamex::test::same_bits(lambdas[i * W + l], want, NanBits::AnyNan)) << "lane " << l << " lambda " << i;
         }
         for (int j = 0; j < n * n; ++j) {
             const double want = on ? V[j] : 0.0;
-            ASSERT_TRUE(same(Vs[j * W + l], want)) << "lane " << l << " V entry " << j;
+            ASSERT_TRUE(flamex::test::same_bits(Vs[j * W + l], want, NanBits::AnyNan)) << "lane " << l << " V entry " << j;
         }
     }
 }

@@ -22,6 +22,7 @@
 #include "batched/lanes.hpp"
 #include "batched/per_system.hpp"
 #include "kernels/batched_system.h"
+#include "support/batch_lanes_checks.hpp"
 #include "variants/ldlt.hpp"
 
 namespace batched = flamex::batched;
@@ -29,20 +30,11 @@ namespace lanes = flamex::batched::lanes;
 using batched::Method;
 using batched::Status;
 using lanes::Isa;
+using flamex::test::first_difference;
+using flamex::test::IsaGuard;
+using flamex::test::slice;
 
 namespace {
-
-// Restores the instruction set the process started with.
-class IsaGuard {
-public:
-    IsaGuard() : saved_(lanes::active_isa()) {}
-    ~IsaGuard() { lanes::set_isa(saved_); }
-    IsaGuard(const IsaGuard&) = delete;
-    IsaGuard& operator=(const IsaGuard&) = delete;
-
-private:
-    Isa saved_;
-};
 
 // Random symmetric systems, both triangles stored: two in three diagonally dominant
 // (SPD-like), one in three with a random diagonal (indefinite; LDL^T without pivoting
@@ -138,22 +130,6 @@ batched::Result<T> reference(const batched::Batch<T>& b, int variant, bool resid
     return r;
 }
 
-// The first system whose x or report differs, or -1.
-template <class T>
-long first_difference(const batched::Result<T>& a, const batched::Result<T>& b, int n)
-{
-    if (a.x.size() != b.x.size() || a.report.size() != b.report.size()) return 0;
-    for (std::size_t k = 0; k < a.report.size(); ++k) {
-        const batched::SystemReport &p = a.report[k], &q = b.report[k];
-        if (std::memcmp(a.x.data() + k * n, b.x.data() + k * n, n * sizeof(T)) != 0 || p.status != q.status ||
-            p.solved_by != q.solved_by || p.column != q.column || p.discarded != q.discarded ||
-            std::memcmp(&p.residual, &q.residual, 8) != 0 ||
-            std::memcmp(&p.first_residual, &q.first_residual, 8) != 0)
-            return static_cast<long>(k);
-    }
-    return -1;
-}
-
 // variant 0: householder-pcr, -1: auto
 batched::Options ldlt_options(int variant, int threads, bool residuals)
 {
@@ -163,17 +139,6 @@ batched::Options ldlt_options(int variant, int threads, bool residuals)
     o.threads = threads;
     o.residuals = residuals;
     return o;
-}
-
-// Systems first .. first + count - 1 of b, as a batch of their own.
-template <class T>
-batched::Batch<T> slice(const batched::Batch<T>& b, std::size_t first, std::size_t count)
-{
-    batched::Batch<T> s(b.n, count);
-    const std::size_t nn = static_cast<std::size_t>(b.n) * b.n;
-    std::copy(b.A.begin() + first * nn, b.A.begin() + (first + count) * nn, s.A.begin());
-    std::copy(b.y.begin() + first * b.n, b.y.begin() + (first + count) * b.n, s.y.begin());
-    return s;
 }
 
 template <class T>
