@@ -182,6 +182,38 @@ double fma_peak_flops(bool single, int threads, long iterations)
     return 2.0 * kChains * lanes * static_cast<double>(iterations) * threads;
 }
 
+// The machine's read bandwidth: 256 MiB summed by every thread at once (a share each),
+// best of R, in bytes per second -- the bound of a solver that streams its matrices
+// from memory once.
+__attribute__((target("avx512f"))) float sum_avx512(const float* p, std::size_t count)
+{
+    __m512 a[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+    for (std::size_t i = 0; i + 64 <= count; i += 64)
+        for (int c = 0; c < 4; ++c) a[c] = _mm512_add_ps(a[c], _mm512_loadu_ps(p + i + 16 * c));
+    alignas(64) float first[16]; // (GCC 12 warns inside _mm512_reduce_add_ps)
+    _mm512_store_ps(first, _mm512_add_ps(_mm512_add_ps(a[0], a[1]), _mm512_add_ps(a[2], a[3])));
+    return first[0];
+}
+
+double read_bandwidth(int threads, int reps)
+{
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx512f")) return 0;
+    const std::size_t count = (std::size_t(1) << 28) / sizeof(float), share = count / threads;
+    const std::vector<float> data(count, 1.0f);
+    std::atomic<long> sink{0};
+    double best = 1e300;
+    for (int r = 0; r < reps; ++r) {
+        const auto t0 = std::chrono::steady_clock::now();
+        std::vector<std::thread> pool;
+        for (int t = 1; t < threads; ++t) pool.emplace_back([&, t] { sink += static_cast<long>(sum_avx512(data.data() + t * share, share)); });
+        sink += static_cast<long>(sum_avx512(data.data(), share));
+        for (std::thread& t : pool) t.join();
+        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    return static_cast<double>(share * threads * sizeof(float)) / best;
+}
+
 template <class T>
 void run(int n, std::size_t count, int threads, int reps, double cond)
 {
@@ -502,7 +534,10 @@ int main(int argc, char** argv)
                 else run_ldlt<double>(n, k, threads, reps, cond);
             }
         }
-        std::printf("\n");
+        // The bound of the system-major input out of cache: n^2 scalars per system read
+        // once (the interleaved input reads n(n+1)/2).
+        std::printf("\nread bandwidth after the table (%d thread(s), 256 MiB, best of %d): %.1f GB/s\n\n", threads, reps,
+                    read_bandwidth(threads, reps) / 1e9);
     }
     if (table == "regression" || all) {
         // n = 30 (the paper's) unless --sizes says otherwise; 20 000 systems (generating
