@@ -15,14 +15,18 @@
 //    the Householder tridiagonalization's (the paper's Figure 12), all against LAPACK
 //    (xPOSV: Cholesky; xSYSV: Bunch-Kaufman LDL^T), as libflame exports it, called in a
 //    loop over the batch on the same threads.
-//  * dc (not in "both"): dc and auto, the scalar code against the lanes, auto on a
-//    batch with every F-th system (default 10) made singular, flagged and repaired.
+//  * regression: the lane methods (ldlt on both layouts, householder-pcr, auto with its
+//    repairs) against the hand-written loop on the paper's regression Gram matrices
+//    (generate_regression, M = 300: kappa ~ 1e6 at n = 30), the ill-conditioned data
+//    users meet; n = 30 unless --sizes is given, 20 000 systems unless --count is.
+//  * dc: dc and auto, the scalar code against the lanes, auto on a batch with every
+//    F-th system (default 10) made singular, flagged and repaired.
 //
 // usage: flamex_bench_batch [--sizes 4,8,16,24,30,32,48,64] [--count K] [--threads T]
 //                           [--reps R] [--precision single|double|both] [--cond C]
-//                           [--table ldlt|methods|dc|both] [--flag-every F]
+//                           [--table ldlt|methods|regression|dc|both|all] [--flag-every F]
 // (default: all sizes, all cores, R = 5; K for the methods table 1e8 / n^3 clamped to
-// [2000, 200000].)
+// [2000, 200000]; --table both: ldlt and methods, all: the four.)
 //
 // The batch is random SPD with condition numbers log-uniform in [1, C] (default 1e4).
 // Every method copies A (and y) into its own workspace, as the LAPACK loop and the
@@ -178,6 +182,38 @@ double fma_peak_flops(bool single, int threads, long iterations)
     body();
     for (std::thread& t : pool) t.join();
     return 2.0 * kChains * lanes * static_cast<double>(iterations) * threads;
+}
+
+// The machine's read bandwidth: 256 MiB summed by every thread at once (a share each),
+// best of R, in bytes per second -- the bound of a solver that streams its matrices
+// from memory once.
+__attribute__((target("avx512f"))) float sum_avx512(const float* p, std::size_t count)
+{
+    __m512 a[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+    for (std::size_t i = 0; i + 64 <= count; i += 64)
+        for (int c = 0; c < 4; ++c) a[c] = _mm512_add_ps(a[c], _mm512_loadu_ps(p + i + 16 * c));
+    alignas(64) float first[16]; // (GCC 12 warns inside _mm512_reduce_add_ps)
+    _mm512_store_ps(first, _mm512_add_ps(_mm512_add_ps(a[0], a[1]), _mm512_add_ps(a[2], a[3])));
+    return first[0];
+}
+
+double read_bandwidth(int threads, int reps)
+{
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx512f")) return 0;
+    const std::size_t count = (std::size_t(1) << 28) / sizeof(float), share = count / threads;
+    const std::vector<float> data(count, 1.0f);
+    std::atomic<long> sink{0};
+    double best = 1e300;
+    for (int r = 0; r < reps; ++r) {
+        const auto t0 = std::chrono::steady_clock::now();
+        std::vector<std::thread> pool;
+        for (int t = 1; t < threads; ++t) pool.emplace_back([&, t] { sink += static_cast<long>(sum_avx512(data.data() + t * share, share)); });
+        sink += static_cast<long>(sum_avx512(data.data(), share));
+        for (std::thread& t : pool) t.join();
+        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    return static_cast<double>(share * threads * sizeof(float)) / best;
 }
 
 template <class T>
@@ -431,6 +467,60 @@ void run_ldlt(int n, std::size_t count, int threads, int reps, double cond)
     std::fflush(stdout);
 }
 
+// The regression table: the lane methods on the paper's Black & Scholes regression
+// Gram matrices (batched::generate_regression, M = 300 paths: kappa ~ 1e6 at n = 30,
+// kappa u ~ 0.06 in single precision), the data the solvers are for, against the
+// hand-written loop on the same batch, timed round-robin, best of R. auto includes the
+// residual check and its repairs (dc, one system at a time), so its rate depends on
+// how many systems the check flags, reported beside it.
+template <class T>
+void run_regression(int n, std::size_t count, int threads, int reps)
+{
+    batched::RegressionSpec spec;
+    spec.n = n;
+    spec.count = count;
+    spec.threads = threads;
+    const batched::Batch<T> b = batched::generate_regression<T>(spec);
+    const batched::InterleavedBatch<T> bi = batched::generate_regression_interleaved<T>(spec);
+    const double c = static_cast<double>(count);
+    std::vector<T> x(count * n);
+    batched::Options o;
+    o.threads = threads;
+    o.residuals = false;
+    batched::Summary ldlt_summary, auto_summary;
+    std::vector<std::function<void()>> timed;
+    for (batched::Method m : {batched::Method::Ldlt, batched::Method::HouseholderPcr, batched::Method::Auto}) {
+        batched::Options om = o;
+        om.method = m;
+        timed.push_back([&b, om, &ldlt_summary, &auto_summary] {
+            const batched::Summary s = batched::summarize(batched::solve(b, om));
+            if (om.method == batched::Method::Ldlt) ldlt_summary = s;
+            if (om.method == batched::Method::Auto) auto_summary = s;
+        });
+    }
+    batched::Options ol = o;
+    ol.method = batched::Method::Ldlt;
+    timed.push_back([&bi, ol] { (void)batched::solve(bi, ol); });
+    timed.push_back([&] { handwritten_loop(b, x, threads); });
+    std::vector<double> best(timed.size(), 1e300);
+    for (int r = 0; r < reps; ++r)
+        for (std::size_t i = 0; i < timed.size(); ++i) {
+            const auto t0 = std::chrono::steady_clock::now();
+            timed[i]();
+            best[i] = std::min(best[i], std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        }
+    enum { LDLT, HPCR, AUTO, INTERLEAVED, HAND };
+    const std::vector<double> kappa = batched::condition_numbers(b, threads);
+    std::vector<double> sorted(kappa);
+    std::sort(sorted.begin(), sorted.end());
+    std::printf("| %s | %d | %zu | %.2g | %.2g | %s | %s | %s | %.1f | %.1f | %zu | %s | %s | %zu |\n",
+                sizeof(T) == 4 ? "single" : "double", n, count, sorted[sorted.size() / 2], sorted.back(),
+                rate(c, best[LDLT]).c_str(), rate(c, best[INTERLEAVED]).c_str(), rate(c, best[HAND]).c_str(),
+                best[HAND] / best[LDLT], best[HAND] / best[INTERLEAVED], ldlt_summary.count_of(batched::Status::Breakdown),
+                rate(c, best[HPCR]).c_str(), rate(c, best[AUTO]).c_str(), auto_summary.count_of(batched::Status::Repaired));
+    std::fflush(stdout);
+}
+
 std::vector<int> parse_sizes(const char* text)
 {
     std::vector<int> sizes;
@@ -452,6 +542,7 @@ std::vector<int> parse_sizes(const char* text)
 int main(int argc, char** argv)
 {
     std::vector<int> sizes = {4, 8, 16, 24, 30, 32, 48, 64};
+    bool sizes_given = false;
     std::size_t count = 0;
     int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     int reps = 5;
@@ -459,7 +550,10 @@ int main(int argc, char** argv)
     std::string precision = "both", table = "both";
     std::size_t flag_every = 10;
     for (int i = 1; i + 1 < argc; i += 2) {
-        if (!std::strcmp(argv[i], "--sizes")) sizes = parse_sizes(argv[i + 1]);
+        if (!std::strcmp(argv[i], "--sizes")) {
+            sizes = parse_sizes(argv[i + 1]);
+            sizes_given = true;
+        }
         else if (!std::strcmp(argv[i], "--count")) count = std::strtoull(argv[i + 1], nullptr, 10);
         else if (!std::strcmp(argv[i], "--threads")) threads = std::max(1, std::atoi(argv[i + 1]));
         else if (!std::strcmp(argv[i], "--reps")) reps = std::max(1, std::atoi(argv[i + 1]));
@@ -469,18 +563,20 @@ int main(int argc, char** argv)
         else if (!std::strcmp(argv[i], "--flag-every")) flag_every = std::max<std::size_t>(1, std::strtoull(argv[i + 1], nullptr, 10));
         else {
             std::fprintf(stderr, "usage: flamex_bench_batch [--sizes n,...] [--count K] [--threads T] [--reps R] "
-                                 "[--precision single|double|both] [--cond C] [--table ldlt|methods|dc|both] [--flag-every F]\n");
+                                 "[--precision single|double|both] [--cond C] [--table ldlt|methods|regression|dc|both|all] [--flag-every F]\n");
             return 2;
         }
     }
     if (argc % 2 == 0 || (precision != "single" && precision != "double" && precision != "both") ||
-        (table != "ldlt" && table != "methods" && table != "dc" && table != "both")) {
+        (table != "ldlt" && table != "methods" && table != "regression" && table != "dc" && table != "both" &&
+         table != "all")) {
         std::fprintf(stderr, "usage: flamex_bench_batch [--sizes n,...] [--count K] [--threads T] [--reps R] "
-                             "[--precision single|double|both] [--cond C] [--table ldlt|methods|dc|both] [--flag-every F]\n");
+                             "[--precision single|double|both] [--cond C] [--table ldlt|methods|regression|dc|both|all] [--flag-every F]\n");
         return 2;
     }
     flamex::experiments::prepare_lapack();
-    if (table == "ldlt" || table == "both") {
+    const bool all = table == "all";
+    if (table == "ldlt" || table == "both" || all) {
         std::printf("LDL^T (variant 3) and Householder + PCR, systems per second, %d thread(s), SPD batches with kappa "
                     "log-uniform in [1, %.0e], best of %d, round-robin (the FMA peak in the same round-robin)\n\n",
                     threads, cond, reps);
@@ -499,9 +595,32 @@ int main(int argc, char** argv)
                 else run_ldlt<double>(n, k, threads, reps, cond);
             }
         }
+        // The bound of the system-major input out of cache: n^2 scalars per system read
+        // once (the interleaved input reads n(n+1)/2).
+        std::printf("\nread bandwidth after the table (%d thread(s), 256 MiB, best of %d): %.1f GB/s\n\n", threads, reps,
+                    read_bandwidth(threads, reps) / 1e9);
+    }
+    if (table == "regression" || all) {
+        // n = 30 (the paper's) unless --sizes says otherwise; 20 000 systems (generating
+        // them costs more than solving them).
+        const std::vector<int> regression_sizes = sizes_given ? sizes : std::vector<int>{30};
+        std::printf("The lane methods on the regression Gram matrices (M = 300 paths), systems per second, %d thread(s), "
+                    "best of %d, round-robin; ldlt without, auto with the residual check\n\n", threads, reps);
+        std::printf("| precision | n | systems | median kappa | max kappa | ldlt lanes | ldlt lanes, interleaved input | "
+                    "hand-written loop | lanes / hand-written | interleaved / hand-written | ldlt breakdowns | "
+                    "H+PCR lanes | auto | auto repaired |\n");
+        std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (const std::string p : {"single", "double"}) {
+            if (precision != "both" && precision != p) continue;
+            for (int n : regression_sizes) {
+                const std::size_t k = count ? count : 20000;
+                if (p == "single") run_regression<float>(n, k, threads, reps);
+                else run_regression<double>(n, k, threads, reps);
+            }
+        }
         std::printf("\n");
     }
-    if (table == "methods" || table == "both") {
+    if (table == "methods" || table == "both" || all) {
         std::printf("systems per second, %d thread(s), SPD batches with kappa log-uniform in [1, %.0e]\n\n", threads, cond);
         std::printf("| precision | n | systems | ldlt | householder-pcr | dc | auto | LAPACK posv | LAPACK sysv | posv / ldlt time | "
                     "dc / householder-pcr time | D&C eig / Householder tridiag. time |\n");
@@ -516,7 +635,7 @@ int main(int argc, char** argv)
             }
         }
     }
-    if (table == "dc") {
+    if (table == "dc" || all) {
         std::printf("divide and conquer, systems per second, %d thread(s), SPD batches with kappa log-uniform in [1, %.0e], "
                     "every %zu-th system made singular; best of %d, round-robin\n\n",
                     threads, cond, flag_every, reps);

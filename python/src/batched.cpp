@@ -4,9 +4,17 @@
 // lower triangle is read. The library's Batch owns its arrays, so the systems are
 // copied in once; results come back without a copy (the arrays own the library's
 // vectors).
+//
+// The interleaved layout (batched/batched.hpp, InterleavedBatch) is two C-contiguous
+// arrays, A of shape (blocks, n(n+1)/2, B) and y of shape (blocks, n, B), B = 16 for
+// float32 and 8 for float64: A[b, e, l] is entry e of the packed lower triangle of
+// system b B + l, exactly the library's vectors; the count of systems (the last
+// block may be padded) travels beside them.
 #include "bindings.hpp"
 
+#include <cstring>
 #include <memory>
+#include <optional>
 
 #include "batched/batched.hpp"
 #include "batched/opencl_batched.hpp"
@@ -61,6 +69,55 @@ batched::Batch<T> batch_of(const py::array& A, const py::array& y)
     return batch;
 }
 
+// The interleaved layout's two arrays, as (blocks, entries, B) views of the library's
+// vectors.
+template <class T>
+py::tuple interleaved_arrays(batched::InterleavedBatch<T>&& b)
+{
+    auto* owned = new batched::InterleavedBatch<T>(std::move(b));
+    const py::capsule owner = owning(owned);
+    constexpr py::ssize_t B = batched::InterleavedBatch<T>::kBlock, s = sizeof(T);
+    const auto blocks = static_cast<py::ssize_t>(owned->blocks());
+    const py::ssize_t entries = batched::packed_size(owned->n), n = owned->n;
+    return py::make_tuple(py::array(py::dtype::of<T>(), {blocks, entries, B}, {s * entries * B, s * B, s}, owned->A.data(), owner),
+                          py::array(py::dtype::of<T>(), {blocks, n, B}, {s * n * B, s * B, s}, owned->y.data(), owner));
+}
+
+std::string shape_of(const py::array& a) { return py::str(a.attr("shape")).cast<std::string>(); }
+
+// The interleaved arrays (see the top of this file) checked and copied into the
+// library's InterleavedBatch; count: the number of systems, by default every lane of
+// every block.
+template <class T>
+batched::InterleavedBatch<T> interleaved_of(const py::array& A, const py::array& y, std::optional<std::size_t> count)
+{
+    constexpr py::ssize_t B = batched::InterleavedBatch<T>::kBlock;
+    const std::string lanes = std::to_string(B) + " for " + py::str(A.dtype()).cast<std::string>();
+    if (!y.dtype().is(A.dtype())) throw LayoutError("batched: A and y must have the same dtype");
+    if (y.ndim() != 3 || y.shape(2) != B)
+        throw LayoutError("batched: interleaved y must have shape (blocks, n, B), B = " + lanes + ", got " + shape_of(y));
+    const py::ssize_t blocks = y.shape(0), n = y.shape(1);
+    const py::ssize_t entries = n * (n + 1) / 2;
+    if (A.ndim() != 3 || A.shape(0) != blocks || A.shape(1) != entries || A.shape(2) != B)
+        throw LayoutError("batched: interleaved A must have shape (blocks, n(n+1)/2, B) = (" + std::to_string(blocks) + ", " +
+                          std::to_string(entries) + ", " + std::to_string(B) + ") for y of shape " + shape_of(y) + ", got " +
+                          shape_of(A));
+    constexpr int c_contiguous = py::array::c_style;
+    if (!(A.flags() & c_contiguous) || !(y.flags() & c_contiguous))
+        throw LayoutError("batched: interleaved A and y must be C-contiguous (the layout is their memory order); "
+                          "use numpy.ascontiguousarray");
+    const std::size_t lanes_held = static_cast<std::size_t>(blocks) * B;
+    const std::size_t k = count.value_or(lanes_held);
+    if (k > lanes_held || (blocks > 0 && k <= lanes_held - B))
+        throw LayoutError("batched: count = " + std::to_string(k) + " does not fill " + std::to_string(blocks) +
+                          " blocks of " + std::to_string(B) + " systems (it must be in [" +
+                          std::to_string(blocks > 0 ? lanes_held - B + 1 : 0) + ", " + std::to_string(lanes_held) + "])");
+    batched::InterleavedBatch<T> batch(static_cast<int>(n), k); // throws for n out of range
+    std::memcpy(batch.A.data(), A.data(), batch.A.size() * sizeof(T));
+    std::memcpy(batch.y.data(), y.data(), batch.y.size() * sizeof(T));
+    return batch;
+}
+
 template <class T>
 py::dict result_dict(batched::Result<T>&& r)
 {
@@ -92,11 +149,25 @@ struct SolveArgs {
     batched::Options options;
     std::string device;
     batched::OpenClBatchOptions cl;
+    bool interleaved = false;
+    std::optional<std::size_t> count; // interleaved: the number of systems
 };
 
 template <class T>
 py::dict solve_typed(const py::array& A, const py::array& y, const SolveArgs& args)
 {
+    if (args.interleaved) {
+        const batched::InterleavedBatch<T> batch = interleaved_of<T>(A, y, args.count);
+        batched::Result<T> r;
+        {
+            py::gil_scoped_release nogil;
+            // The OpenCL organizations take the system-major batch (the same systems).
+            r = args.device == "cpu" ? batched::solve(batch, args.options)
+                                     : batched::solve_opencl(batched::deinterleave(batch), args.options, args.cl);
+        }
+        return result_dict(std::move(r));
+    }
+    if (args.count) throw LayoutError("batched.solve: count is for the interleaved layout (the system-major A has k systems)");
     const batched::Batch<T> batch = batch_of<T>(A, y);
     batched::Result<T> r;
     {
@@ -107,6 +178,13 @@ py::dict solve_typed(const py::array& A, const py::array& y, const SolveArgs& ar
             r = batched::solve_opencl(batch, args.options, args.cl);
     }
     return result_dict(std::move(r));
+}
+
+bool is_interleaved(const std::string& layout)
+{
+    if (layout != "system-major" && layout != "interleaved")
+        throw LayoutError("batched: layout must be 'system-major' or 'interleaved', got '" + layout + "'");
+    return layout == "interleaved";
 }
 
 template <class T>
@@ -139,8 +217,10 @@ void bind_batched(py::module_& m)
     b.def("solve", [](const py::array& A, const py::array& y, const std::string& method, std::optional<double> tolerance,
                       std::optional<double> threshold, int threads, int ldlt_variant, const std::string& device,
                       const std::string& organization, int cooperating, int work_group, const std::string& opencl_device,
-                      const std::string& build_options) {
+                      const std::string& build_options, const std::string& layout, std::optional<std::size_t> count) {
         SolveArgs args;
+        args.interleaved = is_interleaved(layout);
+        args.count = count;
         const auto parsed = batched::parse_method(method);
         if (!parsed) throw LayoutError("batched.solve: unknown method '" + method + "' (ldlt, householder-pcr, dc, auto)");
         args.options.method = *parsed;
@@ -164,11 +244,32 @@ void bind_batched(py::module_& m)
     }, py::arg("A"), py::arg("y"), py::arg("method") = "auto", py::arg("tolerance") = py::none(),
        py::arg("threshold") = py::none(), py::arg("threads") = 1, py::arg("ldlt_variant") = 3, py::arg("device") = "cpu",
        py::arg("organization") = "hybrid", py::arg("cooperating") = 0, py::arg("work_group") = 0,
-       py::arg("opencl_device") = "", py::arg("build_options") = "",
+       py::arg("opencl_device") = "", py::arg("build_options") = "", py::arg("layout") = "system-major",
+       py::arg("count") = py::none(),
        R"(Solves A[k] x[k] = y[k] for every k (A: (k, n, n), y: (k, n), float32 or float64;
 lower triangles read). Returns a dict: x (k, n), status (codes into STATUS_NAMES),
 solved_by (into METHOD_NAMES), column, discarded, residual, first_residual, seconds,
-tolerance, threshold. Numerical trouble is per system, never an exception.)");
+tolerance, threshold. Numerical trouble is per system, never an exception.
+layout="interleaved": A and y are the interleaved layout's C-contiguous arrays
+(interleave(), generate_regression(layout="interleaved")), A (blocks, n(n+1)/2, B),
+y (blocks, n, B), B = 16 for float32 and 8 for float64, and count the number of
+systems (default blocks * B); the result is the same, bit for bit.)");
+
+    b.def("interleave", [](const py::array& A, const py::array& y) {
+        if (A.dtype().is(py::dtype::of<float>())) return interleaved_arrays(batched::interleave(batch_of<float>(A, y)));
+        if (A.dtype().is(py::dtype::of<double>())) return interleaved_arrays(batched::interleave(batch_of<double>(A, y)));
+        throw LayoutError("batched.interleave: dtype must be float32 or float64, got " + py::str(A.dtype()).cast<std::string>());
+    }, py::arg("A"), py::arg("y"),
+       "(A, y) of shapes (k, n, n), (k, n) -> the interleaved layout's (A, y), of shapes (blocks, n(n+1)/2, B) and "
+       "(blocks, n, B), B = 16 for float32 and 8 for float64 (lower triangles, the last block padded with zeros).");
+
+    b.def("deinterleave", [](const py::array& A, const py::array& y, std::optional<std::size_t> count) {
+        if (A.dtype().is(py::dtype::of<float>())) return batch_arrays(batched::deinterleave(interleaved_of<float>(A, y, count)));
+        if (A.dtype().is(py::dtype::of<double>())) return batch_arrays(batched::deinterleave(interleaved_of<double>(A, y, count)));
+        throw LayoutError("batched.deinterleave: dtype must be float32 or float64, got " + py::str(A.dtype()).cast<std::string>());
+    }, py::arg("A"), py::arg("y"), py::arg("count") = py::none(),
+       "The interleaved layout's (A, y) (count systems, default every lane) -> (A, y) of shapes (k, n, n), (k, n), "
+       "both triangles stored.");
 
     b.def("generate_spd", [](int n, std::size_t count, double cond_min, double cond_max, std::uint64_t seed,
                              const std::string& precision, int threads) {
@@ -202,13 +303,30 @@ tolerance, threshold. Numerical trouble is per system, never an exception.)");
        "(A, y, kappa): Q diag(lambda) Q^T with kappa_k log-uniform in [cond_min, cond_max].");
 
     b.def("generate_regression", [](int n, std::size_t count, int paths, std::uint64_t seed, const std::string& precision,
-                                    int threads) {
+                                    int threads, const std::string& layout) {
+        const bool interleaved = is_interleaved(layout);
         batched::RegressionSpec spec;
         spec.n = n;
         spec.count = count;
         spec.paths = paths;
         spec.seed = seed;
         spec.threads = threads;
+        if (interleaved) {
+            if (is_single(precision)) {
+                batched::InterleavedBatch<float> batch;
+                {
+                    py::gil_scoped_release nogil;
+                    batch = batched::generate_regression_interleaved<float>(spec);
+                }
+                return interleaved_arrays(std::move(batch));
+            }
+            batched::InterleavedBatch<double> batch;
+            {
+                py::gil_scoped_release nogil;
+                batch = batched::generate_regression_interleaved<double>(spec);
+            }
+            return interleaved_arrays(std::move(batch));
+        }
         if (is_single(precision)) {
             batched::Batch<float> batch;
             {
@@ -224,8 +342,9 @@ tolerance, threshold. Numerical trouble is per system, never an exception.)");
         }
         return batch_arrays(std::move(batch));
     }, py::arg("n") = 30, py::arg("count") = 1000, py::arg("paths") = 300, py::arg("seed") = 0,
-       py::arg("precision") = "double", py::arg("threads") = 1,
-       "(A, y): the paper's Black & Scholes regression Gram matrices, accumulated in the precision.");
+       py::arg("precision") = "double", py::arg("threads") = 1, py::arg("layout") = "system-major",
+       "(A, y): the paper's Black & Scholes regression Gram matrices, accumulated in the precision; "
+       "layout=\"interleaved\": written directly in the interleaved layout (the same bits; see solve).");
 
     b.def("condition_numbers", [](const py::array& A, int threads) {
         // Only A is needed; y is a placeholder of the right shape.
