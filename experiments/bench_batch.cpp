@@ -86,6 +86,20 @@ std::string rate(double count, double seconds)
     return buf;
 }
 
+// The best of `reps` times of each of `timed`, run round-robin (every one once per
+// round), so that drift in the machine's load hits all of them alike.
+std::vector<double> best_round_robin(const std::vector<std::function<void()>>& timed, int reps)
+{
+    std::vector<double> best(timed.size(), 1e300);
+    for (int r = 0; r < reps; ++r)
+        for (std::size_t i = 0; i < timed.size(); ++i) {
+            const auto t0 = std::chrono::steady_clock::now();
+            timed[i]();
+            best[i] = std::min(best[i], std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        }
+    return best;
+}
+
 // The instruction set the process chose (restored after each row of the LDL^T table).
 const lanes::Isa default_isa = lanes::active_isa();
 
@@ -264,13 +278,7 @@ void run(int n, std::size_t count, int threads, int reps, double cond)
             sysv(n, w.A.data(), w.ipiv.data(), w.y.data(), w.work.data(), static_cast<int>(w.work.size()), &info);
         });
     });
-    std::vector<double> best(timed.size(), 1e300);
-    for (int r = 0; r < reps; ++r)
-        for (std::size_t i = 0; i < timed.size(); ++i) {
-            const auto t0 = std::chrono::steady_clock::now();
-            timed[i]();
-            best[i] = std::min(best[i], std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-        }
+    const std::vector<double> best = best_round_robin(timed, reps);
     enum { LDLT, HPCR, DC, AUTO, TRI, DCEIG, POSV, SYSV };
     std::printf("| %s | %d | %zu | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %.2f |\n", sizeof(T) == 4 ? "single" : "double",
                 n, count, rate(c, best[LDLT]).c_str(), rate(c, best[HPCR]).c_str(), rate(c, best[DC]).c_str(),
@@ -320,13 +328,7 @@ void run_dc(int n, std::size_t count, int threads, int reps, double cond, std::s
                 }
             });
         }
-    std::vector<double> best(timed.size(), 1e300);
-    for (int r = 0; r < reps; ++r)
-        for (std::size_t i = 0; i < timed.size(); ++i) {
-            const auto t0 = std::chrono::steady_clock::now();
-            timed[i]();
-            best[i] = std::min(best[i], std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-        }
+    const std::vector<double> best = best_round_robin(timed, reps);
     lanes::set_isa(default_isa);
     const int widest = lanes::isa_supported(lanes::Isa::Avx512) ? 2 : lanes::isa_supported(lanes::Isa::Avx2) ? 1 : 0;
     auto shown = [&](int i) { return lanes::isa_supported(isas[i % 3]) ? rate(c, best[i]) : std::string("-"); };
@@ -444,13 +446,7 @@ void run_ldlt(int n, std::size_t count, int threads, int reps, double cond)
     double peak_flops = 0;
     const long peak_iterations = 2000000;
     timed.push_back([&] { peak_flops = fma_peak_flops(sizeof(T) == 4, threads, peak_iterations); });
-    std::vector<double> best(timed.size(), 1e300);
-    for (int r = 0; r < reps; ++r)
-        for (std::size_t i = 0; i < timed.size(); ++i) {
-            const auto t0 = std::chrono::steady_clock::now();
-            timed[i]();
-            best[i] = std::min(best[i], std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-        }
+    const std::vector<double> best = best_round_robin(timed, reps);
     lanes::set_isa(default_isa);
     enum { SCALAR, AVX2, AVX512, FLAME, HAND, POSV, HPCR_BEFORE, HPCR, INTERLEAVED, PEAK };
     const double peak = peak_flops / best[PEAK];
@@ -502,13 +498,7 @@ void run_regression(int n, std::size_t count, int threads, int reps)
     ol.method = batched::Method::Ldlt;
     timed.push_back([&bi, ol] { (void)batched::solve(bi, ol); });
     timed.push_back([&] { handwritten_loop(b, x, threads); });
-    std::vector<double> best(timed.size(), 1e300);
-    for (int r = 0; r < reps; ++r)
-        for (std::size_t i = 0; i < timed.size(); ++i) {
-            const auto t0 = std::chrono::steady_clock::now();
-            timed[i]();
-            best[i] = std::min(best[i], std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-        }
+    const std::vector<double> best = best_round_robin(timed, reps);
     enum { LDLT, HPCR, AUTO, INTERLEAVED, HAND };
     const std::vector<double> kappa = batched::condition_numbers(b, threads);
     std::vector<double> sorted(kappa);

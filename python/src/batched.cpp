@@ -311,36 +311,24 @@ systems (default blocks * B); the result is the same, bit for bit.)");
         spec.paths = paths;
         spec.seed = seed;
         spec.threads = threads;
-        if (interleaved) {
-            if (is_single(precision)) {
-                batched::InterleavedBatch<float> batch;
+        const auto generate = [&spec, interleaved](auto zero) -> py::tuple {
+            using T = decltype(zero);
+            if (interleaved) {
+                batched::InterleavedBatch<T> batch;
                 {
                     py::gil_scoped_release nogil;
-                    batch = batched::generate_regression_interleaved<float>(spec);
+                    batch = batched::generate_regression_interleaved<T>(spec);
                 }
                 return interleaved_arrays(std::move(batch));
             }
-            batched::InterleavedBatch<double> batch;
+            batched::Batch<T> batch;
             {
                 py::gil_scoped_release nogil;
-                batch = batched::generate_regression_interleaved<double>(spec);
-            }
-            return interleaved_arrays(std::move(batch));
-        }
-        if (is_single(precision)) {
-            batched::Batch<float> batch;
-            {
-                py::gil_scoped_release nogil;
-                batch = batched::generate_regression<float>(spec);
+                batch = batched::generate_regression<T>(spec);
             }
             return batch_arrays(std::move(batch));
-        }
-        batched::Batch<double> batch;
-        {
-            py::gil_scoped_release nogil;
-            batch = batched::generate_regression<double>(spec);
-        }
-        return batch_arrays(std::move(batch));
+        };
+        return is_single(precision) ? generate(0.0f) : generate(0.0);
     }, py::arg("n") = 30, py::arg("count") = 1000, py::arg("paths") = 300, py::arg("seed") = 0,
        py::arg("precision") = "double", py::arg("threads") = 1, py::arg("layout") = "system-major",
        "(A, y): the paper's Black & Scholes regression Gram matrices, accumulated in the precision; "
