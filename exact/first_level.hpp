@@ -73,11 +73,18 @@ public:
     static constexpr int MAX_PROBE_INTERVAL = 64;
 
     // Adaptive starts with a probe: data the expansions cannot take costs one
-    // step of spills, not a block.
-    explicit PathChooser(FirstLevel level) noexcept
+    // step of spills, not a block. Given `spilling` (the caller saw this data
+    // spill: a multi-row kernel handing its rows over), it starts on the radix
+    // path as if MAX_PROBE_INTERVAL probes had spilled already: a row's first
+    // probe, a step of spills, cost as much as a few hundred of its products.
+    explicit PathChooser(FirstLevel level, bool spilling = false) noexcept
         : level_(level == FirstLevel::RadixPairs ? FirstLevel::Radix : level),
           radix_(level_ == FirstLevel::Radix || level_ == FirstLevel::Adaptive)
     {
+        if (spilling && level_ == FirstLevel::Adaptive) {
+            interval_ = MAX_PROBE_INTERVAL;
+            countdown_ = interval_ + 1;
+        }
     }
     ~PathChooser()
     {

@@ -122,17 +122,30 @@ void sum_avx2(Accumulator& acc, index_t n, const double* x, index_t incx)
         avx2::sum_impl<avx2::P1, avx2::P, avx2::SUM_U, false>(acc, n, x, incx);
 }
 
-void dot_avx2(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy)
+namespace avx2 {
+void dot(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy, bool spilling)
 {
     if (incx == 1 && incy == 1)
-        avx2::dot_impl<avx2::P1, avx2::P, avx2::DOT_U, true>(acc, n, x, incx, y, incy);
+        dot_impl<P1, P, DOT_U, true>(acc, n, x, incx, y, incy, spilling);
     else
-        avx2::dot_impl<avx2::P1, avx2::P, avx2::DOT_U, false>(acc, n, x, incx, y, incy);
+        dot_impl<P1, P, DOT_U, false>(acc, n, x, incx, y, incy, spilling);
+}
+} // namespace avx2
+
+void dot_avx2(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy)
+{
+    avx2::dot(acc, n, x, incx, y, incy, false);
+}
+
+void dot_spilling_avx2(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy)
+{
+    avx2::dot(acc, n, x, incx, y, incy, true);
 }
 
 FLAMEX_EXACT_TARGET_END
 
-void dot_avx512ifma(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy);
+void dot_avx512ifma(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy,
+                    bool spilling);
 
 // --- AVX-512F: 8 lanes --------------------------------------------------------------
 
@@ -231,17 +244,29 @@ void sum_avx512(Accumulator& acc, index_t n, const double* x, index_t incx)
         avx512::sum_impl<avx512::P1, avx512::P, avx512::SUM_U, false>(acc, n, x, incx);
 }
 
-void dot_avx512(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy)
+namespace avx512 {
+void dot(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy, bool spilling)
 {
     static const bool ifma = __builtin_cpu_supports("avx512ifma") && __builtin_cpu_supports("avx512dq");
     if (ifma && first_level() != FirstLevel::RadixPairs) {
-        dot_avx512ifma(acc, n, x, incx, y, incy);
+        dot_avx512ifma(acc, n, x, incx, y, incy, spilling);
         return;
     }
     if (incx == 1 && incy == 1)
-        avx512::dot_impl<avx512::P1, avx512::P, avx512::DOT_U, true>(acc, n, x, incx, y, incy);
+        dot_impl<P1, P, DOT_U, true>(acc, n, x, incx, y, incy, spilling);
     else
-        avx512::dot_impl<avx512::P1, avx512::P, avx512::DOT_U, false>(acc, n, x, incx, y, incy);
+        dot_impl<P1, P, DOT_U, false>(acc, n, x, incx, y, incy, spilling);
+}
+} // namespace avx512
+
+void dot_avx512(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy)
+{
+    avx512::dot(acc, n, x, incx, y, incy, false);
+}
+
+void dot_spilling_avx512(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy)
+{
+    avx512::dot(acc, n, x, incx, y, incy, true);
 }
 
 FLAMEX_EXACT_TARGET_END
@@ -365,12 +390,13 @@ constexpr int P1 = 2, P = 3, DOT_U = 2;
 
 } // namespace avx512ifma
 
-void dot_avx512ifma(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy)
+void dot_avx512ifma(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy,
+                    bool spilling)
 {
     if (incx == 1 && incy == 1)
-        avx512ifma::dot_impl<avx512ifma::P1, avx512ifma::P, avx512ifma::DOT_U, true>(acc, n, x, incx, y, incy);
+        avx512ifma::dot_impl<avx512ifma::P1, avx512ifma::P, avx512ifma::DOT_U, true>(acc, n, x, incx, y, incy, spilling);
     else
-        avx512ifma::dot_impl<avx512ifma::P1, avx512ifma::P, avx512ifma::DOT_U, false>(acc, n, x, incx, y, incy);
+        avx512ifma::dot_impl<avx512ifma::P1, avx512ifma::P, avx512ifma::DOT_U, false>(acc, n, x, incx, y, incy, spilling);
 }
 
 FLAMEX_EXACT_TARGET_END
