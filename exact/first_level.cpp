@@ -1,7 +1,9 @@
 // The first-level switch, and RadixBins' carries and hand-over to the accumulator.
 #include "exact/first_level.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <cassert>
 #include <memory>
 
 namespace flamex::exact::detail {
@@ -54,23 +56,30 @@ ProductBins& thread_product_bins()
     return *bins;
 }
 
-void ProductBins::move_to(Accumulator& acc) noexcept
+void ProductBins::move_to(Accumulator& acc, long long products) noexcept
 {
     if (lo >= hi) return;
-    // 16 bins of words within 2^46 make one integer per piece below 2^62: four
-    // accumulator additions per 16 binades.
-    constexpr int GROUP = 16;
-    static_assert(MAX_PRODUCTS << 27 <= std::int64_t{1} << 46, "words stay within 2^46");
-    for (int g = lo; g < hi; g += GROUP) {
-        std::int64_t sum[PIECES] = {};
-        const int end = g + GROUP < hi ? g + GROUP : hi;
-        for (int k = g; k < end; ++k)
-            for (int j = 0; j < PIECES; ++j) {
-                sum[j] += static_cast<std::int64_t>(static_cast<std::uint64_t>(word[k][j]) << (k - g));
-                word[k][j] = 0;
-            }
+    // G bins of words within `products` 2^27 < 2^(27 + b) (b the bit length of
+    // `products`) make one integer per piece below 2^(27 + b + G): four
+    // accumulator additions per G binades, with G = 36 - b (16 at MAX_PRODUCTS,
+    // 24 for a row of 4000).
+    assert(products > 0 && products <= MAX_PRODUCTS);
+    const int b = 64 - __builtin_clzll(static_cast<unsigned long long>(products));
+    const int group = std::min(36 - b, 32);
+    // A bin's four words as one vector (two SSE2 registers on baseline x86-64),
+    // unsigned: two's complement sums, shifted without overflow.
+    typedef std::uint64_t Row __attribute__((vector_size(PIECES * sizeof(std::uint64_t)), may_alias));
+    static_assert(sizeof(Row) == sizeof(word[0]), "a vector is a bin");
+    for (int g = lo; g < hi; g += group) {
+        Row sum = {};
+        const int end = g + group < hi ? g + group : hi;
+        for (int k = g; k < end; ++k) {
+            Row* const w = reinterpret_cast<Row*>(word[k]);
+            sum += *w << (k - g);
+            *w = Row{};
+        }
         for (int j = 0; j < PIECES; ++j)
-            if (sum[j] != 0) acc.add_integer(sum[j], g + SHIFT[j] - 2150);
+            if (sum[j] != 0) acc.add_integer(static_cast<std::int64_t>(sum[j]), g + SHIFT[j] - 2150);
     }
     lo = SIZE;
     hi = 0;

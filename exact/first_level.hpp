@@ -188,7 +188,8 @@ RadixBins& thread_bins() noexcept;
 //
 // Capacity: a product adds at most 2^27 to a word, so MAX_PRODUCTS products
 // leave every word within 2^46 in magnitude; the kernels move the bins to the
-// accumulator before more (move_to's groups of 16 bins rely on that bound).
+// accumulator before more (move_to's groups of bins rely on that bound, and
+// grow for fewer products).
 struct ProductBins {
     static constexpr int PIECES = 4;
     static constexpr int SHIFT[PIECES] = {0, 26, 52, 79};
@@ -207,8 +208,9 @@ struct ProductBins {
         if (from < lo) lo = from;
         if (to > hi) hi = to;
     }
-    // acc += the value held; the bins are left empty (all zero).
-    void move_to(Accumulator& acc) noexcept;
+    // acc += the value held, `products` (<= MAX_PRODUCTS) products since the
+    // last move; the bins are left empty (all zero).
+    void move_to(Accumulator& acc, long long products) noexcept;
 };
 
 // This thread's product bins (128 KiB, allocated and zeroed at first use, empty

@@ -210,6 +210,22 @@ TEST(ExactFirstLevel, MoreProductsThanTheBinsHold)
     expect_dot_every_path(x, y, "alternating");
 }
 
+// move_to's groups of bins grow as the products since the last move get fewer
+// (exact/first_level.cpp): n products with the largest significand product, all
+// of one sign, in one bin d bins above one more product, for every d a group
+// may span; a group two bins too wide for n would overflow its sums (n just
+// below a power of two, and a multiple of the kernels' 16 products a step).
+TEST(ExactFirstLevel, GroupsOfBinsFitTheirProducts)
+{
+    const double m = 0x1.fffffffffffffp0;
+    for (const std::size_t n : {17u, 1008u, 4080u, 65520u})
+        for (int d = 1; d <= 34; ++d) {
+            std::vector<double> x(n, m), y(n, m * 0x1p-300);
+            y[0] = std::ldexp(m, -300 - d);
+            expect_dot_every_path(x, y, "n = " + std::to_string(n) + ", d = " + std::to_string(d));
+        }
+}
+
 TEST(ExactFirstLevel, DataClassesAtEveryShortLength)
 {
     std::uint64_t seed = 1;
