@@ -66,18 +66,20 @@ void ProductBins::move_to(Accumulator& acc, long long products) noexcept
     assert(products > 0 && products <= MAX_PRODUCTS);
     const int b = 64 - __builtin_clzll(static_cast<unsigned long long>(products));
     const int group = std::min(36 - b, 32);
-    // A bin's four words as one vector (two SSE2 registers on baseline x86-64),
-    // unsigned: two's complement sums, shifted without overflow.
-    typedef std::uint64_t Row __attribute__((vector_size(PIECES * sizeof(std::uint64_t)), may_alias));
-    static_assert(sizeof(Row) == sizeof(word[0]), "a vector is a bin");
     for (int g = lo; g < hi; g += group) {
-        Row sum = {};
+        // (unsigned: two's complement sums, shifted without overflow)
+        std::uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
         const int end = g + group < hi ? g + group : hi;
         for (int k = g; k < end; ++k) {
-            Row* const w = reinterpret_cast<Row*>(word[k]);
-            sum += *w << (k - g);
-            *w = Row{};
+            std::int64_t* const w = word[k];
+            const int shift = k - g;
+            s0 += static_cast<std::uint64_t>(w[0]) << shift;
+            s1 += static_cast<std::uint64_t>(w[1]) << shift;
+            s2 += static_cast<std::uint64_t>(w[2]) << shift;
+            s3 += static_cast<std::uint64_t>(w[3]) << shift;
+            w[0] = w[1] = w[2] = w[3] = 0;
         }
+        const std::uint64_t sum[PIECES] = {s0, s1, s2, s3};
         for (int j = 0; j < PIECES; ++j)
             if (sum[j] != 0) acc.add_integer(static_cast<std::int64_t>(sum[j]), g + SHIFT[j] - 2150);
     }
