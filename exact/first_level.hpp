@@ -188,7 +188,7 @@ RadixBins& thread_bins() noexcept;
 //
 // Capacity: a product adds at most 2^27 to a word, so MAX_PRODUCTS products
 // leave every word within 2^46 in magnitude; the kernels move the bins to the
-// accumulator before more (move_to's groups of bins rely on that bound, and
+// accumulator before more (group_for's groups of bins rely on that bound, and
 // grow for fewer products).
 struct ProductBins {
     static constexpr int PIECES = 4;
@@ -208,9 +208,16 @@ struct ProductBins {
         if (from < lo) lo = from;
         if (to > hi) hi = to;
     }
-    // acc += the value held, `products` (<= MAX_PRODUCTS) products since the
-    // last move; the bins are left empty (all zero).
-    void move_to(Accumulator& acc, long long products) noexcept;
+    // Moving the bins to the accumulator (the IFMA Simd's move_bins): G bins of
+    // words within `products` 2^27 < 2^(27 + b) (b the bit length of
+    // `products`) make one integer per piece below 2^(27 + b + G): four
+    // accumulator additions per G binades, with G = 36 - b (16 at MAX_PRODUCTS,
+    // 24 for a row of 4000).
+    static int group_for(long long products) noexcept
+    {
+        const int b = 64 - __builtin_clzll(static_cast<unsigned long long>(products));
+        return 36 - b < 32 ? 36 - b : 32;
+    }
 };
 
 // This thread's product bins (128 KiB, allocated and zeroed at first use, empty
