@@ -54,7 +54,7 @@ struct Simd : simd::Avx2 {
     // The dot kernel of this set, for rows on the radix path.
     static void row_dot(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy)
     {
-        dot_avx2(acc, n, x, incx, y, incy);
+        dot_spilling_avx2(acc, n, x, incx, y, incy);
     }
     static V load_partial(const double* p, int n)
     {
@@ -136,7 +136,7 @@ namespace avx512 {
 struct Simd : simd::Avx512 {
     static void row_dot(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy)
     {
-        dot_avx512(acc, n, x, incx, y, incy);
+        dot_spilling_avx512(acc, n, x, incx, y, incy);
     }
     static V load_partial(const double* p, int n)
     {

@@ -54,26 +54,4 @@ ProductBins& thread_product_bins()
     return *bins;
 }
 
-void ProductBins::move_to(Accumulator& acc) noexcept
-{
-    if (lo >= hi) return;
-    // 16 bins of words within 2^46 make one integer per piece below 2^62: four
-    // accumulator additions per 16 binades.
-    constexpr int GROUP = 16;
-    static_assert(MAX_PRODUCTS << 27 <= std::int64_t{1} << 46, "words stay within 2^46");
-    for (int g = lo; g < hi; g += GROUP) {
-        std::int64_t sum[PIECES] = {};
-        const int end = g + GROUP < hi ? g + GROUP : hi;
-        for (int k = g; k < end; ++k)
-            for (int j = 0; j < PIECES; ++j) {
-                sum[j] += static_cast<std::int64_t>(static_cast<std::uint64_t>(word[k][j]) << (k - g));
-                word[k][j] = 0;
-            }
-        for (int j = 0; j < PIECES; ++j)
-            if (sum[j] != 0) acc.add_integer(sum[j], g + SHIFT[j] - 2150);
-    }
-    lo = SIZE;
-    hi = 0;
-}
-
 } // namespace flamex::exact::detail

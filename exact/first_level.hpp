@@ -73,11 +73,18 @@ public:
     static constexpr int MAX_PROBE_INTERVAL = 64;
 
     // Adaptive starts with a probe: data the expansions cannot take costs one
-    // step of spills, not a block.
-    explicit PathChooser(FirstLevel level) noexcept
+    // step of spills, not a block. Given `spilling` (the caller saw this data
+    // spill: a multi-row kernel handing its rows over), it starts on the radix
+    // path as if MAX_PROBE_INTERVAL probes had spilled already: a row's first
+    // probe, a step of spills, cost as much as a few hundred of its products.
+    explicit PathChooser(FirstLevel level, bool spilling = false) noexcept
         : level_(level == FirstLevel::RadixPairs ? FirstLevel::Radix : level),
           radix_(level_ == FirstLevel::Radix || level_ == FirstLevel::Adaptive)
     {
+        if (spilling && level_ == FirstLevel::Adaptive) {
+            interval_ = MAX_PROBE_INTERVAL;
+            countdown_ = interval_ + 1;
+        }
     }
     ~PathChooser()
     {
@@ -181,7 +188,8 @@ RadixBins& thread_bins() noexcept;
 //
 // Capacity: a product adds at most 2^27 to a word, so MAX_PRODUCTS products
 // leave every word within 2^46 in magnitude; the kernels move the bins to the
-// accumulator before more (move_to's groups of 16 bins rely on that bound).
+// accumulator before more (group_for's groups of bins rely on that bound, and
+// grow for fewer products).
 struct ProductBins {
     static constexpr int PIECES = 4;
     static constexpr int SHIFT[PIECES] = {0, 26, 52, 79};
@@ -200,8 +208,16 @@ struct ProductBins {
         if (from < lo) lo = from;
         if (to > hi) hi = to;
     }
-    // acc += the value held; the bins are left empty (all zero).
-    void move_to(Accumulator& acc) noexcept;
+    // Moving the bins to the accumulator (the IFMA Simd's move_bins): G bins of
+    // words within `products` 2^27 < 2^(27 + b) (b the bit length of
+    // `products`) make one integer per piece below 2^(27 + b + G): four
+    // accumulator additions per G binades, with G = 36 - b (16 at MAX_PRODUCTS,
+    // 24 for a row of 4000).
+    static int group_for(long long products) noexcept
+    {
+        const int b = 64 - __builtin_clzll(static_cast<unsigned long long>(products));
+        return 36 - b < 32 ? 36 - b : 32;
+    }
 };
 
 // This thread's product bins (128 KiB, allocated and zeroed at first use, empty

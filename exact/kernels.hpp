@@ -67,6 +67,10 @@ void dot_avx2(Accumulator& acc, index_t n, const double* x, index_t incx,
 void sum_avx512(Accumulator& acc, index_t n, const double* x, index_t incx);
 void dot_avx512(Accumulator& acc, index_t n, const double* x, index_t incx,
                 const double* y, index_t incy);
+// The same dots for data the caller saw spill (the rows a multi-row kernel hands
+// over): they start on the radix path and probe rarely (PathChooser). Same bits.
+void dot_spilling_avx2(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy);
+void dot_spilling_avx512(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy);
 // columns_x86.cpp
 void columns_avx2(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
                   Accumulator* acc, double* comps);

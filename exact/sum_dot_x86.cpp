@@ -122,17 +122,30 @@ void sum_avx2(Accumulator& acc, index_t n, const double* x, index_t incx)
         avx2::sum_impl<avx2::P1, avx2::P, avx2::SUM_U, false>(acc, n, x, incx);
 }
 
-void dot_avx2(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy)
+namespace avx2 {
+void dot(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy, bool spilling)
 {
     if (incx == 1 && incy == 1)
-        avx2::dot_impl<avx2::P1, avx2::P, avx2::DOT_U, true>(acc, n, x, incx, y, incy);
+        dot_impl<P1, P, DOT_U, true>(acc, n, x, incx, y, incy, spilling);
     else
-        avx2::dot_impl<avx2::P1, avx2::P, avx2::DOT_U, false>(acc, n, x, incx, y, incy);
+        dot_impl<P1, P, DOT_U, false>(acc, n, x, incx, y, incy, spilling);
+}
+} // namespace avx2
+
+void dot_avx2(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy)
+{
+    avx2::dot(acc, n, x, incx, y, incy, false);
+}
+
+void dot_spilling_avx2(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy)
+{
+    avx2::dot(acc, n, x, incx, y, incy, true);
 }
 
 FLAMEX_EXACT_TARGET_END
 
-void dot_avx512ifma(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy);
+void dot_avx512ifma(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy,
+                    bool spilling);
 
 // --- AVX-512F: 8 lanes --------------------------------------------------------------
 
@@ -231,17 +244,29 @@ void sum_avx512(Accumulator& acc, index_t n, const double* x, index_t incx)
         avx512::sum_impl<avx512::P1, avx512::P, avx512::SUM_U, false>(acc, n, x, incx);
 }
 
-void dot_avx512(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy)
+namespace avx512 {
+void dot(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy, bool spilling)
 {
     static const bool ifma = __builtin_cpu_supports("avx512ifma") && __builtin_cpu_supports("avx512dq");
     if (ifma && first_level() != FirstLevel::RadixPairs) {
-        dot_avx512ifma(acc, n, x, incx, y, incy);
+        dot_avx512ifma(acc, n, x, incx, y, incy, spilling);
         return;
     }
     if (incx == 1 && incy == 1)
-        avx512::dot_impl<avx512::P1, avx512::P, avx512::DOT_U, true>(acc, n, x, incx, y, incy);
+        dot_impl<P1, P, DOT_U, true>(acc, n, x, incx, y, incy, spilling);
     else
-        avx512::dot_impl<avx512::P1, avx512::P, avx512::DOT_U, false>(acc, n, x, incx, y, incy);
+        dot_impl<P1, P, DOT_U, false>(acc, n, x, incx, y, incy, spilling);
+}
+} // namespace avx512
+
+void dot_avx512(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy)
+{
+    avx512::dot(acc, n, x, incx, y, incy, false);
+}
+
+void dot_spilling_avx512(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy)
+{
+    avx512::dot(acc, n, x, incx, y, incy, true);
 }
 
 FLAMEX_EXACT_TARGET_END
@@ -292,6 +317,39 @@ struct Simd : avx512::Simd {
     {
         __m256i* const b = reinterpret_cast<__m256i*>(w);
         _mm256_store_si256(b, _mm256_add_epi64(_mm256_load_si256(b), _mm256_load_si256(reinterpret_cast<const __m256i*>(p))));
+    }
+    // acc += the value of the bins, `products` (<= MAX_PRODUCTS) products since
+    // the last move; the bins are left empty. Groups of bins as in
+    // ProductBins::group_for, two bins a vector.
+    static void move_bins(ProductBins& bins, Accumulator& acc, long long products)
+    {
+        if (bins.lo >= bins.hi) return;
+        assert(products > 0 && products <= ProductBins::MAX_PRODUCTS);
+        const int group = ProductBins::group_for(products);
+        for (int g = bins.lo; g < bins.hi; g += group) {
+            const int end = g + group < bins.hi ? g + group : bins.hi;
+            __m512i sum = _mm512_setzero_si512();
+            __m512i shift = _mm512_set_epi64(1, 1, 1, 1, 0, 0, 0, 0); // lanes 4..7: the second bin
+            int k = g;
+            for (; k + 2 <= end; k += 2) {
+                std::int64_t* const w = bins.word[k];
+                sum = _mm512_add_epi64(sum, _mm512_maskz_sllv_epi64(0xff, _mm512_loadu_si512(w), shift));
+                _mm512_storeu_si512(w, _mm512_setzero_si512());
+                shift = _mm512_add_epi64(shift, _mm512_set1_epi64(2));
+            }
+            __m256i half = _mm256_add_epi64(_mm512_maskz_extracti64x4_epi64(0xf, sum, 0), _mm512_maskz_extracti64x4_epi64(0xf, sum, 1));
+            if (k < end) {
+                __m256i* const w = reinterpret_cast<__m256i*>(bins.word[k]);
+                half = _mm256_add_epi64(half, _mm256_sllv_epi64(_mm256_load_si256(w), _mm256_set1_epi64x(k - g)));
+                _mm256_store_si256(w, _mm256_setzero_si256());
+            }
+            alignas(32) std::int64_t s[ProductBins::PIECES];
+            _mm256_store_si256(reinterpret_cast<__m256i*>(s), half);
+            for (int j = 0; j < ProductBins::PIECES; ++j)
+                if (s[j] != 0) acc.add_integer(s[j], g + ProductBins::SHIFT[j] - 2150);
+        }
+        bins.lo = ProductBins::SIZE;
+        bins.hi = 0;
     }
     // ProductBins' view of each lane's product x y (finite operands; NORMAL: both
     // normal; ZEROS: zeros may be among them): bin (as a byte offset into ProductBins::word; zero products: sink
@@ -365,12 +423,13 @@ constexpr int P1 = 2, P = 3, DOT_U = 2;
 
 } // namespace avx512ifma
 
-void dot_avx512ifma(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy)
+void dot_avx512ifma(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy,
+                    bool spilling)
 {
     if (incx == 1 && incy == 1)
-        avx512ifma::dot_impl<avx512ifma::P1, avx512ifma::P, avx512ifma::DOT_U, true>(acc, n, x, incx, y, incy);
+        avx512ifma::dot_impl<avx512ifma::P1, avx512ifma::P, avx512ifma::DOT_U, true>(acc, n, x, incx, y, incy, spilling);
     else
-        avx512ifma::dot_impl<avx512ifma::P1, avx512ifma::P, avx512ifma::DOT_U, false>(acc, n, x, incx, y, incy);
+        avx512ifma::dot_impl<avx512ifma::P1, avx512ifma::P, avx512ifma::DOT_U, false>(acc, n, x, incx, y, incy, spilling);
 }
 
 FLAMEX_EXACT_TARGET_END

@@ -1688,6 +1688,45 @@ TEST(ExactMpfrFirstLevels, GemvPathsAreTakenAndSwitchMidRow)
     EXPECT_EQ(counts.radix_blocks - before.radix_blocks, 0);
 }
 
+// Rows the adaptive choice hands to the dot kernel start there on the radix path
+// (the block saw them spill): no probe of the expansion path per row, only the
+// block's own (one per block of rows, at most 32 rows), and the same bits.
+TEST(ExactMpfrFirstLevels, HandedOverRowsStartOnTheRadixPath)
+{
+    using flamex::exact::detail::FirstLevelCounts;
+    if (std::string(flamex::exact::kernel_isa()) == "generic")
+        GTEST_SKIP() << "the portable kernels have the expansion path only (FLAMEX_EXACT_ISA=generic)";
+    const dim_t m = 96, n = 1100; // past MIN_RADIX_COLUMNS (exact/columns_body.inc)
+    const auto& classes = gen::dot_data_classes();
+    for (const std::size_t k : {3u, 5u}) { // 2^+-200, cancelling pairs
+        const ClassRows p = class_rows(classes[k], m, n, 96 + k);
+        const std::vector<double> y0(static_cast<std::size_t>(m), 0.0);
+        const std::vector<double> want = gemv_reference(Trans::No, 1.0, p.A, p.x, 0.0, y0);
+        const Matrix At = transposed(p.A);
+        FirstLevelCounts& counts = flamex::exact::detail::thread_first_level_counts();
+        for (const FirstLevel level : {FirstLevel::Adaptive, FirstLevel::RadixPairs}) {
+            const flamex::exact::detail::ScopedFirstLevel scoped(level);
+            for (Layout la : {Layout::Plain, Layout::RowMajor}) {
+                const std::string what = std::string(classes[k].name) + ", A " + layout_name(la);
+                const FirstLevelCounts before = counts;
+                EXPECT_EQ(count_wrong(gemv_on(exact_backend({1, 0}), Trans::No, 1.0, p.A, p.x, 0.0, y0, la, 0, 0),
+                                      want, "gemv N " + what),
+                          0);
+                EXPECT_EQ(count_wrong(gemv_on(exact_backend({1, 0}), Trans::Yes, 1.0, At, p.x, 0.0, y0, la, 1, 2),
+                                      want, "gemv T " + what),
+                          0);
+                const long long expansion = counts.expansion_blocks - before.expansion_blocks;
+                if (level == FirstLevel::Adaptive) {
+                    EXPECT_GT(counts.radix_blocks - before.radix_blocks, 2 * m) << what;
+                    EXPECT_LE(expansion, 2 * m / 8) << what; // (a probe per row would make 2 m)
+                } else {
+                    EXPECT_EQ(expansion, 0) << what;
+                }
+            }
+        }
+    }
+}
+
 // Column panels too wide for the copy the radix path reads its rows from (more
 // than 2^20 doubles: exact/columns_x86.cpp) walk the rows in place instead.
 TEST(ExactMpfrFirstLevels, GemvRadixPathOnPanelsTooWideToCopy)

@@ -196,7 +196,7 @@ TEST(ExactFirstLevel, SubnormalProductsOfBothSigns)
 
 // More products into one bin than ProductBins::MAX_PRODUCTS (the kernels move
 // the bins to the accumulator in between), each with the largest significand
-// product, all of one sign, in the last bin of a group of move_to (one product
+// product, all of one sign, in the last bin of a group of move_bins (one product
 // 15 bins below): without the moves its words would pass 2^48 and the group's
 // sum 2^63. Then alternating signs, leaving a remainder.
 TEST(ExactFirstLevel, MoreProductsThanTheBinsHold)
@@ -208,6 +208,22 @@ TEST(ExactFirstLevel, MoreProductsThanTheBinsHold)
     expect_dot_every_path(x, y, "one sign");
     for (std::size_t i = 1; i < n; i += 2) x[i] = -0x1.ffffffffffffep0;
     expect_dot_every_path(x, y, "alternating");
+}
+
+// The groups of bins moved to the accumulator grow as the products since the
+// last move get fewer (ProductBins::group_for): n products with the largest
+// significand product, all of one sign, in one bin d bins above one more
+// product, for every d a group may span; a group two bins too wide for n would overflow its sums (n just
+// below a power of two, and a multiple of the kernels' 16 products a step).
+TEST(ExactFirstLevel, GroupsOfBinsFitTheirProducts)
+{
+    const double m = 0x1.fffffffffffffp0;
+    for (const std::size_t n : {17u, 1008u, 4080u, 65520u})
+        for (int d = 1; d <= 34; ++d) {
+            std::vector<double> x(n, m), y(n, m * 0x1p-300);
+            y[0] = std::ldexp(m, -300 - d);
+            expect_dot_every_path(x, y, "n = " + std::to_string(n) + ", d = " + std::to_string(d));
+        }
 }
 
 TEST(ExactFirstLevel, DataClassesAtEveryShortLength)
