@@ -1,10 +1,13 @@
 // Benchmark: the `exact` backend against the `blis` backend, in one run on one
 // machine, with 1 and 2 threads:
-//   EXDOT   x^T y, n = 1e7 (out of cache)                          target <= 2x blis
-//   EXGEMV  y := -A x + y, n x n, n = 4096 (also the transposed)    target <= 3x
-//   EXTRSV  lower, no transpose, non-unit, well-conditioned, n = 4096  target <= 4x
+//   EXDOT   x^T y, n = 1e7 (out of cache)                          target <= 1.3x blis
+//   EXGEMV  y := -A x + y, n x n, n = 4096 (also the transposed)    target <= 2.5x
+//           (2 threads: <= 2x)
+//   EXTRSV  lower, no transpose, non-unit, well-conditioned, n = 4096  target <= 3x
 //   LU      lu_piv_unb_var3 (the paper's Algorithm 7), n = 1024     target <= 5x
-//           (also on the same matrix with entries scaled by 2^k, k uniform in [-40, 40])
+//           (also on the same matrix with entries scaled by 2^k, k uniform in [-40, 40]:
+//           target within 1.3x of the uniform matrix's time, i.e. 1.3 times its ratio)
+// (the targets of issue 13; uniform data, the wide classes are the SWEEP's)
 //   SWEEP   EXDOT, 1 thread, on the data classes of reference/exact_data.hpp (uniform,
 //           exponents spread over 2^+-10 .. 2^+-500, exact cancellation, subnormal-
 //           heavy, mixed signs) at n = 1e7 and 1e5, each against blis ddot on the
@@ -511,7 +514,7 @@ int main(int argc, char** argv)
             const Times t = best_of(
                 reps, nothing, [&] { sink = blis->dot(dx, dy); }, [&] { r = exact->dot(dx, dy); });
             dot_result[k] = r;
-            rows.push_back({0, "EXDOT (dot)", std::to_string(sz.dot), threads, t.blis, t.exact, 2.0});
+            rows.push_back({0, "EXDOT (dot)", std::to_string(sz.dot), threads, t.blis, t.exact, 1.3});
         }
         // EXGEMV, y := -A x + y and y := -A^T x + y
         for (flamex::Trans trans : {flamex::Trans::No, flamex::Trans::Yes}) {
@@ -523,7 +526,8 @@ int main(int argc, char** argv)
                 [&] { exact->gemv(trans, -1.0, A, gx, 1.0, y); });
             copy_into(y, trans == flamex::Trans::No ? gemv_result[k] : gemvt_result[k]);
             rows.push_back({trans == flamex::Trans::No ? 1 : 2, trans == flamex::Trans::No ? "EXGEMV (gemv N)" : "EXGEMV (gemv T)",
-                            std::to_string(sz.gemv) + "x" + std::to_string(sz.gemv), threads, t.blis, t.exact, 3.0});
+                            std::to_string(sz.gemv) + "x" + std::to_string(sz.gemv), threads, t.blis, t.exact,
+                            threads == 1 ? 2.5 : 2.0});
         }
         // EXTRSV
         if (wanted("trsv")) {
@@ -533,7 +537,7 @@ int main(int argc, char** argv)
                 reps, reset, [&] { blis->trsv(flamex::Uplo::Lower, flamex::Trans::No, flamex::Diag::NonUnit, T, x); },
                 [&] { exact->trsv(flamex::Uplo::Lower, flamex::Trans::No, flamex::Diag::NonUnit, T, x); });
             copy_into(x, trsv_result[k]);
-            rows.push_back({3, "EXTRSV (trsv L N non-unit)", std::to_string(sz.trsv), threads, t.blis, t.exact, 4.0});
+            rows.push_back({3, "EXTRSV (trsv L N non-unit)", std::to_string(sz.trsv), threads, t.blis, t.exact, 3.0});
         }
         // LU, unblocked variant 3 with partial pivoting
         if (wanted("lu")) {
@@ -548,8 +552,8 @@ int main(int argc, char** argv)
             const Times ts = best_of(
                 reps, reset_scaled, [&] { flamex::lu(*blis, var3, LU, p); }, [&] { flamex::lu(*exact, var3, LU, p); });
             copy_into(LU, lu_scaled_result[k]);
-            rows.push_back({5, "LU lu_piv_unb_var3, entries x 2^k, k in [-40, 40]", std::to_string(sz.lu), threads, ts.blis,
-                            ts.exact, 5.0});
+            rows.push_back({5, "LU lu_piv_unb_var3, entries x 2^k, k in [-40, 40] (target: 1.3x the uniform time)",
+                            std::to_string(sz.lu), threads, ts.blis, ts.exact, 1.3 * t.exact / ts.blis});
         }
     }
 
@@ -568,7 +572,7 @@ int main(int argc, char** argv)
         const Row& r = rows[i];
         const double ratio = r.exact_s / r.blis_s;
         const bool both = only_threads == 0;
-        std::printf("| %s | %s | %d | %.4g | %.4g | %.2f | <= %.0fx | %s | %s |\n", r.op.c_str(), r.size.c_str(), r.threads,
+        std::printf("| %s | %s | %d | %.4g | %.4g | %.2f | <= %.3gx | %s | %s |\n", r.op.c_str(), r.size.c_str(), r.threads,
                     r.blis_s, r.exact_s, ratio, r.target, quick ? "- (quick)" : ratio <= r.target ? "yes" : "**no**",
                     !both ? "-" : reproducible[r.kind] ? "same bits" : "**differ**");
     }
