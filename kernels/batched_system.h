@@ -314,7 +314,10 @@ FX_FN void dc_deflate(int m, real rho, FX_SCRATCH real* ds, FX_SCRATCH real* zs,
     counts[0] = nk;
     counts[1] = nd;
     counts[2] = nrot;
-    counts[3] = ilogb(fmax(dmax, rho));
+    /* The exponent the secular equation is scaled by. A zero (or NaN) block takes
+       none: ilogb's FP_ILOGB0 (FP_ILOGBNAN) is INT_MIN here, whose negation overflows. */
+    const real top = fmax(dmax, rho);
+    counts[3] = top > 0 ? ilogb(top) : 0;
 }
 
 /* Root i (0-based) of 1/rho + sum_j zsq_j / (dk_j - lambda) = 0, dk strictly
