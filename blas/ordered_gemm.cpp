@@ -11,6 +11,7 @@
 #include <cstring>
 #include <string>
 
+#include "blas/exact_scratch.hpp"
 #include "exact/simd.hpp"
 #include "flame/flame.hpp"
 
@@ -34,12 +35,6 @@ Buffers& buffers()
 {
     static thread_local Buffers w;
     return w;
-}
-
-double* sized(std::vector<double>& v, index_t n)
-{
-    if (v.size() < static_cast<std::size_t>(n)) v.resize(static_cast<std::size_t>(n));
-    return v.data();
 }
 
 // Rows [i0, i0 + mb) x depth [l0, l0 + kb) of A into slivers of MR rows, each
@@ -89,9 +84,9 @@ void gemm_loops(index_t m, index_t n, index_t k, const ConstMat& A, const ConstM
     Buffers& w = buffers();
     const index_t mc_up = (std::min(mc, m) + MR - 1) / MR * MR, nc_up = (std::min(nc, n) + NR - 1) / NR * NR;
     const index_t kc_max = std::min(kc, k);
-    double* pa = sized(w.a, mc_up * kc_max);
-    double* pb = sized(w.b, nc_up * kc_max);
-    double* tile = sized(w.tile, MR * NR);
+    double* pa = exact_backend::doubles(w.a, mc_up * kc_max);
+    double* pb = exact_backend::doubles(w.b, nc_up * kc_max);
+    double* tile = exact_backend::doubles(w.tile, MR * NR);
     for (index_t j0 = 0; j0 < n; j0 += nc) {
         const index_t nb = std::min(nc, n - j0);
         for (index_t l0 = 0; l0 < k; l0 += kc) { // in increasing order: the order of every c_ij's FMAs
