@@ -67,6 +67,16 @@ struct Avx2 {
     static M all_lanes() { return _mm256_castsi256_pd(_mm256_set1_epi64x(-1)); }
     static M mask_and(M a, M b) { return _mm256_and_pd(a, b); }
     static bool all(M m) { return _mm256_movemask_pd(m) == 0xf; }
+    static bool any_nonzero(V v) { return _mm256_movemask_pd(_mm256_cmp_pd(v, zero(), _CMP_NEQ_UQ)) != 0; }
+    static V select(M m, V v) { return _mm256_and_pd(m, v); }        // v where m, else 0
+    static V select_not(M m, V v) { return _mm256_andnot_pd(m, v); } // 0 where m, else v
+    // The lanes where |x| < hi, and where lo <= |x| < hi (none where x is NaN).
+    static M abs_below(V x, V hi) { return _mm256_cmp_pd(abs(x), hi, _CMP_LT_OQ); }
+    static M abs_within(V x, double lo, V hi)
+    {
+        const V a = abs(x);
+        return _mm256_and_pd(_mm256_cmp_pd(a, set1(lo), _CMP_GE_OQ), _mm256_cmp_pd(a, hi, _CMP_LT_OQ));
+    }
 };
 
 FLAMEX_EXACT_TARGET_END
@@ -95,6 +105,16 @@ struct Avx512 {
     static M all_lanes() { return 0xff; }
     static M mask_and(M a, M b) { return static_cast<M>(a & b); }
     static bool all(M m) { return m == 0xff; }
+    static bool any_nonzero(V v) { return _mm512_cmp_pd_mask(v, zero(), _CMP_NEQ_UQ) != 0; }
+    static V select(M m, V v) { return _mm512_maskz_mov_pd(m, v); }                       // v where m, else 0
+    static V select_not(M m, V v) { return _mm512_maskz_mov_pd(static_cast<M>(~m), v); } // 0 where m, else v
+    // The lanes where |x| < hi, and where lo <= |x| < hi (none where x is NaN).
+    static M abs_below(V x, V hi) { return _mm512_cmp_pd_mask(abs(x), hi, _CMP_LT_OQ); }
+    static M abs_within(V x, double lo, V hi)
+    {
+        const V a = abs(x);
+        return _mm512_mask_cmp_pd_mask(_mm512_cmp_pd_mask(a, set1(lo), _CMP_GE_OQ), a, hi, _CMP_LT_OQ);
+    }
 };
 
 FLAMEX_EXACT_TARGET_END

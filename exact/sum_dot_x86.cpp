@@ -39,10 +39,7 @@ struct Simd : simd::Avx2 {
         return _mm256_and_pd(_mm256_cmp_pd(a, set1(lo), _CMP_GE_OQ), _mm256_cmp_pd(a, set1(hi), _CMP_LT_OQ));
     }
     static M abs_lt(V x, double hi) { return _mm256_cmp_pd(abs(x), set1(hi), _CMP_LT_OQ); }
-    static bool any_nonzero(V v) { return _mm256_movemask_pd(_mm256_cmp_pd(v, zero(), _CMP_NEQ_UQ)) != 0; }
     static M nonzero(V v) { return _mm256_cmp_pd(v, zero(), _CMP_NEQ_UQ); }
-    static V select(M m, V v) { return _mm256_and_pd(m, v); }        // v where m, else 0
-    static V select_not(M m, V v) { return _mm256_andnot_pd(m, v); } // 0 where m, else v
     static M no_lanes() { return _mm256_setzero_pd(); }
     static M mask_or(M a, M b) { return _mm256_or_pd(a, b); }
     static bool none(M m) { return _mm256_movemask_pd(m) == 0; }
@@ -110,25 +107,25 @@ struct Simd : simd::Avx2 {
 
 #include "exact/sum_dot_body.inc"
 
-constexpr int P1 = 2, P = 3, DOT_U = 2, SUM_U = 2;
+constexpr int FOLDS = 4, DOT_U = 2, SUM_U = 2;
 
 } // namespace avx2
 
 void sum_avx2(Accumulator& acc, index_t n, const double* x, index_t incx)
 {
     if (incx == 1)
-        avx2::sum_impl<avx2::P1, avx2::P, avx2::SUM_U, true>(acc, n, x, incx);
+        avx2::sum_impl<avx2::FOLDS, avx2::SUM_U, true>(acc, n, x, incx);
     else
-        avx2::sum_impl<avx2::P1, avx2::P, avx2::SUM_U, false>(acc, n, x, incx);
+        avx2::sum_impl<avx2::FOLDS, avx2::SUM_U, false>(acc, n, x, incx);
 }
 
 namespace avx2 {
 void dot(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy, bool spilling)
 {
     if (incx == 1 && incy == 1)
-        dot_impl<P1, P, DOT_U, true>(acc, n, x, incx, y, incy, spilling);
+        dot_impl<FOLDS, DOT_U, true>(acc, n, x, incx, y, incy, spilling);
     else
-        dot_impl<P1, P, DOT_U, false>(acc, n, x, incx, y, incy, spilling);
+        dot_impl<FOLDS, DOT_U, false>(acc, n, x, incx, y, incy, spilling);
 }
 } // namespace avx2
 
@@ -166,10 +163,7 @@ struct Simd : simd::Avx512 {
         return static_cast<M>(_mm512_cmp_pd_mask(a, set1(lo), _CMP_GE_OQ) & _mm512_cmp_pd_mask(a, set1(hi), _CMP_LT_OQ));
     }
     static M abs_lt(V x, double hi) { return _mm512_cmp_pd_mask(abs(x), set1(hi), _CMP_LT_OQ); }
-    static bool any_nonzero(V v) { return _mm512_cmp_pd_mask(v, zero(), _CMP_NEQ_UQ) != 0; }
     static M nonzero(V v) { return _mm512_cmp_pd_mask(v, zero(), _CMP_NEQ_UQ); }
-    static V select(M m, V v) { return _mm512_maskz_mov_pd(m, v); }                             // v where m, else 0
-    static V select_not(M m, V v) { return _mm512_maskz_mov_pd(static_cast<M>(~m), v); } // 0 where m, else v
     static M no_lanes() { return 0; }
     static M mask_or(M a, M b) { return static_cast<M>(a | b); }
     static bool none(M m) { return m == 0; }
@@ -232,16 +226,16 @@ struct Simd : simd::Avx512 {
 
 #include "exact/sum_dot_body.inc"
 
-constexpr int P1 = 2, P = 3, DOT_U = 2, SUM_U = 2;
+constexpr int FOLDS = 4, DOT_U = 2, SUM_U = 2;
 
 } // namespace avx512
 
 void sum_avx512(Accumulator& acc, index_t n, const double* x, index_t incx)
 {
     if (incx == 1)
-        avx512::sum_impl<avx512::P1, avx512::P, avx512::SUM_U, true>(acc, n, x, incx);
+        avx512::sum_impl<avx512::FOLDS, avx512::SUM_U, true>(acc, n, x, incx);
     else
-        avx512::sum_impl<avx512::P1, avx512::P, avx512::SUM_U, false>(acc, n, x, incx);
+        avx512::sum_impl<avx512::FOLDS, avx512::SUM_U, false>(acc, n, x, incx);
 }
 
 namespace avx512 {
@@ -253,9 +247,9 @@ void dot(Accumulator& acc, index_t n, const double* x, index_t incx, const doubl
         return;
     }
     if (incx == 1 && incy == 1)
-        dot_impl<P1, P, DOT_U, true>(acc, n, x, incx, y, incy, spilling);
+        dot_impl<FOLDS, DOT_U, true>(acc, n, x, incx, y, incy, spilling);
     else
-        dot_impl<P1, P, DOT_U, false>(acc, n, x, incx, y, incy, spilling);
+        dot_impl<FOLDS, DOT_U, false>(acc, n, x, incx, y, incy, spilling);
 }
 } // namespace avx512
 
@@ -419,7 +413,7 @@ struct Simd : avx512::Simd {
 
 #include "exact/sum_dot_body.inc"
 
-constexpr int P1 = 2, P = 3, DOT_U = 2;
+constexpr int FOLDS = 4, DOT_U = 2;
 
 } // namespace avx512ifma
 
@@ -427,9 +421,9 @@ void dot_avx512ifma(Accumulator& acc, index_t n, const double* x, index_t incx, 
                     bool spilling)
 {
     if (incx == 1 && incy == 1)
-        avx512ifma::dot_impl<avx512ifma::P1, avx512ifma::P, avx512ifma::DOT_U, true>(acc, n, x, incx, y, incy, spilling);
+        avx512ifma::dot_impl<avx512ifma::FOLDS, avx512ifma::DOT_U, true>(acc, n, x, incx, y, incy, spilling);
     else
-        avx512ifma::dot_impl<avx512ifma::P1, avx512ifma::P, avx512ifma::DOT_U, false>(acc, n, x, incx, y, incy, spilling);
+        avx512ifma::dot_impl<avx512ifma::FOLDS, avx512ifma::DOT_U, false>(acc, n, x, incx, y, incy, spilling);
 }
 
 FLAMEX_EXACT_TARGET_END
