@@ -60,6 +60,10 @@ struct Avx2 {
     static void store(double* p, V v) { _mm256_storeu_pd(p, v); }
     static V add(V a, V b) { return _mm256_add_pd(a, b); }
     static V sub(V a, V b) { return _mm256_sub_pd(a, b); }
+    // a + b and a - b, rounded as add and sub round them, issued as FMAs (b * +-1
+    // + a): to the multiply-add pipes where the adders are the bottleneck.
+    static V add_fma(V a, V b) { return _mm256_fmadd_pd(b, _mm256_set1_pd(1.0), a); }
+    static V sub_fma(V a, V b) { return _mm256_fnmadd_pd(b, _mm256_set1_pd(1.0), a); }
     static V mul(V a, V b) { return _mm256_mul_pd(a, b); }
     static V fms(V a, V b, V c) { return _mm256_fmsub_pd(a, b, c); }
     static V bit_or(V a, V b) { return _mm256_or_pd(a, b); }
@@ -95,6 +99,10 @@ struct Avx512 {
     static void store(double* p, V v) { _mm512_storeu_pd(p, v); }
     static V add(V a, V b) { return _mm512_add_pd(a, b); }
     static V sub(V a, V b) { return _mm512_sub_pd(a, b); }
+    // a + b and a - b, rounded as add and sub round them, issued as FMAs (b * +-1
+    // + a): to the multiply-add pipes where the adders are the bottleneck.
+    static V add_fma(V a, V b) { return _mm512_fmadd_pd(b, _mm512_set1_pd(1.0), a); }
+    static V sub_fma(V a, V b) { return _mm512_fnmadd_pd(b, _mm512_set1_pd(1.0), a); }
     static V mul(V a, V b) { return _mm512_mul_pd(a, b); }
     static V fms(V a, V b, V c) { return _mm512_fmsub_pd(a, b, c); }
     static V bit_or(V a, V b)
