@@ -12,7 +12,8 @@
 //       AVX-512F and DQ with the 52-bit integer multiply-add (IFMA), a superset of the
 //       AVX-512 region's (its functions inline there too).
 //   simd::Avx2, simd::Avx512
-//       the operations both kernel bodies use (4 and 8 lanes), compiled for their
+//       the operations both kernel bodies and the folds (exact/folds.inc, the
+//       first level of the sum and dot) use (4 and 8 lanes), compiled for their
 //       instruction set; each file derives its `Simd` traits struct from them and
 //       adds what only its kernels need.
 //
@@ -60,9 +61,8 @@ struct Avx2 {
     static void store(double* p, V v) { _mm256_storeu_pd(p, v); }
     static V add(V a, V b) { return _mm256_add_pd(a, b); }
     static V sub(V a, V b) { return _mm256_sub_pd(a, b); }
-    // a + b and a - b, rounded as add and sub round them, issued as FMAs (b * +-1
-    // + a): to the multiply-add pipes where the adders are the bottleneck.
-    static V add_fma(V a, V b) { return _mm256_fmadd_pd(b, _mm256_set1_pd(1.0), a); }
+    // a - b, rounded as sub rounds it, issued as an FMA (b * -1 + a): to the
+    // multiply-add pipes where the adders are the bottleneck.
     static V sub_fma(V a, V b) { return _mm256_fnmadd_pd(b, _mm256_set1_pd(1.0), a); }
     static V mul(V a, V b) { return _mm256_mul_pd(a, b); }
     static V fms(V a, V b, V c) { return _mm256_fmsub_pd(a, b, c); }
@@ -99,9 +99,8 @@ struct Avx512 {
     static void store(double* p, V v) { _mm512_storeu_pd(p, v); }
     static V add(V a, V b) { return _mm512_add_pd(a, b); }
     static V sub(V a, V b) { return _mm512_sub_pd(a, b); }
-    // a + b and a - b, rounded as add and sub round them, issued as FMAs (b * +-1
-    // + a): to the multiply-add pipes where the adders are the bottleneck.
-    static V add_fma(V a, V b) { return _mm512_fmadd_pd(b, _mm512_set1_pd(1.0), a); }
+    // a - b, rounded as sub rounds it, issued as an FMA (b * -1 + a): to the
+    // multiply-add pipes where the adders are the bottleneck.
     static V sub_fma(V a, V b) { return _mm512_fnmadd_pd(b, _mm512_set1_pd(1.0), a); }
     static V mul(V a, V b) { return _mm512_mul_pd(a, b); }
     static V fms(V a, V b, V c) { return _mm512_fmsub_pd(a, b, c); }

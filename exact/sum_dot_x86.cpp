@@ -32,7 +32,6 @@ namespace avx2 {
 struct Simd : simd::Avx2 {
     static constexpr bool INTEGER_PRODUCTS = false;
     static V load_strided(const double* p, index_t inc) { return _mm256_set_pd(p[3 * inc], p[2 * inc], p[inc], p[0]); }
-    static V sub2(V a, V b) { return _mm256_fmadd_pd(b, _mm256_set1_pd(-1.0), a); } // ~10% faster here
     static M abs_in(V r, double lo, double hi)
     {
         const V a = abs(r);
@@ -156,7 +155,6 @@ struct Simd : simd::Avx512 {
     {
         return _mm512_set_pd(p[7 * inc], p[6 * inc], p[5 * inc], p[4 * inc], p[3 * inc], p[2 * inc], p[inc], p[0]);
     }
-    static V sub2(V a, V b) { return _mm512_sub_pd(a, b); } // the FMA form is slower here
     static M abs_in(V r, double lo, double hi)
     {
         const V a = abs(r);
