@@ -42,12 +42,15 @@
 //    resetting, copying, merging and rounding cost O(digits in use), not O(206).
 //  * Expansion<P>, floating-point expansions of P = 2..8 doubles accumulated with
 //    TwoSum (the paper's Alg. 3), spilling a non-zero final error into the
-//    accumulator. The kernels use the same scheme in SIMD registers: per element
-//    TwoProd (mul + FMA) into two expansions (products, product errors) of 3
-//    components per lane, the third one visited only when the first two leave an
-//    error somewhere in a group of vectors; a lane whose product lies outside
-//    [TWO_PROD_MIN, 2^959) (zero, tiny, huge, special) goes to the accumulator.
-//  * Where the expansions keep spilling (wide exponent ranges, cancellation,
+//    accumulator. The multi-row kernels use the same scheme in SIMD registers:
+//    per element TwoProd (mul + FMA) into two expansions (products, product
+//    errors) of 3 components per lane, the third one visited only when the first
+//    two leave an error somewhere in a group of vectors; a lane whose product
+//    lies outside [TWO_PROD_MIN, 2^959) (zero, tiny, huge, special) goes to the
+//    accumulator. The sum and dot kernels use "folds" instead (exact/folds.inc):
+//    per lane four fixed-exponent accumulators taking the TwoProd pair, 3
+//    operations a fold and no TwoSum (0.5 ns a product in cache on a Zen 4).
+//  * Where the first level keeps spilling (wide exponent ranges, cancellation,
 //    tiny products), the kernels switch, block by block of the input and by
 //    the spills they see, to a radix first level: xsum-style exponent-indexed
 //    64-bit chunks taking each product as its exact TwoProd pair (tiny

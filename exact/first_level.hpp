@@ -3,9 +3,11 @@
 //
 // Every path is exact, so the choice changes the time, never the bits:
 //
-//  * the expansion path (sum_dot_body.inc): floating-point expansions per SIMD
-//    lane, fast while a few TwoSum components hold the running sum; an error
-//    left after the last component is "spilled" into the superaccumulator, one
+//  * the fold path (FirstLevel::Expansion, after the TwoSum expansions it
+//    replaced; exact/folds.inc): per SIMD lane four fixed-exponent fold
+//    accumulators, 3 operations a fold, fast while a lane's terms lie within
+//    about 2^74 of its largest; a remainder left after the last fold, or a term
+//    outside the lane's range, is "spilled" into the superaccumulator, one
 //    scalar addition per lane, which is what makes it slow on wide exponent
 //    ranges and cancellation;
 //  * the radix path: RadixBins, a large-radix accumulator in the style of Neal's
@@ -21,8 +23,8 @@
 //    and overflowing ones included), and no carries before the end.
 //
 // PathChooser picks the path of each block of a kernel's input from what the
-// blocks do: an expansion block that spills moves the kernel to the radix path;
-// on the radix path a short expansion probe runs now and then (exponentially
+// blocks do: a fold ("expansion") block that spills moves the kernel to the
+// radix path; on the radix path a short probe of the folds runs now and then (exponentially
 // rarer while the probes keep spilling) and moves it back when a probe runs clean.
 #pragma once
 
