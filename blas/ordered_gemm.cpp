@@ -267,9 +267,11 @@ const std::vector<Entry>& all_entries()
 }
 
 // The named set, or (nullptr) the exact layer's choice; a set this CPU lacks is an error.
+// The exact layer's "avx512ifma" is AVX-512 here (the micro-kernels multiply no integers).
 GemmLoops loops_for(const char* isa)
 {
-    const std::string want = isa != nullptr ? isa : exact::kernel_isa();
+    std::string want = isa != nullptr ? isa : exact::kernel_isa();
+    if (want == "avx512ifma") want = "avx512";
     for (const Entry& e : all_entries())
         if (want == e.isa) return e.loops;
     if (isa == nullptr) return all_entries().back().loops; // an exact-layer set without a kernel here

@@ -42,7 +42,8 @@ struct MutMat {
 
 // The cache blocking (rows of A, depth and columns of B per packed block) and the
 // micro-kernel's instruction set. Any positive sizes give the same result; tests
-// vary them. isa == nullptr: the one the exact layer chose (exact::kernel_isa()).
+// vary them. isa == nullptr: the one the exact layer chose (exact::kernel_isa(); its
+// "avx512ifma" set is "avx512" here).
 struct Tiling {
     index_t mc = 144, kc = 256, nc = 3072;
     index_t tb = 16; // rows of L per diagonal block of trsm_lower

@@ -1,5 +1,6 @@
-// The multi-row exact kernels (columns_body.inc) compiled for AVX2+FMA and for
-// AVX-512: each set's Simd traits add what only these kernels use to the
+// The multi-row exact kernels (columns_body.inc) compiled for AVX2+FMA, for
+// AVX-512 and for AVX-512 with IFMA (whose blocks of rows of column panels on
+// the radix path enter integer products, a row per lane): each set's Simd traits add what only these kernels use to the
 // operations of exact/simd.hpp; the fma update of ger / axpy beside them. The
 // table that picks a set is kernels.cpp. Every header is included before the
 // first target region so that no inline function of a header is compiled for an
@@ -51,6 +52,7 @@ FLAMEX_EXACT_TARGET_AVX2
 namespace avx2 {
 
 struct Simd : simd::Avx2 {
+    static constexpr bool LANE_RADIX = false;
     // The dot kernel of this set, for rows on the radix path.
     static void row_dot(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy)
     {
@@ -134,6 +136,7 @@ FLAMEX_EXACT_TARGET_AVX512
 namespace avx512 {
 
 struct Simd : simd::Avx512 {
+    static constexpr bool LANE_RADIX = false;
     static void row_dot(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy)
     {
         dot_spilling_avx512(acc, n, x, incx, y, incy);
@@ -230,6 +233,43 @@ void fma_update_avx512(index_t n, const double* h, double s, double* a)
         const __mmask8 m = static_cast<__mmask8>((1u << (n - i)) - 1u);
         _mm512_mask_storeu_pd(a + i, m, _mm512_fmadd_pd(_mm512_maskz_loadu_pd(m, h + i), sv, _mm512_maskz_loadu_pd(m, a + i)));
     }
+}
+
+FLAMEX_EXACT_TARGET_END
+
+// --- AVX-512F + IFMA: the AVX-512 kernels, the radix path in lanes ---------------------
+
+FLAMEX_EXACT_TARGET_AVX512IFMA
+
+namespace avx512ifma {
+
+// A block of rows of a column panel on the radix path stays in its lanes
+// (LaneRadix): no copy, no row handed to the dot. Rows panels hand their rows
+// to the IFMA dot, as the other sets do (measured faster: their rows need no
+// copy, and a tile walk of 16 rows in lanes costs more per product than the dot).
+struct Simd : avx512::Simd, simd::Avx512Ifma {
+    static constexpr bool LANE_RADIX = true;
+    using VI = __m512i;
+    static void row_dot(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy)
+    {
+        dot_spilling_avx512ifma(acc, n, x, incx, y, incy);
+    }
+};
+
+#include "exact/columns_body.inc"
+
+} // namespace avx512ifma
+
+void columns_avx512ifma(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
+                        Accumulator* acc, double* comps)
+{
+    avx512ifma::columns_impl<avx512::P1, avx512::P, avx512::U>(nrows, ncols, A, lda, x, incx, acc, comps);
+}
+
+void rows_avx512ifma(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
+                     Accumulator* acc, double* comps)
+{
+    avx512ifma::rows_impl<avx512::P1, avx512::P, avx512::ROWS_U>(nrows, ncols, A, lda, x, incx, acc, comps);
 }
 
 FLAMEX_EXACT_TARGET_END

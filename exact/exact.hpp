@@ -434,7 +434,8 @@ double exact_dot(index_t n, const double* x, index_t incx, const double* y, inde
 double exact_dots(double alpha, index_t n, const double* x, index_t incx,
                   const double* y, index_t incy, double beta, double rho);
 
-// The instruction set the kernels dispatch to: "avx512", "avx2" or "generic".
+// The instruction set the kernels dispatch to: "avx512ifma" (AVX-512 with the 52-bit
+// integer multiply-add), "avx512", "avx2" or "generic".
 const char* kernel_isa();
 
 } // namespace flamex::exact

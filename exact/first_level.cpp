@@ -1,4 +1,5 @@
-// The first-level switch, and RadixBins' carries and hand-over to the accumulator.
+// The first-level switch, RadixBins' carries and hand-over to the accumulator, and
+// the threads' bins.
 #include "exact/first_level.hpp"
 
 #include <atomic>
@@ -51,6 +52,13 @@ ProductBins& thread_product_bins()
     // library loaded at run time (the Python module).
     thread_local std::unique_ptr<ProductBins> bins;
     if (!bins) bins.reset(new ProductBins{});
+    return *bins;
+}
+
+RowProductBins& thread_row_product_bins()
+{
+    thread_local std::unique_ptr<RowProductBins> bins; // on the heap, as above
+    if (!bins) bins.reset(new RowProductBins{});
     return *bins;
 }
 

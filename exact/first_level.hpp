@@ -16,11 +16,12 @@
 //    53-bit integer significand, carries resolved every thousand terms; its
 //    cost hardly depends on the data (the exponent range sets the cost of
 //    resolving carries; tiny products take a second, scaled TwoProd).
-//    Where the CPU multiplies 52-bit integers (AVX-512 IFMA) the dot's radix
-//    path enters each product instead as ONE term, its exact 106-bit integer
-//    product cut into four pieces of at most 27 bits, into ProductBins: one 256-bit
-//    read-modify-write a product, for every finite product (tiny, subnormal
-//    and overflowing ones included), and no carries before the end.
+//    In the avx512ifma kernel set (exact/kernels.hpp: CPUs that multiply 52-bit
+//    integers) the dot's radix path enters each product instead as ONE term,
+//    its exact 106-bit integer product cut into four pieces of at most 27 bits,
+//    into ProductBins: one 256-bit read-modify-write a product, for every finite
+//    product (tiny, subnormal and overflowing ones included), and no carries
+//    before the end.
 //
 // PathChooser picks the path of each block of a kernel's input from what the
 // blocks do: a fold ("expansion") block that spills moves the kernel to the
@@ -37,10 +38,10 @@ namespace flamex::exact::detail {
 
 // Which path the kernels take. Adaptive (the default) is PathChooser's choice;
 // the others are for tests: one path throughout, or the two alternating block by
-// block (every vector longer than a block switches paths mid-vector).
-// RadixPairs is Radix with the dot's products entered as TwoProd pairs
-// (RadixBins) even where the CPU has the integer products of ProductBins.
-enum class FirstLevel { Adaptive, Expansion, Radix, Alternate, RadixPairs };
+// block (every vector longer than a block switches paths mid-vector). Which
+// radix path (TwoProd pairs or integer products) is the kernel set's: tests run
+// every set (available_kernels).
+enum class FirstLevel { Adaptive, Expansion, Radix, Alternate };
 
 // Process-wide; read once at the start of each kernel call.
 void set_first_level(FirstLevel level) noexcept;
@@ -80,7 +81,7 @@ public:
     // path as if MAX_PROBE_INTERVAL probes had spilled already: a row's first
     // probe, a step of spills, cost as much as a few hundred of its products.
     explicit PathChooser(FirstLevel level, bool spilling = false) noexcept
-        : level_(level == FirstLevel::RadixPairs ? FirstLevel::Radix : level),
+        : level_(level),
           radix_(level_ == FirstLevel::Radix || level_ == FirstLevel::Adaptive)
     {
         if (spilling && level_ == FirstLevel::Adaptive) {
@@ -225,5 +226,38 @@ struct ProductBins {
 // This thread's product bins (128 KiB, allocated and zeroed at first use, empty
 // between kernel calls).
 ProductBins& thread_product_bins();
+
+// The multi-row kernels' radix path in lanes (avx512ifma: exact/columns_body.inc):
+// ProductBins' words for a block of up to ROWS rows, a row per lane, in bins of
+// BINADES binades: a product of exponent sum k = BINADES K + s (s < BINADES)
+// adds its pieces times 2^s to word[K][r] of its row r, whose word j stands for
+// itself times 2^(BINADES K + SHIFT[j] - 2150). The rows of a bin are
+// contiguous (the lanes of a vector never share a bin; the bins are moved two
+// rows a vector), and coarse bins keep a block's footprint small: 32 rows of one
+// binade each took 200 KiB on 2^+-50 data (L2, not L1) and 2 MiB on 2^+-500
+// (past L2); here 25 KiB and 260 KiB.
+//
+// Capacity: a product adds less than 2^(27 + BINADES - 1) to a word, so
+// MAX_PRODUCTS products keep every word below 2^53; the kernels move the bins to
+// the accumulators before more (as ProductBins').
+struct RowProductBins {
+    static constexpr int ROWS = 32;
+    static constexpr int LOG2_BINADES = 3, BINADES = 1 << LOG2_BINADES;
+    static constexpr int SIZE = (ProductBins::SIZE >> LOG2_BINADES) + 1; // bin of the largest k: SIZE - 1
+    static constexpr int SINK = SIZE;
+    alignas(64) std::int64_t word[SIZE + 8][ROWS][ProductBins::PIECES];
+
+    // Bins moved to an accumulator as one integer per piece: after n < 2^b
+    // products a word is below 2^(34 + b), so m bins shifted BINADES apart sum
+    // below 2^(35 + b + BINADES (m - 1)) <= 2^63: m = 1 + (28 - b) / BINADES.
+    static int group_for(long long products) noexcept
+    {
+        const int b = 64 - __builtin_clzll(static_cast<unsigned long long>(products));
+        return 1 + (28 - b) / BINADES;
+    }
+};
+
+// This thread's row bins (allocated and zeroed at first use, empty between calls).
+RowProductBins& thread_row_product_bins();
 
 } // namespace flamex::exact::detail

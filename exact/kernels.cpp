@@ -54,8 +54,12 @@ std::vector<KernelSet> detect()
     std::vector<KernelSet> sets;
 #if defined(FLAMEX_EXACT_X86)
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        if (__builtin_cpu_supports("avx512ifma") && __builtin_cpu_supports("avx512dq"))
+            sets.push_back({"avx512ifma", sum_avx512, dot_avx512ifma, columns_avx512ifma, rows_avx512ifma,
+                            fma_update_avx512, false});
         sets.push_back({"avx512", sum_avx512, dot_avx512, columns_avx512, rows_avx512, fma_update_avx512, false});
+    }
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
         sets.push_back({"avx2", sum_avx2, dot_avx2, columns_avx2, rows_avx2, fma_update_avx2, false});
 #endif

@@ -27,9 +27,20 @@ using PanelKernel = void (*)(index_t nrows, index_t ncols, const double* A, inde
 // a[i] := fma(h[i], s, a[i]) for i < n, contiguous arrays.
 using FmaKernel = void (*)(index_t n, const double* h, double s, double* a);
 
-// One instruction set's kernels.
+// One instruction set's kernels. The sets, best first:
+//   "avx512ifma"  AVX-512F + DQ + IFMA: the dot's radix path enters each product
+//                 as one exact integer product (ProductBins, exact/first_level.hpp);
+//                 the column panels' radix path does too, in lanes (a row per
+//                 lane, RowProductBins), and the rows panels hand their radix rows
+//                 to that dot; the sum and the fma update are the AVX-512 set's
+//                 (they multiply no significands);
+//   "avx512"      AVX-512F: the radix paths enter TwoProd pairs (RadixBins), the
+//                 multi-row kernels hand their radix rows to the dot, row by row
+//                 (column panels copied contiguous first);
+//   "avx2"        AVX2 + FMA: as avx512, 4 lanes;
+//   "generic"     std::fma, the expansion path only.
 struct KernelSet {
-    const char* isa; // "avx512", "avx2", "generic"
+    const char* isa; // "avx512ifma", "avx512", "avx2", "generic"
     SumKernel sum;
     DotKernel dot;
     PanelKernel columns;
@@ -41,7 +52,7 @@ struct KernelSet {
 };
 
 // Every kernel set this build and this CPU can run, best first (generic last),
-// except that FLAMEX_EXACT_ISA=avx512|avx2|generic moves the named set to the
+// except that FLAMEX_EXACT_ISA=avx512ifma|avx512|avx2|generic moves the named set to the
 // front (benchmarks, and the tests that run every set: all sets are exact).
 const KernelSet* available_kernels(int* count);
 // The one every exact kernel call uses (the first of available_kernels).
@@ -71,6 +82,9 @@ void dot_avx512(Accumulator& acc, index_t n, const double* x, index_t incx,
 // over): they start on the radix path and probe rarely (PathChooser). Same bits.
 void dot_spilling_avx2(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy);
 void dot_spilling_avx512(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy);
+void dot_avx512ifma(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy);
+void dot_spilling_avx512ifma(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y,
+                             index_t incy);
 // columns_x86.cpp
 void columns_avx2(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
                   Accumulator* acc, double* comps);
@@ -82,6 +96,10 @@ void columns_avx512(index_t nrows, index_t ncols, const double* A, index_t lda, 
 void rows_avx512(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
                  Accumulator* acc, double* comps);
 void fma_update_avx512(index_t n, const double* h, double s, double* a);
+void columns_avx512ifma(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
+                        Accumulator* acc, double* comps);
+void rows_avx512ifma(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
+                     Accumulator* acc, double* comps);
 #endif
 
 } // namespace flamex::exact::detail

@@ -10,12 +10,18 @@
 //       this header defines always inlines into the kernels of a region;
 //   FLAMEX_EXACT_TARGET_AVX512IFMA
 //       AVX-512F and DQ with the 52-bit integer multiply-add (IFMA), a superset of the
-//       AVX-512 region's (its functions inline there too).
+//       AVX-512 region's (its functions inline there too): the avx512ifma kernel
+//       set's dot and multi-row kernels.
 //   simd::Avx2, simd::Avx512
 //       the operations both kernel bodies and the folds (exact/folds.inc, the
 //       first level of the sum and dot) use (4 and 8 lanes), compiled for their
 //       instruction set; each file derives its `Simd` traits struct from them and
-//       adds what only its kernels need.
+//       adds what only its kernels need;
+//   simd::Avx512Ifma
+//       the exact integer products of ProductBins (exact/first_level.hpp): a
+//       product's bin and pieces, their deposit, and the move of the bins to an
+//       accumulator; the avx512ifma set's dot and multi-row kernels add it to
+//       their AVX-512 traits.
 //
 // Which set runs is decided once, at run time, by the exact layer's table
 // (kernels.cpp: the best the CPU has, or FLAMEX_EXACT_ISA).
@@ -29,6 +35,12 @@
 #if defined(FLAMEX_EXACT_X86)
 
 #include <immintrin.h>
+
+#include <algorithm>
+#include <cassert>
+#include <cstdint>
+
+#include "exact/first_level.hpp"
 
 #if defined(__clang__)
 #define FLAMEX_EXACT_TARGET_AVX2 \
@@ -46,6 +58,9 @@
 #endif
 
 namespace flamex::exact::simd {
+
+using detail::ProductBins;
+using detail::RowProductBins;
 
 // --- AVX2 + FMA: 4 lanes ------------------------------------------------------------
 
@@ -121,6 +136,203 @@ struct Avx512 {
     {
         const V a = abs(x);
         return _mm512_mask_cmp_pd_mask(_mm512_cmp_pd_mask(a, set1(lo), _CMP_GE_OQ), a, hi, _CMP_LT_OQ);
+    }
+};
+
+FLAMEX_EXACT_TARGET_END
+
+// --- AVX-512F + DQ + IFMA: integer products -------------------------------------------
+
+FLAMEX_EXACT_TARGET_AVX512IFMA
+
+struct Avx512Ifma {
+    // (No member types: a Simd struct derives from this and from Avx512.)
+    static __m512i load_i(const std::int64_t* p) { return _mm512_load_si512(p); }
+    static void store_i(std::int64_t* p, __m512i v) { _mm512_store_si512(p, v); }
+    static __m512i zero_i() { return _mm512_setzero_si512(); }
+    static __m512i set1_i(std::int64_t a) { return _mm512_set1_epi64(a); }
+    static int min_lane(__m512i v)
+    {
+        alignas(64) std::int64_t t[8];
+        _mm512_store_si512(t, v);
+        return static_cast<int>(*std::min_element(t, t + 8));
+    }
+    static int max_lane(__m512i v)
+    {
+        alignas(64) std::int64_t t[8];
+        _mm512_store_si512(t, v);
+        return static_cast<int>(*std::max_element(t, t + 8));
+    }
+    // fpclass categories: NaN, zero, infinity, subnormal.
+    static constexpr int NAN_CLASS = 0x81, ZERO_CLASS = 0x06, INF_CLASS = 0x18, SUBNORMAL_CLASS = 0x20;
+    template <int CLASSES> // (an immediate operand)
+    static __mmask8 either_in(__m512d x, __m512d y)
+    {
+        return static_cast<__mmask8>(_mm512_fpclass_pd_mask(x, CLASSES) | _mm512_fpclass_pd_mask(y, CLASSES));
+    }
+    // The lanes where x or y is an infinity or a NaN.
+    static __mmask8 special_operands(__m512d x, __m512d y) { return either_in<NAN_CLASS | INF_CLASS>(x, y); }
+    // The lanes where x or y is a zero.
+    static __mmask8 zero_operands(__m512d x, __m512d y) { return either_in<ZERO_CLASS>(x, y); }
+    static __mmask8 zero_or_special_operands(__m512d x, __m512d y) { return either_in<ZERO_CLASS | NAN_CLASS | INF_CLASS>(x, y); }
+    // The lanes where x and y are both normal (not zero, subnormal, infinite or NaN).
+    static __mmask8 normal_operands(__m512d x, __m512d y)
+    {
+        return static_cast<__mmask8>(~either_in<NAN_CLASS | ZERO_CLASS | INF_CLASS | SUBNORMAL_CLASS>(x, y));
+    }
+    // The lane whose pieces split_product stores in row j (of a deposit of
+    // whole vectors).
+    static constexpr int row_lane(int j) { return (j & ~7) + ((j & 7) < 4 ? 2 * (j & 7) : 2 * (j & 7) - 7); }
+    // w[0..3] += p[0..3] (32-byte aligned): one read-modify-write.
+    static void add_pieces(char* w, const std::int64_t* p)
+    {
+        __m256i* const b = reinterpret_cast<__m256i*>(w);
+        _mm256_store_si256(b, _mm256_add_epi64(_mm256_load_si256(b), _mm256_load_si256(reinterpret_cast<const __m256i*>(p))));
+    }
+    // acc += the value of the bins, `products` (<= MAX_PRODUCTS) products since
+    // the last move; the bins are left empty. Groups of bins as in
+    // ProductBins::group_for, two bins a vector.
+    static void move_bins(ProductBins& bins, Accumulator& acc, long long products)
+    {
+        if (bins.lo >= bins.hi) return;
+        assert(products > 0 && products <= ProductBins::MAX_PRODUCTS);
+        const int group = ProductBins::group_for(products);
+        for (int g = bins.lo; g < bins.hi; g += group) {
+            const int end = g + group < bins.hi ? g + group : bins.hi;
+            __m512i sum = _mm512_setzero_si512();
+            __m512i shift = _mm512_set_epi64(1, 1, 1, 1, 0, 0, 0, 0); // lanes 4..7: the second bin
+            int k = g;
+            for (; k + 2 <= end; k += 2) {
+                std::int64_t* const w = bins.word[k];
+                sum = _mm512_add_epi64(sum, _mm512_maskz_sllv_epi64(0xff, _mm512_loadu_si512(w), shift));
+                _mm512_storeu_si512(w, _mm512_setzero_si512());
+                shift = _mm512_add_epi64(shift, _mm512_set1_epi64(2));
+            }
+            __m256i half = _mm256_add_epi64(_mm512_maskz_extracti64x4_epi64(0xf, sum, 0), _mm512_maskz_extracti64x4_epi64(0xf, sum, 1));
+            if (k < end) {
+                __m256i* const w = reinterpret_cast<__m256i*>(bins.word[k]);
+                half = _mm256_add_epi64(half, _mm256_sllv_epi64(_mm256_load_si256(w), _mm256_set1_epi64x(k - g)));
+                _mm256_store_si256(w, _mm256_setzero_si256());
+            }
+            alignas(32) std::int64_t s[ProductBins::PIECES];
+            _mm256_store_si256(reinterpret_cast<__m256i*>(s), half);
+            for (int j = 0; j < ProductBins::PIECES; ++j)
+                if (s[j] != 0) acc.add_integer(s[j], g + ProductBins::SHIFT[j] - 2150);
+        }
+        bins.lo = ProductBins::SIZE;
+        bins.hi = 0;
+    }
+    // The same for RowProductBins' rows [0, valid) (ROWS_USED rows a bin are
+    // read, the others hold zeros), their non-zero bins in [lo, hi): acc[r] +=
+    // row r's value, `products` products a row since the last move; groups of
+    // bins as in RowProductBins::group_for. A bin's rows are contiguous, two a
+    // vector: one sum per pair of rows and group of bins.
+    template <int ROWS_USED>
+    static void move_row_bins(RowProductBins& bins, int lo, int hi, Accumulator* acc, int valid, long long products)
+    {
+        static_assert(ROWS_USED % 2 == 0 && ROWS_USED <= RowProductBins::ROWS, "pairs of rows");
+        constexpr int PAIRS = ROWS_USED / 2;
+        if (lo >= hi) return;
+        assert(products > 0 && products <= ProductBins::MAX_PRODUCTS);
+        const int group = RowProductBins::group_for(products);
+        for (int g = lo; g < hi; g += group) {
+            const int end = g + group < hi ? g + group : hi;
+            __m512i sum[PAIRS];
+            #pragma GCC unroll 16
+            for (int q = 0; q < PAIRS; ++q) sum[q] = _mm512_setzero_si512();
+            for (int k = g; k < end; ++k) {
+                const __m128i shift = _mm_cvtsi32_si128((k - g) * RowProductBins::BINADES);
+                std::int64_t* const w = bins.word[k][0];
+                #pragma GCC unroll 16
+                for (int q = 0; q < PAIRS; ++q) {
+                    sum[q] = _mm512_add_epi64(sum[q], _mm512_maskz_sll_epi64(0xff, _mm512_load_si512(w + 8 * q), shift));
+                    _mm512_store_si512(w + 8 * q, _mm512_setzero_si512());
+                }
+            }
+            alignas(64) std::int64_t s[ROWS_USED][ProductBins::PIECES];
+            #pragma GCC unroll 16
+            for (int q = 0; q < PAIRS; ++q) _mm512_store_si512(s[2 * q], sum[q]);
+            for (int r = 0; r < valid; ++r)
+                for (int j = 0; j < ProductBins::PIECES; ++j)
+                    if (s[r][j] != 0)
+                        acc[r].add_integer(s[r][j], g * RowProductBins::BINADES + ProductBins::SHIFT[j] - 2150);
+        }
+    }
+    // ProductBins' view of each lane's product x y (finite operands; NORMAL: both
+    // normal; ZEROS: zeros may be among them): bin (as a byte offset into
+    // ProductBins::word, or, BIN_BYTES a bin apart, into RowProductBins::word
+    // plus the lane's base, the offset of its row's words in a bin; zero
+    // products: sink + lane) and the four signed pieces of the integer product of the
+    // significands, computed by IFMA as lo + 2^52 hi (lo the low 52 bits of
+    // fx fy for the fraction fields fx, fy; hi the high ones plus the hidden
+    // bits' terms). The offsets are stored in lane order, the pieces' rows in
+    // the order 0 2 4 6 1 3 5 7 (row_lane: the transpose is two shuffles deep).
+    // lowest, highest: the running extremes of the non-zero products' bins.
+    template <bool NORMAL, bool ZEROS, int BIN_BYTES = sizeof(ProductBins::word[0]), int LOG2_BINADES = 0>
+    static void split_product(__m512d x, __m512d y, std::int64_t* offset, std::int64_t (*pieces)[ProductBins::PIECES], __m512i& lowest,
+                              __m512i& highest, __m512i lane_base = _mm512_setzero_si512())
+    {
+        static_assert((BIN_BYTES & (BIN_BYTES - 1)) == 0, "a bin's offset is a shift");
+        const __m512i bx = _mm512_castpd_si512(x), by = _mm512_castpd_si512(y);
+        const __m512i exponent = _mm512_set1_epi64(0x7ff), one = _mm512_set1_epi64(1);
+        const __m512i fraction = _mm512_set1_epi64((std::int64_t{1} << 52) - 1);
+        const __m512i hidden = _mm512_set1_epi64(std::int64_t{1} << 52);
+        const __m512i ex = _mm512_and_si512(_mm512_maskz_srli_epi64(0xff, bx, 52), exponent);
+        const __m512i ey = _mm512_and_si512(_mm512_maskz_srli_epi64(0xff, by, 52), exponent);
+        const __m512i fx = _mm512_and_si512(bx, fraction), fy = _mm512_and_si512(by, fraction);
+        // (fx + nx 2^52)(fy + ny 2^52) = fx fy + 2^52 (nx fy + ny fx + nx ny 2^52), nx: x normal
+        __m512i k, base;
+        __mmask8 nonzero = 0xff;
+        if constexpr (NORMAL) {
+            k = _mm512_add_epi64(ex, ey);
+            base = _mm512_add_epi64(_mm512_add_epi64(fx, fy), hidden);
+        } else {
+            const __mmask8 nx = _mm512_test_epi64_mask(ex, ex), ny = _mm512_test_epi64_mask(ey, ey);
+            k = _mm512_add_epi64(_mm512_maskz_max_epu64(0xff, ex, one), _mm512_maskz_max_epu64(0xff, ey, one));
+            base = _mm512_maskz_mov_epi64(nx, fy);
+            base = _mm512_mask_add_epi64(base, ny, base, fx);
+            base = _mm512_mask_add_epi64(base, static_cast<__mmask8>(nx & ny), base, hidden);
+            if constexpr (ZEROS) nonzero = static_cast<__mmask8>(~zero_operands(x, y));
+        }
+        __m512i hi = _mm512_madd52hi_epu64(base, fx, fy);                  // < 2^54
+        __m512i lo = _mm512_madd52lo_epu64(_mm512_setzero_si512(), fx, fy); // < 2^52
+        // The signed product (-1)^s (lo + 2^52 hi) = lo' + 2^52 hi', each half
+        // cut into a non-negative low piece and a signed (arithmetic shift) high one.
+        const __mmask8 negative = _mm512_cmplt_epi64_mask(_mm512_xor_si512(bx, by), _mm512_setzero_si512());
+        lo = _mm512_mask_sub_epi64(lo, negative, _mm512_setzero_si512(), lo);
+        hi = _mm512_mask_sub_epi64(hi, negative, _mm512_setzero_si512(), hi);
+        // Bins of 2^LOG2_BINADES binades (RowProductBins): both halves shifted up
+        // by the exponent sum's binade within its bin (their pieces below grow
+        // by as many bits).
+        if constexpr (LOG2_BINADES > 0) {
+            const __m512i within = _mm512_and_si512(k, _mm512_set1_epi64((1 << LOG2_BINADES) - 1));
+            lo = _mm512_maskz_sllv_epi64(0xff, lo, within);
+            hi = _mm512_maskz_sllv_epi64(0xff, hi, within);
+            k = _mm512_maskz_srli_epi64(0xff, k, LOG2_BINADES);
+        }
+        const __m512i p[4] = {
+            _mm512_and_si512(lo, _mm512_set1_epi64((std::int64_t{1} << ProductBins::SHIFT[1]) - 1)),
+            _mm512_maskz_srai_epi64(0xff, lo, ProductBins::SHIFT[1]),
+            _mm512_and_si512(hi, _mm512_set1_epi64((std::int64_t{1} << (ProductBins::SHIFT[3] - 52)) - 1)),
+            _mm512_maskz_srai_epi64(0xff, hi, ProductBins::SHIFT[3] - 52),
+        };
+        constexpr int SINK = (ProductBins::SIZE >> LOG2_BINADES) + (LOG2_BINADES > 0); // past the last bin
+        lowest = _mm512_mask_min_epu64(lowest, nonzero, lowest, k);
+        highest = _mm512_mask_max_epu64(highest, nonzero, highest, k);
+        __m512i bin = k;
+        if constexpr (ZEROS)
+            bin = _mm512_mask_mov_epi64(_mm512_add_epi64(_mm512_set1_epi64(SINK), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0)),
+                                        nonzero, k);
+        _mm512_store_si512(offset, _mm512_add_epi64(_mm512_maskz_slli_epi64(0xff, bin, __builtin_ctz(BIN_BYTES)), lane_base));
+        // Lane l's pieces p[0..3][l] into one row: t01 pairs pieces 0, 1 of lanes
+        // (even | odd), t23 pieces 2, 3; one two-source shuffle per two rows.
+        const __m512i t01e = _mm512_maskz_unpacklo_epi64(0xff, p[0], p[1]), t01o = _mm512_maskz_unpackhi_epi64(0xff, p[0], p[1]);
+        const __m512i t23e = _mm512_maskz_unpacklo_epi64(0xff, p[2], p[3]), t23o = _mm512_maskz_unpackhi_epi64(0xff, p[2], p[3]);
+        const __m512i first = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), second = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
+        _mm512_store_si512(pieces[0], _mm512_permutex2var_epi64(t01e, first, t23e));  // rows 0, 2
+        _mm512_store_si512(pieces[2], _mm512_permutex2var_epi64(t01e, second, t23e)); // rows 4, 6
+        _mm512_store_si512(pieces[4], _mm512_permutex2var_epi64(t01o, first, t23o));  // rows 1, 3
+        _mm512_store_si512(pieces[6], _mm512_permutex2var_epi64(t01o, second, t23o)); // rows 5, 7
     }
 };
 

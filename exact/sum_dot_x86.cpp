@@ -1,7 +1,7 @@
 // The AVX2+FMA and AVX-512 exact kernels: sum_dot_body.inc compiled three times,
 // each time inside a target region (AVX2, AVX-512, and AVX-512 with IFMA for the
-// dot's integer products), and selected at run time (kernels.cpp; the AVX-512
-// dot hands over to the IFMA one where the CPU has it). The Simd
+// dot's integer products), each the dot of one kernel set of kernels.cpp's table
+// (the IFMA set's sum is the AVX-512 one: a sum multiplies nothing). The Simd
 // traits add what only these kernels use to the operations of exact/simd.hpp.
 // Every header is included before the first target region so that no inline
 // function of a header is ever compiled for an instruction set the CPU may lack.
@@ -140,9 +140,6 @@ void dot_spilling_avx2(Accumulator& acc, index_t n, const double* x, index_t inc
 
 FLAMEX_EXACT_TARGET_END
 
-void dot_avx512ifma(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy,
-                    bool spilling);
-
 // --- AVX-512F: 8 lanes --------------------------------------------------------------
 
 FLAMEX_EXACT_TARGET_AVX512
@@ -239,11 +236,6 @@ void sum_avx512(Accumulator& acc, index_t n, const double* x, index_t incx)
 namespace avx512 {
 void dot(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy, bool spilling)
 {
-    static const bool ifma = __builtin_cpu_supports("avx512ifma") && __builtin_cpu_supports("avx512dq");
-    if (ifma && first_level() != FirstLevel::RadixPairs) {
-        dot_avx512ifma(acc, n, x, incx, y, incy, spilling);
-        return;
-    }
     if (incx == 1 && incy == 1)
         dot_impl<FOLDS, DOT_U, true>(acc, n, x, incx, y, incy, spilling);
     else
@@ -269,144 +261,11 @@ FLAMEX_EXACT_TARGET_AVX512IFMA
 
 namespace avx512ifma {
 
-struct Simd : avx512::Simd {
+// The integer products (ProductBins) of simd::Avx512Ifma.
+struct Simd : avx512::Simd, simd::Avx512Ifma {
     static constexpr bool INTEGER_PRODUCTS = true;
-    static VI set1_i(std::int64_t a) { return _mm512_set1_epi64(a); }
-    static int min_lane(VI v)
-    {
-        alignas(64) std::int64_t t[W];
-        _mm512_store_si512(t, v);
-        return static_cast<int>(*std::min_element(t, t + W));
-    }
-    static int max_lane(VI v)
-    {
-        alignas(64) std::int64_t t[W];
-        _mm512_store_si512(t, v);
-        return static_cast<int>(*std::max_element(t, t + W));
-    }
-    // fpclass categories: NaN, zero, infinity, subnormal.
-    static constexpr int NAN_CLASS = 0x81, ZERO_CLASS = 0x06, INF_CLASS = 0x18, SUBNORMAL_CLASS = 0x20;
-    template <int CLASSES> // (an immediate operand)
-    static M either_in(V x, V y)
-    {
-        return static_cast<M>(_mm512_fpclass_pd_mask(x, CLASSES) | _mm512_fpclass_pd_mask(y, CLASSES));
-    }
-    // The lanes where x or y is an infinity or a NaN.
-    static M special_operands(V x, V y) { return either_in<NAN_CLASS | INF_CLASS>(x, y); }
-    // The lanes where x or y is a zero.
-    static M zero_operands(V x, V y) { return either_in<ZERO_CLASS>(x, y); }
-    static M zero_or_special_operands(V x, V y) { return either_in<ZERO_CLASS | NAN_CLASS | INF_CLASS>(x, y); }
-    // The lanes where x and y are both normal (not zero, subnormal, infinite or NaN).
-    static M normal_operands(V x, V y)
-    {
-        return static_cast<M>(~either_in<NAN_CLASS | ZERO_CLASS | INF_CLASS | SUBNORMAL_CLASS>(x, y));
-    }
-    // The lane whose pieces split_product stores in row j (of a deposit of
-    // whole vectors).
-    static constexpr int row_lane(int j) { return (j & ~7) + ((j & 7) < 4 ? 2 * (j & 7) : 2 * (j & 7) - 7); }
-    // w[0..3] += p[0..3] (32-byte aligned): one read-modify-write.
-    static void add_pieces(char* w, const std::int64_t* p)
-    {
-        __m256i* const b = reinterpret_cast<__m256i*>(w);
-        _mm256_store_si256(b, _mm256_add_epi64(_mm256_load_si256(b), _mm256_load_si256(reinterpret_cast<const __m256i*>(p))));
-    }
-    // acc += the value of the bins, `products` (<= MAX_PRODUCTS) products since
-    // the last move; the bins are left empty. Groups of bins as in
-    // ProductBins::group_for, two bins a vector.
-    static void move_bins(ProductBins& bins, Accumulator& acc, long long products)
-    {
-        if (bins.lo >= bins.hi) return;
-        assert(products > 0 && products <= ProductBins::MAX_PRODUCTS);
-        const int group = ProductBins::group_for(products);
-        for (int g = bins.lo; g < bins.hi; g += group) {
-            const int end = g + group < bins.hi ? g + group : bins.hi;
-            __m512i sum = _mm512_setzero_si512();
-            __m512i shift = _mm512_set_epi64(1, 1, 1, 1, 0, 0, 0, 0); // lanes 4..7: the second bin
-            int k = g;
-            for (; k + 2 <= end; k += 2) {
-                std::int64_t* const w = bins.word[k];
-                sum = _mm512_add_epi64(sum, _mm512_maskz_sllv_epi64(0xff, _mm512_loadu_si512(w), shift));
-                _mm512_storeu_si512(w, _mm512_setzero_si512());
-                shift = _mm512_add_epi64(shift, _mm512_set1_epi64(2));
-            }
-            __m256i half = _mm256_add_epi64(_mm512_maskz_extracti64x4_epi64(0xf, sum, 0), _mm512_maskz_extracti64x4_epi64(0xf, sum, 1));
-            if (k < end) {
-                __m256i* const w = reinterpret_cast<__m256i*>(bins.word[k]);
-                half = _mm256_add_epi64(half, _mm256_sllv_epi64(_mm256_load_si256(w), _mm256_set1_epi64x(k - g)));
-                _mm256_store_si256(w, _mm256_setzero_si256());
-            }
-            alignas(32) std::int64_t s[ProductBins::PIECES];
-            _mm256_store_si256(reinterpret_cast<__m256i*>(s), half);
-            for (int j = 0; j < ProductBins::PIECES; ++j)
-                if (s[j] != 0) acc.add_integer(s[j], g + ProductBins::SHIFT[j] - 2150);
-        }
-        bins.lo = ProductBins::SIZE;
-        bins.hi = 0;
-    }
-    // ProductBins' view of each lane's product x y (finite operands; NORMAL: both
-    // normal; ZEROS: zeros may be among them): bin (as a byte offset into ProductBins::word; zero products: sink
-    // + lane) and the four signed pieces of the integer product of the
-    // significands, computed by IFMA as lo + 2^52 hi (lo the low 52 bits of
-    // fx fy for the fraction fields fx, fy; hi the high ones plus the hidden
-    // bits' terms). The offsets are stored in lane order, the pieces' rows in
-    // the order 0 2 4 6 1 3 5 7 (row_lane: the transpose is two shuffles deep).
-    // lowest, highest: the running extremes of the non-zero products' bins.
-    template <bool NORMAL, bool ZEROS>
-    static void split_product(V x, V y, std::int64_t* offset, std::int64_t (*pieces)[ProductBins::PIECES], VI& lowest,
-                              VI& highest)
-    {
-        constexpr int ROW = sizeof(ProductBins::word[0]);
-        const __m512i bx = _mm512_castpd_si512(x), by = _mm512_castpd_si512(y);
-        const __m512i exponent = _mm512_set1_epi64(0x7ff), one = _mm512_set1_epi64(1);
-        const __m512i fraction = _mm512_set1_epi64((std::int64_t{1} << 52) - 1);
-        const __m512i hidden = _mm512_set1_epi64(std::int64_t{1} << 52);
-        const __m512i ex = _mm512_and_si512(_mm512_maskz_srli_epi64(0xff, bx, 52), exponent);
-        const __m512i ey = _mm512_and_si512(_mm512_maskz_srli_epi64(0xff, by, 52), exponent);
-        const __m512i fx = _mm512_and_si512(bx, fraction), fy = _mm512_and_si512(by, fraction);
-        // (fx + nx 2^52)(fy + ny 2^52) = fx fy + 2^52 (nx fy + ny fx + nx ny 2^52), nx: x normal
-        __m512i k, base;
-        __mmask8 nonzero = 0xff;
-        if constexpr (NORMAL) {
-            k = _mm512_add_epi64(ex, ey);
-            base = _mm512_add_epi64(_mm512_add_epi64(fx, fy), hidden);
-        } else {
-            const __mmask8 nx = _mm512_test_epi64_mask(ex, ex), ny = _mm512_test_epi64_mask(ey, ey);
-            k = _mm512_add_epi64(_mm512_maskz_max_epu64(0xff, ex, one), _mm512_maskz_max_epu64(0xff, ey, one));
-            base = _mm512_maskz_mov_epi64(nx, fy);
-            base = _mm512_mask_add_epi64(base, ny, base, fx);
-            base = _mm512_mask_add_epi64(base, static_cast<__mmask8>(nx & ny), base, hidden);
-            if constexpr (ZEROS) nonzero = static_cast<__mmask8>(~zero_operands(x, y));
-        }
-        __m512i hi = _mm512_madd52hi_epu64(base, fx, fy);                  // < 2^54
-        __m512i lo = _mm512_madd52lo_epu64(_mm512_setzero_si512(), fx, fy); // < 2^52
-        // The signed product (-1)^s (lo + 2^52 hi) = lo' + 2^52 hi', each half
-        // cut into a non-negative low piece and a signed (arithmetic shift) high one.
-        const __mmask8 negative = _mm512_cmplt_epi64_mask(_mm512_xor_si512(bx, by), _mm512_setzero_si512());
-        lo = _mm512_mask_sub_epi64(lo, negative, _mm512_setzero_si512(), lo);
-        hi = _mm512_mask_sub_epi64(hi, negative, _mm512_setzero_si512(), hi);
-        const __m512i p[4] = {
-            _mm512_and_si512(lo, _mm512_set1_epi64((std::int64_t{1} << ProductBins::SHIFT[1]) - 1)),
-            _mm512_maskz_srai_epi64(0xff, lo, ProductBins::SHIFT[1]),
-            _mm512_and_si512(hi, _mm512_set1_epi64((std::int64_t{1} << (ProductBins::SHIFT[3] - 52)) - 1)),
-            _mm512_maskz_srai_epi64(0xff, hi, ProductBins::SHIFT[3] - 52),
-        };
-        lowest = _mm512_mask_min_epu64(lowest, nonzero, lowest, k);
-        highest = _mm512_mask_max_epu64(highest, nonzero, highest, k);
-        __m512i bin = k;
-        if constexpr (ZEROS)
-            bin = _mm512_mask_mov_epi64(_mm512_add_epi64(_mm512_set1_epi64(ProductBins::SINK), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0)),
-                                        nonzero, k);
-        _mm512_store_si512(offset, _mm512_maskz_slli_epi64(0xff, bin, __builtin_ctz(ROW)));
-        // Lane l's pieces p[0..3][l] into one row: t01 pairs pieces 0, 1 of lanes
-        // (even | odd), t23 pieces 2, 3; one two-source shuffle per two rows.
-        const __m512i t01e = _mm512_maskz_unpacklo_epi64(0xff, p[0], p[1]), t01o = _mm512_maskz_unpackhi_epi64(0xff, p[0], p[1]);
-        const __m512i t23e = _mm512_maskz_unpacklo_epi64(0xff, p[2], p[3]), t23o = _mm512_maskz_unpackhi_epi64(0xff, p[2], p[3]);
-        const __m512i first = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), second = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
-        _mm512_store_si512(pieces[0], _mm512_permutex2var_epi64(t01e, first, t23e));  // rows 0, 2
-        _mm512_store_si512(pieces[2], _mm512_permutex2var_epi64(t01e, second, t23e)); // rows 4, 6
-        _mm512_store_si512(pieces[4], _mm512_permutex2var_epi64(t01o, first, t23o));  // rows 1, 3
-        _mm512_store_si512(pieces[6], _mm512_permutex2var_epi64(t01o, second, t23o)); // rows 5, 7
-    }
+    using avx512::Simd::store_i;
+    using avx512::Simd::zero_i;
 };
 
 #include "exact/sum_dot_body.inc"
@@ -415,13 +274,25 @@ constexpr int FOLDS = 4, DOT_U = 2;
 
 } // namespace avx512ifma
 
-void dot_avx512ifma(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy,
-                    bool spilling)
+namespace avx512ifma {
+void dot(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy, bool spilling)
 {
     if (incx == 1 && incy == 1)
-        avx512ifma::dot_impl<avx512ifma::FOLDS, avx512ifma::DOT_U, true>(acc, n, x, incx, y, incy, spilling);
+        dot_impl<FOLDS, DOT_U, true>(acc, n, x, incx, y, incy, spilling);
     else
-        avx512ifma::dot_impl<avx512ifma::FOLDS, avx512ifma::DOT_U, false>(acc, n, x, incx, y, incy, spilling);
+        dot_impl<FOLDS, DOT_U, false>(acc, n, x, incx, y, incy, spilling);
+}
+} // namespace avx512ifma
+
+void dot_avx512ifma(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y, index_t incy)
+{
+    avx512ifma::dot(acc, n, x, incx, y, incy, false);
+}
+
+void dot_spilling_avx512ifma(Accumulator& acc, index_t n, const double* x, index_t incx, const double* y,
+                             index_t incy)
+{
+    avx512ifma::dot(acc, n, x, incx, y, incy, true);
 }
 
 FLAMEX_EXACT_TARGET_END

@@ -14,7 +14,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <limits>
 #include <memory>
 #include <numeric>
@@ -26,6 +25,7 @@
 #include "exact/exblas.hpp"
 #include "exact/exact.hpp"
 #include "support/backend_checks.hpp"
+#include "support/exact_kernel_paths.hpp"
 #include "support/test_support.hpp"
 #include "variants/lu.hpp"
 
@@ -920,22 +920,11 @@ TEST(ExactBackend, DimensionMismatchesThrow)
 
 TEST(ExactBackend, EveryKernelSetPassesTheOperationTests)
 {
-    // The kernel set is chosen once per process (FLAMEX_EXACT_ISA picks one), so the
-    // other sets run the operation tests in a child process of this program.
     if (std::getenv("FLAMEX_EXACT_ISA") != nullptr) GTEST_SKIP() << "already a child run";
-    const std::string filter = "ExactBackend.Gemv*:ExactBackend.Gemm*:ExactBackend.Trs*:ExactBackend.Sum*:"
-                               "ExactBackend.Ger*:ExactBackend.ShortSums*";
-    std::vector<std::string> sets = {"generic"};
-#if defined(__x86_64__)
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) sets.push_back("avx2");
-#endif
-    const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
-    for (const std::string& isa : sets) {
-        const std::string command = "FLAMEX_EXACT_ISA=" + isa + " '" + self + "' --gtest_filter='" + filter +
-                                    "' > /dev/null 2>&1";
-        EXPECT_EQ(std::system(command.c_str()), 0) << "rerun with FLAMEX_EXACT_ISA=" << isa << " --gtest_filter='"
-                                                   << filter << "'";
-    }
+    const std::vector<std::string> failed = flamex::test::failed_reruns_under_other_kernel_sets(
+        "ExactBackend.Gemv*:ExactBackend.Gemm*:ExactBackend.Trs*:ExactBackend.Sum*:ExactBackend.Ger*:"
+        "ExactBackend.ShortSums*");
+    for (const std::string& command : failed) ADD_FAILURE() << "failed: " << command;
 }
 
 // --- the LU variants --------------------------------------------------------------------------

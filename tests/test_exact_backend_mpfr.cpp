@@ -58,6 +58,7 @@
 #include "reference/exact_data.hpp"
 #include "support/backend_checks.hpp"
 #include "support/exact_blas_reference.hpp"
+#include "support/exact_kernel_paths.hpp"
 #include "support/exact_reference.hpp"
 #include "reference/generators.hpp"
 
@@ -1690,7 +1691,9 @@ TEST(ExactMpfrFirstLevels, GemvPathsAreTakenAndSwitchMidRow)
 
 // Rows the adaptive choice hands to the dot kernel start there on the radix path
 // (the block saw them spill): no probe of the expansion path per row, only the
-// block's own (one per block of rows, at most 32 rows), and the same bits.
+// block's own (one per block of rows, at most 32 rows), and the same bits. (In
+// the avx512ifma set column panels take the radix path in lanes instead, and
+// only the rows panels hand rows over; the tests below are the lanes'.)
 TEST(ExactMpfrFirstLevels, HandedOverRowsStartOnTheRadixPath)
 {
     using flamex::exact::detail::FirstLevelCounts;
@@ -1704,7 +1707,7 @@ TEST(ExactMpfrFirstLevels, HandedOverRowsStartOnTheRadixPath)
         const std::vector<double> want = gemv_reference(Trans::No, 1.0, p.A, p.x, 0.0, y0);
         const Matrix At = transposed(p.A);
         FirstLevelCounts& counts = flamex::exact::detail::thread_first_level_counts();
-        for (const FirstLevel level : {FirstLevel::Adaptive, FirstLevel::RadixPairs}) {
+        for (const FirstLevel level : {FirstLevel::Adaptive, FirstLevel::Radix}) {
             const flamex::exact::detail::ScopedFirstLevel scoped(level);
             for (Layout la : {Layout::Plain, Layout::RowMajor}) {
                 const std::string what = std::string(classes[k].name) + ", A " + layout_name(la);
@@ -1724,6 +1727,114 @@ TEST(ExactMpfrFirstLevels, HandedOverRowsStartOnTheRadixPath)
                 }
             }
         }
+    }
+}
+
+// The radix path in lanes (the avx512ifma set's column panels; the other sets
+// run the same cases on their own paths): rows of their own exponent ranges in
+// one block of rows (each row scaled by its own power of two, 2^-1000..2^+900,
+// subnormal products among them), partial last vectors, zero rows of either
+// sign, NaN and infinities mid-row, zeros and a special in x; every path, 1
+// and 2 threads, every layout.
+TEST(ExactMpfrFirstLevels, LaneRadixRowsOfTheirOwnRanges)
+{
+    using flamex::exact::detail::FirstLevelCounts;
+    const auto& classes = gen::dot_data_classes();
+    FirstLevelCounts& counts = flamex::exact::detail::thread_first_level_counts();
+    const bool lanes = std::string(flamex::exact::kernel_isa()) == "avx512ifma";
+    int wrong = 0;
+    std::uint64_t seed = 300;
+    for (const std::size_t k : {3u, 5u, 6u}) // 2^+-200, cancelling pairs, subnormal-heavy
+        for (const dim_t m : {45, 32, 7})
+            for (const int variant : {0, 1}) { // 1: an infinity in x
+                const dim_t n = 203;
+                ClassRows p = class_rows(classes[k], m, n, ++seed);
+                for (dim_t i = 0; i < m; ++i) {
+                    const int e = i == m - 1 ? -1000 : static_cast<int>((i * 337) % 1801) - 900;
+                    for (dim_t j = 0; j < n; ++j) p.A(i, j) = std::ldexp(p.A(i, j), e);
+                }
+                if (m > 8) {
+                    for (dim_t j = 0; j < n; ++j) p.A(7, j) = 0.0, p.A(8, j) = -0.0; // zero rows
+                    p.A(3, n / 2) = NaN;
+                    p.A(5, 77) = INF;
+                    p.A(6, 78) = -INF, p.A(6, 101) = INF;
+                }
+                for (dim_t j = 10; j < n; j += 29) p.x[static_cast<std::size_t>(j)] = (j % 2) ? 0.0 : -0.0;
+                if (variant == 1) p.x[static_cast<std::size_t>(n - 9)] = -INF;
+                const Matrix At = transposed(p.A);
+                const std::vector<double> y0(static_cast<std::size_t>(m), 0x1p-40);
+                const std::vector<double> want_n = gemv_reference(Trans::No, 1.0, p.A, p.x, -1.0, y0);
+                const std::vector<double> want_t = gemv_reference(Trans::Yes, 1.0, At, p.x, -1.0, y0);
+                for (int l = 0; l < 4; ++l) {
+                    const flamex::exact::detail::ScopedFirstLevel level(FIRST_LEVELS[l]);
+                    for (Config cfg : THREADS)
+                        for (Layout la : LAYOUTS) {
+                            const std::string what = std::string(classes[k].name) + ", m = " + std::to_string(m) +
+                                                     (variant ? ", -inf in x" : "") + ", " + FIRST_LEVEL_NAMES[l] +
+                                                     ", " + describe(cfg) + ", A " + layout_name(la);
+                            const Blas& blas = exact_backend(cfg);
+                            const FirstLevelCounts before = counts;
+                            wrong += count_wrong(gemv_on(blas, Trans::No, 1.0, p.A, p.x, -1.0, y0, la, 1, 0), want_n,
+                                                 "gemv N " + what);
+                            // Forced radix on one thread: the column panel (A plain) runs in lanes.
+                            if (lanes && cfg.threads == 1 && la == Layout::Plain && FIRST_LEVELS[l] == FirstLevel::Radix) {
+                                EXPECT_GT(counts.product_blocks - before.product_blocks, 0) << what;
+                            }
+                            wrong += count_wrong(gemv_on(blas, Trans::Yes, 1.0, At, p.x, -1.0, y0, la, 2, 1), want_t,
+                                                 "gemv T " + what);
+                        }
+                }
+            }
+    EXPECT_EQ(wrong, 0);
+}
+
+// More columns than a row's bins hold (ProductBins::MAX_PRODUCTS products a row
+// between two moves to the accumulators): every product of a row the largest
+// significand product, of one sign, in the top binade of one bin (the largest
+// pre-shift), one product a few binades below it; odd rows alternate signs,
+// leaving a remainder.
+TEST(ExactMpfrFirstLevels, LaneRadixRowsLongerThanTheBinsHold)
+{
+    const dim_t m = 9, n = static_cast<dim_t>(flamex::exact::detail::ProductBins::MAX_PRODUCTS) + 3001;
+    const double big = 0x1.fffffffffffffp0;
+    Matrix A(m, n);
+    std::vector<double> x(static_cast<std::size_t>(n), -big * 0x1p-295);
+    for (dim_t i = 0; i < m; ++i) {
+        for (dim_t j = 1; j < n; ++j) A(i, j) = (i % 2 == 1 && j % 2 == 0) ? -big : big;
+        A(i, 0) = std::ldexp(big, -static_cast<int>(i) - 3);
+    }
+    const std::vector<double> y0(static_cast<std::size_t>(m), 0.0);
+    const std::vector<double> want = gemv_reference(Trans::No, 1.0, A, x, 0.0, y0);
+    for (const FirstLevel level : {FirstLevel::Radix, FirstLevel::Adaptive}) {
+        const flamex::exact::detail::ScopedFirstLevel scoped(level);
+        EXPECT_EQ(count_wrong(gemv_on(exact_backend({1, 0}), Trans::No, 1.0, A, x, 0.0, y0, Layout::Plain, 0, 0), want,
+                              "gemv N, 9 x " + std::to_string(n)),
+                  0);
+    }
+}
+
+// The bins moved to an accumulator as one integer per group of bins
+// (RowProductBins::group_for) hold their products' sums: n products of the
+// largest significand product, of one sign, in the top binade of a bin (the
+// largest pre-shift), and one product d binades below in the same row, for
+// every d a group may span (row d - 1), and n just below a power of two.
+TEST(ExactMpfrFirstLevels, LaneRadixGroupsOfBinsFitTheirProducts)
+{
+    const double big = 0x1.fffffffffffffp0;
+    const dim_t m = 26;
+    for (const dim_t n : {17, 1008, 4080, 65520}) {
+        Matrix A(m, n);
+        std::vector<double> x(static_cast<std::size_t>(n), big * 0x1p-295);
+        for (dim_t i = 0; i < m; ++i) {
+            for (dim_t j = 1; j < n; ++j) A(i, j) = big;
+            A(i, 0) = std::ldexp(big, -static_cast<int>(i) - 1);
+        }
+        const std::vector<double> y0(static_cast<std::size_t>(m), 0.0);
+        const std::vector<double> want = gemv_reference(Trans::No, 1.0, A, x, 0.0, y0);
+        const flamex::exact::detail::ScopedFirstLevel scoped(FirstLevel::Radix);
+        EXPECT_EQ(count_wrong(gemv_on(exact_backend({1, 0}), Trans::No, 1.0, A, x, 0.0, y0, Layout::Plain, 0, 0), want,
+                              "gemv N, n = " + std::to_string(n)),
+                  0);
     }
 }
 
@@ -1815,3 +1926,14 @@ TEST(ExactMpfrFirstLevels, TrsvAllEightCasesEveryPathOnTheDataClasses)
 }
 
 } // namespace
+
+// The backend runs the active kernel set only: the first-level tests above run
+// again under every other set (the avx512 set's radix rows on TwoProd pairs, the
+// avx512ifma set's on integer products, generic's expansions).
+TEST(ExactMpfrFirstLevels, EveryKernelSetPassesThem)
+{
+    if (std::getenv("FLAMEX_EXACT_ISA") != nullptr) GTEST_SKIP() << "already a child run";
+    for (const std::string& command :
+         flamex::test::failed_reruns_under_other_kernel_sets("ExactMpfrFirstLevels.*-*EveryKernelSet*"))
+        ADD_FAILURE() << "failed: " << command;
+}

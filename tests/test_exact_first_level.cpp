@@ -1,7 +1,8 @@
 // The two first levels of the exact sum and dot kernels (exact/first_level.hpp)
 // against MPFR, bit for bit: the benchmark sweep's data classes at every length
-// 1..67 and at 1e6, each path forced in turn (the dot's radix path both on
-// integer products, where the CPU has IFMA, and on TwoProd pairs), the paths
+// 1..67 and at 1e6, each path forced in turn on every kernel set (the dot's
+// radix path on integer products in the avx512ifma set, on TwoProd pairs in
+// the others), the paths
 // alternating block by block and the adaptive choice; vectors whose blocks
 // switch path mid-vector; the contract's edge cases (signed zeros, specials,
 // products beyond the double range) on the radix path; products at both ends
@@ -12,6 +13,7 @@
 
 #include <cfloat>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <random>
@@ -40,10 +42,9 @@ namespace {
 
 const int mpfr_ready = (flamex::test::widen_mpfr_range(), 0);
 
-const FirstLevel LEVELS[] = {FirstLevel::Adaptive, FirstLevel::Expansion, FirstLevel::Radix, FirstLevel::Alternate,
-                             FirstLevel::RadixPairs};
-const char* const LEVEL_NAMES[] = {"adaptive", "expansion", "radix", "alternate", "radix pairs"};
-constexpr int LEVEL_COUNT = 5;
+const FirstLevel LEVELS[] = {FirstLevel::Adaptive, FirstLevel::Expansion, FirstLevel::Radix, FirstLevel::Alternate};
+const char* const LEVEL_NAMES[] = {"adaptive", "expansion", "radix", "alternate"};
+constexpr int LEVEL_COUNT = 4;
 
 ::testing::AssertionResult bits_equal(double actual, double expected)
 {
@@ -63,31 +64,25 @@ Pair data(const flamex::gen::DotDataClass& c, std::size_t n, std::uint64_t seed)
     return p;
 }
 
-// Every first level and every kernel set gives the expected dot and sum of x.
-void expect_every_path(const Pair& p, double dot, double sum, const std::string& what)
+// Every first level and every kernel set gives the expected dot and sum of x
+// (element i at x[i * incx], y[i * incy]).
+void expect_every_path(index_t n, const double* x, index_t incx, const double* y, index_t incy, double dot,
+                       double sum, const std::string& what)
 {
-    const auto n = static_cast<index_t>(p.x.size());
     for (int l = 0; l < LEVEL_COUNT; ++l) {
         detail::ScopedFirstLevel level(LEVELS[l]);
-        EXPECT_TRUE(bits_equal(exact_dot(n, p.x.data(), 1, p.y.data(), 1), dot)) << what << " " << LEVEL_NAMES[l];
-        EXPECT_TRUE(bits_equal(exact_sum(n, p.x.data(), 1), sum)) << what << " " << LEVEL_NAMES[l];
+        EXPECT_TRUE(bits_equal(exact_dot(n, x, incx, y, incy), dot)) << what << " " << LEVEL_NAMES[l];
+        EXPECT_TRUE(bits_equal(exact_sum(n, x, incx), sum)) << what << " " << LEVEL_NAMES[l];
         for (const auto& k : kernel_sets()) {
-            EXPECT_TRUE(bits_equal(kernel_dot(k, n, p.x.data(), 1, p.y.data(), 1), dot))
-                << what << " " << LEVEL_NAMES[l] << " " << k.isa;
-            EXPECT_TRUE(bits_equal(kernel_sum(k, n, p.x.data(), 1), sum)) << what << " " << LEVEL_NAMES[l] << " " << k.isa;
+            EXPECT_TRUE(bits_equal(kernel_dot(k, n, x, incx, y, incy), dot)) << what << " " << LEVEL_NAMES[l] << " " << k.isa;
+            EXPECT_TRUE(bits_equal(kernel_sum(k, n, x, incx), sum)) << what << " " << LEVEL_NAMES[l] << " " << k.isa;
         }
     }
 }
 
-// Whether the dot's radix path runs on integer products (ProductBins) here.
-bool integer_products_here()
+void expect_every_path(const Pair& p, double dot, double sum, const std::string& what)
 {
-#if defined(__x86_64__)
-    return std::string(kernel_isa()) == "avx512" && __builtin_cpu_supports("avx512ifma") &&
-           __builtin_cpu_supports("avx512dq");
-#else
-    return false;
-#endif
+    expect_every_path(static_cast<index_t>(p.x.size()), p.x.data(), 1, p.y.data(), 1, dot, sum, what);
 }
 
 // The dot of x and y on every path against MPFR.
@@ -104,29 +99,42 @@ void expect_dot_every_path(const std::vector<double>& x, const std::vector<doubl
     }
 }
 
+// exact_dot's and every kernel set's dot (sum) of contiguous vectors.
+std::vector<double> dots(index_t n, const double* x, const double* y)
+{
+    std::vector<double> d{exact_dot(n, x, 1, y, 1)};
+    for (const auto& k : kernel_sets()) d.push_back(kernel_dot(k, n, x, 1, y, 1));
+    return d;
+}
+
+std::vector<double> sums(index_t n, const double* x)
+{
+    std::vector<double> d{exact_sum(n, x, 1)};
+    for (const auto& k : kernel_sets()) d.push_back(kernel_sum(k, n, x, 1));
+    return d;
+}
+
 } // namespace
 
-// FirstLevel::Radix takes ProductBins where the CPU has IFMA (and the AVX-512
-// set is active), RadixPairs never does: both paths of the tests below run.
-TEST(ExactFirstLevel, IntegerProductsWhereTheCpuHasThem)
+// FirstLevel::Radix takes ProductBins in the avx512ifma set and TwoProd pairs
+// in the other SIMD sets: both radix paths run in the tests below, which loop
+// over the sets.
+TEST(ExactFirstLevel, IntegerProductsInTheIfmaSetOnly)
 {
-    if (std::string(kernel_isa()) == "generic") GTEST_SKIP() << "the generic kernels have one first level";
     const Pair p = data(flamex::gen::dot_data_classes()[4], 5000, 8000);
     const auto n = static_cast<index_t>(p.x.size());
     detail::FirstLevelCounts& counts = detail::thread_first_level_counts();
-    const auto run = [&](FirstLevel level) {
-        detail::ScopedFirstLevel forced(level);
+    detail::ScopedFirstLevel forced(FirstLevel::Radix);
+    for (const auto& k : kernel_sets()) {
         const detail::FirstLevelCounts before = counts;
-        EXPECT_TRUE(bits_equal(exact_dot(n, p.x.data(), 1, p.y.data(), 1), reference_dot(p.x, p.y)));
-        return detail::FirstLevelCounts{counts.expansion_blocks - before.expansion_blocks,
-                                        counts.radix_blocks - before.radix_blocks,
-                                        counts.product_blocks - before.product_blocks};
-    };
-    const detail::FirstLevelCounts radix = run(FirstLevel::Radix), pairs = run(FirstLevel::RadixPairs);
-    EXPECT_GT(radix.radix_blocks, 0);
-    EXPECT_EQ(radix.product_blocks, integer_products_here() ? radix.radix_blocks : 0) << kernel_isa();
-    EXPECT_GT(pairs.radix_blocks, 0);
-    EXPECT_EQ(pairs.product_blocks, 0);
+        EXPECT_TRUE(bits_equal(kernel_dot(k, n, p.x.data(), 1, p.y.data(), 1), reference_dot(p.x, p.y))) << k.isa;
+        const long long radix = counts.radix_blocks - before.radix_blocks;
+        const long long products = counts.product_blocks - before.product_blocks;
+        const std::string isa = k.isa;
+        if (isa == "generic") continue; // one first level, no blocks counted
+        EXPECT_GT(radix, 0) << isa;
+        EXPECT_EQ(products, isa == "avx512ifma" ? radix : 0) << isa;
+    }
 }
 
 // Products in the lowest and highest bins (subnormal times subnormal down to
@@ -241,13 +249,7 @@ TEST(ExactFirstLevel, DataClassesAtAMillion)
     std::uint64_t seed = 1000;
     for (const auto& c : flamex::gen::dot_data_classes()) {
         const Pair p = data(c, 1000000, ++seed);
-        const double dot = reference_dot(p.x, p.y), sum = reference_sum(p.x);
-        const auto n = static_cast<index_t>(p.x.size());
-        for (int l = 0; l < LEVEL_COUNT; ++l) {
-            detail::ScopedFirstLevel level(LEVELS[l]);
-            EXPECT_TRUE(bits_equal(exact_dot(n, p.x.data(), 1, p.y.data(), 1), dot)) << c.name << " " << LEVEL_NAMES[l];
-            EXPECT_TRUE(bits_equal(exact_sum(n, p.x.data(), 1), sum)) << c.name << " " << LEVEL_NAMES[l];
-        }
+        expect_every_path(p, reference_dot(p.x, p.y), reference_sum(p.x), c.name);
     }
 }
 
@@ -264,11 +266,7 @@ TEST(ExactFirstLevel, StridedOperands)
                 xs[3 * i] = p.x[i];
                 ys[2 * i] = p.y[i];
             }
-            for (int l = 0; l < LEVEL_COUNT; ++l) {
-                detail::ScopedFirstLevel level(LEVELS[l]);
-                EXPECT_TRUE(bits_equal(exact_dot(static_cast<index_t>(n), xs.data(), 3, ys.data(), 2), dot)) << c.name;
-                EXPECT_TRUE(bits_equal(exact_sum(static_cast<index_t>(n), xs.data(), 3), sum)) << c.name;
-            }
+            expect_every_path(static_cast<index_t>(n), xs.data(), 3, ys.data(), 2, dot, sum, c.name);
         }
 }
 
@@ -342,15 +340,15 @@ TEST(ExactFirstLevel, RadixPathKeepsTheContract)
             std::vector<double> x(un), y(un, 1.0);
             // all -0 products: -0; one +0 among them: +0
             for (std::size_t i = 0; i < un; ++i) x[i] = (i % 2) ? -0.0 : 0.0, y[i] = (i % 2) ? 3.0 : -2.0;
-            EXPECT_TRUE(bits_equal(exact_dot(n, x.data(), 1, y.data(), 1), -0.0)) << LEVEL_NAMES[l];
+            for (const double d : dots(n, x.data(), y.data())) EXPECT_TRUE(bits_equal(d, -0.0)) << LEVEL_NAMES[l];
             y[un / 2] = -y[un / 2];
-            EXPECT_TRUE(bits_equal(exact_dot(n, x.data(), 1, y.data(), 1), 0.0)) << LEVEL_NAMES[l];
+            for (const double d : dots(n, x.data(), y.data())) EXPECT_TRUE(bits_equal(d, 0.0)) << LEVEL_NAMES[l];
             std::vector<double> z(un, -0.0);
-            EXPECT_TRUE(bits_equal(exact_sum(n, z.data(), 1), -0.0)) << LEVEL_NAMES[l];
+            for (const double d : sums(n, z.data())) EXPECT_TRUE(bits_equal(d, -0.0)) << LEVEL_NAMES[l];
             // x + (-x) = +0
             for (std::size_t i = 0; i < un; ++i) x[i] = flamex::test::random_double(gen, -1075, 1023), y[i] = 1.0;
             for (std::size_t i = 1; i < un; i += 2) x[i] = -x[i - 1];
-            EXPECT_TRUE(bits_equal(exact_dot(n, x.data(), 1, y.data(), 1), 0.0)) << LEVEL_NAMES[l];
+            for (const double d : dots(n, x.data(), y.data())) EXPECT_TRUE(bits_equal(d, 0.0)) << LEVEL_NAMES[l];
             // products beyond DBL_MAX cancelling back into range, and tiny products
             for (std::size_t i = 0; i < un; ++i) {
                 x[i] = flamex::test::random_double(gen, -1075, 1023);
@@ -358,22 +356,22 @@ TEST(ExactFirstLevel, RadixPathKeepsTheContract)
             }
             x[3] = DBL_MAX, y[3] = 4.0, x[9] = -DBL_MAX, y[9] = 3.5;
             x[5] = 0x1p-1074, y[5] = 0x1p-1074, x[7] = -0x1.8p-1070, y[7] = 0x1.fp-60;
-            EXPECT_TRUE(bits_equal(exact_dot(n, x.data(), 1, y.data(), 1), reference_dot(x, y))) << LEVEL_NAMES[l];
+            for (const double d : dots(n, x.data(), y.data())) EXPECT_TRUE(bits_equal(d, reference_dot(x, y))) << LEVEL_NAMES[l];
             // specials: an infinity, both infinities, 0 * inf, NaN
             std::vector<double> xi = x;
             xi[un - 1] = inf;
             y[un - 1] = 2.0;
-            EXPECT_TRUE(bits_equal(exact_dot(n, xi.data(), 1, y.data(), 1), inf)) << LEVEL_NAMES[l];
-            EXPECT_TRUE(bits_equal(exact_sum(n, xi.data(), 1), inf)) << LEVEL_NAMES[l];
+            for (const double d : dots(n, xi.data(), y.data())) EXPECT_TRUE(bits_equal(d, inf)) << LEVEL_NAMES[l];
+            for (const double d : sums(n, xi.data())) EXPECT_TRUE(bits_equal(d, inf)) << LEVEL_NAMES[l];
             xi[0] = -inf, y[0] = 1.0;
-            EXPECT_TRUE(std::isnan(exact_dot(n, xi.data(), 1, y.data(), 1))) << LEVEL_NAMES[l];
+            for (const double d : dots(n, xi.data(), y.data())) EXPECT_TRUE(std::isnan(d)) << LEVEL_NAMES[l];
             xi = x;
             xi[1] = inf, y[1] = 0.0;
-            EXPECT_TRUE(std::isnan(exact_dot(n, xi.data(), 1, y.data(), 1))) << LEVEL_NAMES[l];
+            for (const double d : dots(n, xi.data(), y.data())) EXPECT_TRUE(std::isnan(d)) << LEVEL_NAMES[l];
             xi = x;
             xi[2] = nan;
-            EXPECT_TRUE(std::isnan(exact_dot(n, xi.data(), 1, y.data(), 1))) << LEVEL_NAMES[l];
-            EXPECT_TRUE(std::isnan(exact_sum(n, xi.data(), 1))) << LEVEL_NAMES[l];
+            for (const double d : dots(n, xi.data(), y.data())) EXPECT_TRUE(std::isnan(d)) << LEVEL_NAMES[l];
+            for (const double d : sums(n, xi.data())) EXPECT_TRUE(std::isnan(d)) << LEVEL_NAMES[l];
         }
     }
 }
@@ -427,4 +425,15 @@ TEST(ExactFirstLevel, BackendThreadsGiveTheSameBits)
         EXPECT_TRUE(bits_equal(two->dot(x, y), dot)) << classes[k].name;
         EXPECT_GT(flamex::exact_backend_parallel_runs(), runs) << "the 2-thread dot should split";
     }
+}
+
+// The tests above that run the active kernel set only (exact_dot, accumulate_dot,
+// the backend) run again under every other set.
+TEST(ExactFirstLevel, EveryKernelSetPassesTheActiveSetTests)
+{
+    if (std::getenv("FLAMEX_EXACT_ISA") != nullptr) GTEST_SKIP() << "already a child run";
+    for (const std::string& command : flamex::test::failed_reruns_under_other_kernel_sets(
+             "ExactFirstLevel.BlocksSwitchPathMidVector:ExactFirstLevel.AdaptiveChoiceFollowsTheData:"
+             "ExactFirstLevel.SplitsGiveTheSameBits:ExactFirstLevel.BackendThreadsGiveTheSameBits"))
+        ADD_FAILURE() << "failed: " << command;
 }

@@ -27,6 +27,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "blas/backend_factories.hpp"
@@ -34,6 +35,7 @@
 #include "exact/exact.hpp"
 #include "exact/first_level.hpp"
 #include "support/exact_blas_reference.hpp"
+#include "support/exact_kernel_paths.hpp"
 
 namespace {
 
@@ -181,16 +183,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const double got_sum = flamex::exact::exact_sum(len, xs.ptr, incx);
     if (!exref::same_double(got_sum, want_sum)) mismatch("exact_sum", got_sum, want_sum, x, y, incx, incy);
     // Each first level forced in turn (exact/first_level.hpp; the calls above ran
-    // the adaptive choice).
+    // the adaptive choice) on every kernel set (their radix paths differ: TwoProd
+    // pairs, integer products).
     using flamex::exact::detail::FirstLevel;
-    for (const FirstLevel level : {FirstLevel::Expansion, FirstLevel::Radix, FirstLevel::Alternate, FirstLevel::RadixPairs}) {
+    for (const FirstLevel level : {FirstLevel::Expansion, FirstLevel::Radix, FirstLevel::Alternate}) {
         const flamex::exact::detail::ScopedFirstLevel forced(level);
-        const double forced_dot = flamex::exact::exact_dot(len, xs.ptr, incx, ys.ptr, incy);
-        if (!exref::same_double(forced_dot, want_dot))
-            mismatch("exact_dot (a forced first level)", forced_dot, want_dot, x, y, incx, incy);
-        const double forced_sum = flamex::exact::exact_sum(len, xs.ptr, incx);
-        if (!exref::same_double(forced_sum, want_sum))
-            mismatch("exact_sum (a forced first level)", forced_sum, want_sum, x, y, incx, incy);
+        for (const auto& k : flamex::test::kernel_sets()) {
+            const double forced_dot = flamex::test::kernel_dot(k, len, xs.ptr, incx, ys.ptr, incy);
+            if (!exref::same_double(forced_dot, want_dot))
+                mismatch((std::string(k.isa) + " dot, a forced first level").c_str(), forced_dot, want_dot, x, y, incx, incy);
+            const double forced_sum = flamex::test::kernel_sum(k, len, xs.ptr, incx);
+            if (!exref::same_double(forced_sum, want_sum))
+                mismatch((std::string(k.isa) + " sum, a forced first level").c_str(), forced_sum, want_sum, x, y, incx, incy);
+        }
     }
 
     if (n > 0) {

@@ -1,7 +1,11 @@
 // Every kernel set of the exact layer (exact/kernels.hpp) on one array, rounded as
-// the public functions round: for the tests that compare each set with a reference.
+// the public functions round: for the tests that compare each set with a reference;
+// and the tests of code that runs the active set only, rerun under the others.
 #pragma once
 
+#include <cstdlib>
+#include <filesystem>
+#include <string>
 #include <vector>
 
 #include "exact/exact.hpp"
@@ -35,6 +39,25 @@ inline double kernel_sum(const exact::detail::KernelSet& k, exact::index_t n, co
     k.sum(acc, n, x, incx);
     if (acc.zero_sign_open()) exact::detail::note_zero_signs_dot(acc, n, x, incx, &one, 0);
     return acc.round();
+}
+
+// The kernel set is chosen once per process (FLAMEX_EXACT_ISA), so the tests of
+// code that runs the active set (the `exact` backend, exact_dot) run under the
+// other sets in child processes of this program: its tests matching `filter`,
+// once per set but the active one. Returns the command of each failed run;
+// nothing in a child run (FLAMEX_EXACT_ISA set), where the caller should skip.
+inline std::vector<std::string> failed_reruns_under_other_kernel_sets(const std::string& filter)
+{
+    std::vector<std::string> failed;
+    if (std::getenv("FLAMEX_EXACT_ISA") != nullptr) return failed;
+    const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+    const std::vector<exact::detail::KernelSet> sets = kernel_sets();
+    for (std::size_t i = 1; i < sets.size(); ++i) {
+        const std::string command = "FLAMEX_EXACT_ISA=" + std::string(sets[i].isa) + " '" + self +
+                                    "' --gtest_filter='" + filter + "'";
+        if (std::system((command + " > /dev/null 2>&1").c_str()) != 0) failed.push_back(command);
+    }
+    return failed;
 }
 
 } // namespace flamex::test
