@@ -1907,6 +1907,19 @@ TEST(ExactMpfrRowFolds, ConstantSignOverManyCadences)
         }
     const std::vector<double> y0(static_cast<std::size_t>(m), 0.0);
     EXPECT_EQ(check_gemv_every_path(A, x, 1.0, 0.0, y0, "13x20011"), 0);
+    // Negative products just below the bound for 1000 columns: unnormalized, fold
+    // 0 would pass zero and end below -sigma_0, where its value S_0 - sigma_0 is
+    // no longer a double (folds.inc: the normalization keeps S_0 in its binade).
+    const dim_t m2 = 16, n2 = 1000;
+    Matrix B(m2, n2);
+    std::vector<double> x2(static_cast<std::size_t>(n2));
+    x2[0] = 0.75;
+    for (dim_t j = 1; j < n2; ++j) x2[static_cast<std::size_t>(j)] = 1.0 - std::fabs(unit(rng)) / 64;
+    for (dim_t i = 0; i < m2; ++i)
+        for (dim_t j = 0; j < n2; ++j)
+            B(i, j) = j == 0 ? 1.0 : -(200.0 + static_cast<double>(i)) * (1.0 + std::ldexp(unit(rng), -20));
+    const std::vector<double> z0(static_cast<std::size_t>(m2), 0.0);
+    EXPECT_EQ(check_gemv_every_path(B, x2, 1.0, 0.0, z0, "16x1000, negative near the bound"), 0);
 }
 
 // Products so far below the first column's largest that some of their bits are
