@@ -2031,6 +2031,70 @@ TEST(ExactMpfrRowFolds, ZeroResultsAndTheirSigns)
     EXPECT_EQ(wrong, 0);
 }
 
+// Rows starting with zeros, a different number in each row (some past the 16
+// columns the kernels look ahead to base the lanes): such a lane stays empty
+// beside based ones and is based alone by its first product; an infinity or a
+// NaN right after the zeros; a row of zeros only.
+TEST(ExactMpfrRowFolds, RowsStartingWithZeros)
+{
+    const flamex::test::ExpectThreadsSplit split;
+    int wrong = 0;
+    for (const auto& [m, n] : std::vector<std::pair<dim_t, dim_t>>{{37, 150}, {13, 40}}) {
+        Rng rng(static_cast<std::uint64_t>(m + 3 * n));
+        Matrix A(m, n);
+        std::vector<double> x(static_cast<std::size_t>(n));
+        for (double& v : x) v = unit(rng);
+        for (dim_t i = 0; i < m; ++i) {
+            const dim_t zeros = (i * 7) % (n + 1);
+            for (dim_t j = 0; j < n; ++j)
+                A(i, j) = j < zeros ? (j % 2 ? -0.0 : 0.0) : std::ldexp(unit(rng), static_cast<int>(i % 9) * 10 - 40);
+            if (i % 10 == 4 && zeros < n) A(i, zeros) = INF;
+            if (i % 10 == 8 && zeros < n) A(i, zeros) = NaN;
+        }
+        for (dim_t j = 0; j < n; ++j) A(m - 2, j) = 0.0;
+        std::vector<double> y0(static_cast<std::size_t>(m));
+        for (double& v : y0) v = unit(rng);
+        wrong += check_gemv_every_path(A, x, 1.0, 1.0, y0, std::to_string(m) + "x" + std::to_string(n) + " leading zeros");
+    }
+    EXPECT_EQ(wrong, 0);
+}
+
+// Long rows of different scales (2^-30 .. 2^30 from row to row, uniform within
+// a row), zeros planted, m leaving a partial last vector: under the adaptive
+// choice they stay on the folds (no block of rows moves to the radix path):
+// lanes are based row by row, and exact zero products (the padding lanes of the
+// partial vector, the zeros) are no spills.
+TEST(ExactMpfrRowFolds, RowsOfDifferentScalesStayOnTheFolds)
+{
+    using flamex::exact::detail::FirstLevelCounts;
+    if (std::string(flamex::exact::kernel_isa()) == "generic")
+        GTEST_SKIP() << "the portable kernels have the expansion path only (FLAMEX_EXACT_ISA=generic)";
+    const dim_t m = 45, n = 1500;
+    Rng rng(515);
+    Matrix A(m, n);
+    std::vector<double> x(static_cast<std::size_t>(n));
+    for (double& v : x) v = unit(rng);
+    for (dim_t i = 0; i < m; ++i)
+        for (dim_t j = 0; j < n; ++j)
+            A(i, j) = (i + j) % 17 == 0 ? 0.0 : std::ldexp(unit(rng), static_cast<int>((i * 13) % 61) - 30);
+    const std::vector<double> y0(static_cast<std::size_t>(m), 0.0);
+    const std::vector<double> want = gemv_reference(Trans::No, 1.0, A, x, 0.0, y0);
+    const Matrix At = transposed(A);
+    FirstLevelCounts& counts = flamex::exact::detail::thread_first_level_counts();
+    const flamex::exact::detail::ScopedFirstLevel level(FirstLevel::Adaptive);
+    for (Layout la : {Layout::Plain, Layout::RowMajor}) {
+        const FirstLevelCounts before = counts;
+        EXPECT_EQ(count_wrong(gemv_on(exact_backend({1, 0}), Trans::No, 1.0, A, x, 0.0, y0, la, 0, 0), want,
+                              std::string("gemv N, A ") + layout_name(la)),
+                  0);
+        EXPECT_EQ(count_wrong(gemv_on(exact_backend({1, 0}), Trans::Yes, 1.0, At, x, 0.0, y0, la, 1, 2), want,
+                              std::string("gemv T, A ") + layout_name(la)),
+                  0);
+        EXPECT_EQ(counts.radix_blocks - before.radix_blocks, 0) << layout_name(la);
+        EXPECT_GT(counts.expansion_blocks - before.expansion_blocks, 0) << layout_name(la);
+    }
+}
+
 // trsv takes each row's fold values as handed out (comps) when nothing else
 // reached its accumulator: rows of op(T) growing along the columns at rates of
 // their own (re-based lanes), rows with remainders past the last fold (their
