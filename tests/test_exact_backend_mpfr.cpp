@@ -2059,7 +2059,7 @@ TEST(ExactMpfrRowFolds, RowsStartingWithZeros)
     EXPECT_EQ(wrong, 0);
 }
 
-// Long rows of different scales (2^-30 .. 2^30 from row to row, uniform within
+// Long rows of different scales (2^-45 .. 2^45 from row to row, uniform within
 // a row), zeros planted, m leaving a partial last vector: under the adaptive
 // choice they stay on the folds (no block of rows moves to the radix path):
 // lanes are based row by row, and exact zero products (the padding lanes of the
@@ -2076,7 +2076,7 @@ TEST(ExactMpfrRowFolds, RowsOfDifferentScalesStayOnTheFolds)
     for (double& v : x) v = unit(rng);
     for (dim_t i = 0; i < m; ++i)
         for (dim_t j = 0; j < n; ++j)
-            A(i, j) = (i + j) % 17 == 0 ? 0.0 : std::ldexp(unit(rng), static_cast<int>((i * 13) % 61) - 30);
+            A(i, j) = (i + j) % 17 == 0 ? 0.0 : std::ldexp(unit(rng), static_cast<int>((i * 13) % 61) * 3 / 2 - 45);
     const std::vector<double> y0(static_cast<std::size_t>(m), 0.0);
     const std::vector<double> want = gemv_reference(Trans::No, 1.0, A, x, 0.0, y0);
     const Matrix At = transposed(A);
