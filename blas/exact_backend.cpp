@@ -42,15 +42,15 @@
 //
 // Matrix-vector kernels. A panel of rows of a column-major op(A) goes to
 // exblas::accumulate_columns (blocks of 32 rows in SIMD lanes walking the
-// columns, one pair of 3-term expansions per row, spills to per-row
+// columns, the folds of exact/folds.inc per row, spills to per-row
 // Accumulators); a panel whose rows are contiguous in memory (op(A) = A^T of a
 // column-major A) to exblas::accumulate_rows (the same after an in-register
 // transpose of 8 x 8 tiles); a view with neither unit stride to one
 // exact::accumulate_dot per row.
 //
-// Finishing an output (exact_finish.hpp): the kernel hands each row's expansion out; when nothing
+// Finishing an output (exact_finish.hpp): the kernel hands each row's fold values out; when nothing
 // else reached the row's Accumulator (no spill, no out-of-range product) the few
-// terms left (the components, beta * y split by TwoProd, the products of a
+// terms left (the fold values, beta * y split by TwoProd, the products of a
 // triangular sub-block) are rounded, or divided and rounded, exactly in a 256-bit
 // fixed-point window (exblas::round_sum / divide_sum); otherwise, or when that
 // cannot decide (exact zero, wide range), the Accumulator does.

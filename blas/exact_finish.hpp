@@ -12,7 +12,7 @@
 
 namespace flamex::exact_backend {
 
-// Doubles of one row's expansion that the panel kernels hand out.
+// Doubles of one row's folds (its fold values) that the panel kernels hand out.
 constexpr int NC = exblas::COMPONENTS;
 
 // round(alpha * S + beta * y) for the exact S in acc; y is not read when beta == 0.

@@ -13,7 +13,7 @@ struct Workspace {
     std::vector<exact::Accumulator> acc;   // an operation's per-row accumulators
     std::vector<exact::Accumulator> parts; // the other threads' partial accumulators, merged by the caller
     std::vector<double> vec;        // a contiguous copy of a vector
-    std::vector<double> comps;      // expansion components handed out by the kernel
+    std::vector<double> comps;      // fold values handed out by the kernel
     std::vector<unsigned char> flags;
 };
 

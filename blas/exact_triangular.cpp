@@ -5,7 +5,7 @@
 // (one local EXGEMV into the block's per-row accumulators), then the block is
 // solved in sub-blocks of SUB_BLOCK rows (a sub-panel EXGEMV and the small
 // triangle), each x_k from its own exact residual: nothing is rounded between
-// the panel and the division. The left-looking order keeps each row's expansion
+// the panel and the division. The left-looking order keeps each row's folds
 // in registers over the whole panel and needs only `block` Accumulators; the
 // right-looking order of the paper gives the same exact residuals. (A view with
 // neither unit stride gets one exact dot product per residual instead.) trsm

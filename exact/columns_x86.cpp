@@ -12,22 +12,17 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "exact/exblas.hpp"
 #include "exact/first_level.hpp"
 #include "exact/kernels.hpp"
 
-// TwoSum must not be contracted into FMAs.
-#if defined(__clang__)
-#pragma clang fp contract(off)
-#else
-#pragma GCC optimize("fp-contract=off")
-#endif
+// No expression here multiplies into an addition (the folds' products and their
+// FMAs are explicit), so FMA contraction cannot change any result.
 
 namespace flamex::exact::detail {
-
-using exblas::COMPONENTS;
 
 namespace {
 
@@ -63,29 +58,7 @@ struct Simd : simd::Avx2 {
         const __m256i lane = _mm256_set_epi64x(3, 2, 1, 0);
         return _mm256_maskload_pd(p, _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), lane));
     }
-    static bool nonzero_bits(V v)
-    {
-        const __m256i i = _mm256_castpd_si256(v);
-        return !_mm256_testz_si256(i, i);
-    }
-    static unsigned nonzero_lanes(V v)
-    {
-        const __m256i i = _mm256_castpd_si256(v);
-        return ~static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(i, _mm256_setzero_si256())))) & 0xfu;
-    }
     static M is_finite(V a) { return _mm256_cmp_pd(abs(a), set1(HUGE_VAL), _CMP_LT_OQ); }
-    static M in_range(V r)
-    {
-        const V m = abs(r);
-        return _mm256_and_pd(_mm256_cmp_pd(m, set1(exact::TWO_PROD_MIN), _CMP_GE_OQ),
-                             _mm256_cmp_pd(m, set1(exact::Expansion<2>::FAST_MAX), _CMP_LT_OQ));
-    }
-    static M in_range_or_zero(V r, V a, double x)
-    {
-        if (!std::isfinite(x)) return in_range(r);
-        const M zero_lanes = x == 0 ? is_finite(a) : _mm256_cmp_pd(a, zero(), _CMP_EQ_OQ);
-        return _mm256_or_pd(in_range(r), zero_lanes);
-    }
     // out[j] lane l = in[l] lane j.
     static void transpose(const V (&in)[W], V (&out)[W])
     {
@@ -100,21 +73,20 @@ struct Simd : simd::Avx2 {
 
 #include "exact/columns_body.inc"
 
-constexpr int P1 = 2, P = 3, U = 4;
+constexpr int U = 4;
 
 } // namespace avx2
 
 void columns_avx2(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
                   Accumulator* acc, double* comps)
 {
-    static_assert(2 * avx2::P == COMPONENTS, "components per row");
-    avx2::columns_impl<avx2::P1, avx2::P, avx2::U>(nrows, ncols, A, lda, x, incx, acc, comps);
+    avx2::columns_impl<avx2::U>(nrows, ncols, A, lda, x, incx, acc, comps);
 }
 
 void rows_avx2(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
                Accumulator* acc, double* comps)
 {
-    avx2::rows_impl<avx2::P1, avx2::P, avx2::U>(nrows, ncols, A, lda, x, incx, acc, comps);
+    avx2::rows_impl<avx2::U>(nrows, ncols, A, lda, x, incx, acc, comps);
 }
 
 // a[i] := fma(h[i], s, a[i]) on contiguous arrays.
@@ -145,37 +117,10 @@ struct Simd : simd::Avx512 {
     {
         return _mm512_maskz_loadu_pd(static_cast<__mmask8>((1u << n) - 1u), p);
     }
-    static bool nonzero_bits(V v)
+    static M is_finite(V a)
     {
-        const __m512i i = _mm512_castpd_si512(v);
-        return _mm512_test_epi64_mask(i, i) != 0;
-    }
-    static unsigned nonzero_lanes(V v)
-    {
-        const __m512i i = _mm512_castpd_si512(v);
-        return _mm512_test_epi64_mask(i, i);
-    }
-    static __m512i abs_bits(V a)
-    {
-        return _mm512_and_si512(_mm512_castpd_si512(a), _mm512_set1_epi64(0x7fffffffffffffffLL));
-    }
-    static M is_finite(V a) { return _mm512_cmplt_epu64_mask(abs_bits(a), _mm512_set1_epi64(0x7ff0000000000000LL)); }
-    // |r| in [TWO_PROD_MIN, FAST_MAX) as one unsigned compare on the bits (integer
-    // units: the floating-point ones are busy with the TwoSums).
-    static M in_range(V r)
-    {
-        constexpr long long lo = static_cast<long long>(1023 - 968) << 52; // the bits of 2^-968
-        constexpr long long hi = static_cast<long long>(1023 + 959) << 52; // the bits of 2^959
-        static_assert(exact::TWO_PROD_MIN == 0x1p-968 && exact::Expansion<2>::FAST_MAX == 0x1p959,
-                      "the bit patterns above");
-        const __m512i d = _mm512_sub_epi64(abs_bits(r), _mm512_set1_epi64(lo));
-        return _mm512_cmplt_epu64_mask(d, _mm512_set1_epi64(hi - lo));
-    }
-    static M in_range_or_zero(V r, V a, double x)
-    {
-        if (!std::isfinite(x)) return in_range(r);
-        const M zero_lanes = x == 0 ? is_finite(a) : _mm512_cmp_pd_mask(a, zero(), _CMP_EQ_OQ);
-        return static_cast<M>(in_range(r) | zero_lanes);
+        const __m512i bits = _mm512_and_si512(_mm512_castpd_si512(a), _mm512_set1_epi64(0x7fffffffffffffffLL));
+        return _mm512_cmplt_epu64_mask(bits, _mm512_set1_epi64(0x7ff0000000000000LL));
     }
     // out[j] lane l = in[l] lane j: pairs, then quadruples, then halves. (The
     // zero-masked forms: GCC 12 warns about the unmasked ones' undefined
@@ -206,21 +151,20 @@ struct Simd : simd::Avx512 {
 
 #include "exact/columns_body.inc"
 
-constexpr int P1 = 2, P = 3, U = 4, ROWS_U = 2;
+constexpr int U = 4, ROWS_U = 2;
 
 } // namespace avx512
 
 void columns_avx512(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
                   Accumulator* acc, double* comps)
 {
-    static_assert(2 * avx512::P == COMPONENTS, "components per row");
-    avx512::columns_impl<avx512::P1, avx512::P, avx512::U>(nrows, ncols, A, lda, x, incx, acc, comps);
+    avx512::columns_impl<avx512::U>(nrows, ncols, A, lda, x, incx, acc, comps);
 }
 
 void rows_avx512(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
                  Accumulator* acc, double* comps)
 {
-    avx512::rows_impl<avx512::P1, avx512::P, avx512::ROWS_U>(nrows, ncols, A, lda, x, incx, acc, comps);
+    avx512::rows_impl<avx512::ROWS_U>(nrows, ncols, A, lda, x, incx, acc, comps);
 }
 
 void fma_update_avx512(index_t n, const double* h, double s, double* a)
@@ -263,13 +207,13 @@ struct Simd : avx512::Simd, simd::Avx512Ifma {
 void columns_avx512ifma(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
                         Accumulator* acc, double* comps)
 {
-    avx512ifma::columns_impl<avx512::P1, avx512::P, avx512::U>(nrows, ncols, A, lda, x, incx, acc, comps);
+    avx512ifma::columns_impl<avx512::U>(nrows, ncols, A, lda, x, incx, acc, comps);
 }
 
 void rows_avx512ifma(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
                      Accumulator* acc, double* comps)
 {
-    avx512ifma::rows_impl<avx512::P1, avx512::P, avx512::ROWS_U>(nrows, ncols, A, lda, x, incx, acc, comps);
+    avx512ifma::rows_impl<avx512::ROWS_U>(nrows, ncols, A, lda, x, incx, acc, comps);
 }
 
 FLAMEX_EXACT_TARGET_END

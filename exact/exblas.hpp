@@ -2,7 +2,7 @@
 // beside the public one (exact/exact.hpp); the kernels behind it and their
 // per-instruction-set table are exact/kernels.hpp's. exact::accumulate_dot
 // serves one row at a time; a matrix-vector product wants a block of rows at
-// once, each row with its own expansion in a SIMD lane, walking the columns
+// once, each row with its own folds (the dot's first level) in a SIMD lane, walking the columns
 // contiguously (the EXGEMV scheme of Iakymchuk et al., section 3.4, on a CPU):
 // accumulate_columns for column-major panels,
 // accumulate_rows for panels whose rows are contiguous (A^T of a column-major A).
@@ -17,8 +17,9 @@ namespace flamex::exblas {
 using exact::Accumulator;
 using exact::index_t;
 
-// Doubles per row that accumulate_columns hands out in `comps` (see below).
-inline constexpr int COMPONENTS = 6;
+// Doubles per row that accumulate_columns hands out in `comps` (see below): the
+// values of the row's folds (exact/folds.inc).
+inline constexpr int COMPONENTS = 4;
 
 // For r in [0, nrows): acc[r] += sum_{c < ncols} A[r + c * lda] * x[c * incx],
 // exactly. The rows of a column are contiguous (row stride 1); lda and incx are
@@ -26,18 +27,19 @@ inline constexpr int COMPONENTS = 6;
 // values are recorded as exact::accumulate_dot records them, so acc[r] ends up
 // holding what accumulate_dot(acc[r], ncols, A + r, lda, x, incx) would give.
 //
-// With comps (nrows * COMPONENTS doubles), each row's expansion is handed out
-// instead of being added to acc[r]: the exact sum is then acc[r] +
-// comps[r * COMPONENTS + 0 .. COMPONENTS) (finite components, zeros included),
-// and acc[r] holds only what the expansions could not (spilled errors, products
-// outside the fast range, specials, and the columns of rows handed to the radix
-// path: exact/columns_body.inc) and the zero-sign bookkeeping. A caller can
-// round that short sum cheaply when acc[r] is an exact zero (round_sum).
+// With comps (nrows * COMPONENTS doubles), each row's fold values are handed
+// out instead of being added to acc[r]: the exact sum is then acc[r] +
+// comps[r * COMPONENTS + 0 .. COMPONENTS) (finite values, zeros included),
+// and acc[r] holds only what the folds could not (remainders past the last
+// fold, a re-based row's old values, products outside a row's range, specials,
+// and the columns of rows handed to the radix path: exact/columns_body.inc) and
+// the zero-sign bookkeeping. A caller can round that short sum cheaply when
+// acc[r] is an exact zero (round_sum).
 void accumulate_columns(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
                         Accumulator* acc, double* comps = nullptr);
 
 // The same for a panel whose rows are contiguous: acc[r] += sum_c A[r * lda + c] *
-// x[c * incx] (W x W tiles transposed in registers, then the same expansions).
+// x[c * incx] (W x W tiles transposed in registers, then the same folds).
 void accumulate_rows(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
                      Accumulator* acc, double* comps = nullptr);
 

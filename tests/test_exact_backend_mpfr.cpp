@@ -43,6 +43,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <limits>
 #include <map>
@@ -1923,6 +1924,344 @@ TEST(ExactMpfrFirstLevels, TrsvAllEightCasesEveryPathOnTheDataClasses)
                     }
         }
     EXPECT_EQ(wrong, 0);
+}
+
+// ===================================================================================
+// The folds of the multi-row kernels (exact/columns_body.inc on exact/folds.inc):
+// one SIMD lane a row, every lane based at once on the first column, then each
+// row re-based alone when its products outgrow its folds; normalized every 32
+// columns (folds.inc's CADENCE); what is left past the last fold, and a re-based
+// row's old values, go to that row's accumulator; trsv takes the fold values
+// handed out (comps). Every case: MPFR's bits on every first level, 1 and 2
+// threads, both panel kernels (column-major A and row-major A, gemv N and T);
+// m not a multiple of any vector width (partial last vectors, tails of blocks).
+
+// uniform in (-1, 1)
+double unit(Rng& rng) { return std::uniform_real_distribution<double>(-1.0, 1.0)(rng); }
+
+// gemv N and T with A against x on every first level, thread count and panel
+// kernel; returns the wrong components.
+int check_gemv_every_path(const Matrix& A, const std::vector<double>& x, double alpha, double beta,
+                          const std::vector<double>& y0, const std::string& what)
+{
+    const Matrix At = transposed(A); // op(At) = A for Trans
+    const std::vector<double> want_n = gemv_reference(Trans::No, alpha, A, x, beta, y0);
+    const std::vector<double> want_t = gemv_reference(Trans::Yes, alpha, At, x, beta, y0);
+    int wrong = 0;
+    for (int l = 0; l < 4; ++l) {
+        const flamex::exact::detail::ScopedFirstLevel level(FIRST_LEVELS[l]);
+        for (Config cfg : THREADS)
+            for (Layout la : {Layout::Plain, Layout::RowMajor}) {
+                const std::string w = what + ", " + FIRST_LEVEL_NAMES[l] + ", " + describe(cfg) + ", A " + layout_name(la);
+                const Blas& blas = exact_backend(cfg);
+                wrong += count_wrong(gemv_on(blas, Trans::No, alpha, A, x, beta, y0, la, 0, 1), want_n, "gemv N " + w);
+                wrong += count_wrong(gemv_on(blas, Trans::Yes, alpha, At, x, beta, y0, la, 2, 3), want_t, "gemv T " + w);
+            }
+    }
+    return wrong;
+}
+
+// Rows growing (or shrinking) by 2^k along the columns at a rate of their own,
+// from scales of their own, and rows jumping by 2^100 at a column of their own:
+// each lane re-bases at different columns, many times, while the others go on.
+TEST(ExactMpfrRowFolds, RowsRebaseAtDifferentColumns)
+{
+    const flamex::test::ExpectThreadsSplit split;
+    int wrong = 0;
+    for (const auto& [m, n] : std::vector<std::pair<dim_t, dim_t>>{{37, 301}, {70, 133}, {5, 97}}) {
+        Rng rng(static_cast<std::uint64_t>(m * 1000 + n));
+        Matrix A(m, n);
+        std::vector<double> x(static_cast<std::size_t>(n));
+        for (dim_t j = 0; j < n; ++j) x[static_cast<std::size_t>(j)] = std::ldexp(unit(rng), static_cast<int>(j % 3));
+        for (dim_t i = 0; i < m; ++i) {
+            const int start = static_cast<int>(i % 5) * 7 - 14;
+            const int rate = static_cast<int>(i % 7) - 2; // bits per 8 columns
+            const dim_t jump = 10 + 7 * (i % 23);
+            for (dim_t j = 0; j < n; ++j) {
+                int e = start + static_cast<int>(j) * rate / 8;
+                if (i % 3 == 0 && j >= jump) e += 100;
+                A(i, j) = std::ldexp(unit(rng), e);
+            }
+        }
+        std::vector<double> y0(static_cast<std::size_t>(m));
+        for (double& v : y0) v = random_double(rng, -20, 20);
+        const std::string what = std::to_string(m) + "x" + std::to_string(n);
+        wrong += check_gemv_every_path(A, x, 1.0, 0.0, y0, what + ", beta 0");
+        wrong += check_gemv_every_path(A, x, -0x1.8p-3, 1.0, y0, what + ", beta 1");
+    }
+    EXPECT_EQ(wrong, 0);
+}
+
+// Constant-sign products over far more columns than the folds' normalization
+// cadence: the running sums grow past what fold 0 may hold (2^14 times the
+// products it was based on), so normalizations flush it; rows of products near
+// their bound flush it every few cadences; rows of tiny constant-sign parts
+// feed the lowest folds.
+TEST(ExactMpfrRowFolds, ConstantSignOverManyCadences)
+{
+    const flamex::test::ExpectThreadsSplit split;
+    const dim_t m = 13, n = 20011;
+    Rng rng(4242);
+    Matrix A(m, n);
+    std::vector<double> x(static_cast<std::size_t>(n));
+    for (dim_t j = 0; j < n; ++j) x[static_cast<std::size_t>(j)] = 0.5 + std::fabs(unit(rng)) / 2;
+    for (dim_t i = 0; i < m; ++i)
+        for (dim_t j = 0; j < n; ++j) {
+            const double a = 0.5 + std::fabs(unit(rng)) / 2;
+            switch (i % 5) {
+            case 0: A(i, j) = a; break;
+            case 1: A(i, j) = -a; break;
+            case 2: A(i, j) = j == 0 ? a : 200.0 * a * (i % 2 ? -1 : 1); break; // just below the bound 2^8
+            case 3: A(i, j) = a + std::ldexp(a, -45); break; // bits for the lower folds
+            default: A(i, j) = j % 2 ? std::ldexp(a, -52) : a; break;
+            }
+        }
+    const std::vector<double> y0(static_cast<std::size_t>(m), 0.0);
+    EXPECT_EQ(check_gemv_every_path(A, x, 1.0, 0.0, y0, "13x20011"), 0);
+    // Negative products just below the bound for 1000 columns: unnormalized, fold
+    // 0 would pass zero and end below -sigma_0, where its value S_0 - sigma_0 is
+    // no longer a double (folds.inc: the normalization keeps S_0 in its binade).
+    const dim_t m2 = 16, n2 = 1000;
+    Matrix B(m2, n2);
+    std::vector<double> x2(static_cast<std::size_t>(n2));
+    x2[0] = 0.75;
+    for (dim_t j = 1; j < n2; ++j) x2[static_cast<std::size_t>(j)] = 1.0 - std::fabs(unit(rng)) / 64;
+    for (dim_t i = 0; i < m2; ++i)
+        for (dim_t j = 0; j < n2; ++j)
+            B(i, j) = j == 0 ? 1.0 : -(200.0 + static_cast<double>(i)) * (1.0 + std::ldexp(unit(rng), -20));
+    const std::vector<double> z0(static_cast<std::size_t>(m2), 0.0);
+    EXPECT_EQ(check_gemv_every_path(B, x2, 1.0, 0.0, z0, "16x1000, negative near the bound"), 0);
+}
+
+// Products so far below the first column's largest that some of their bits are
+// left after the last fold: in some rows only (others well-scaled), in some
+// columns only, in the tail vector of a block too.
+TEST(ExactMpfrRowFolds, RemaindersPastTheLastFoldInSomeRows)
+{
+    const flamex::test::ExpectThreadsSplit split;
+    int wrong = 0;
+    for (const auto& [m, n] : std::vector<std::pair<dim_t, dim_t>>{{37, 211}, {69, 64}}) {
+        Rng rng(static_cast<std::uint64_t>(7 * m + n));
+        Matrix A(m, n);
+        std::vector<double> x(static_cast<std::size_t>(n));
+        for (double& v : x) v = unit(rng);
+        x[0] = 1.0;
+        for (dim_t i = 0; i < m; ++i)
+            for (dim_t j = 0; j < n; ++j) {
+                double a = j == 0 ? 1.0 : unit(rng);
+                if (j > 0 && i % 11 == 3) a = std::ldexp(a, -80);                          // every column
+                if (j > 0 && i % 11 == 7 && j % 2 == 1) a = std::ldexp(a, -70);             // odd columns
+                if (j > 0 && i % 11 == 9) a = std::ldexp(a, -60 - static_cast<int>(j % 50)); // over the edge
+                if (j > 0 && i == m - 1) a = std::ldexp(a, -100);                          // the last row
+                A(i, j) = a;
+            }
+        std::vector<double> y0(static_cast<std::size_t>(m));
+        for (double& v : y0) v = std::ldexp(unit(rng), -90);
+        wrong += check_gemv_every_path(A, x, 1.0, 1.0, y0, std::to_string(m) + "x" + std::to_string(n));
+    }
+    EXPECT_EQ(wrong, 0);
+}
+
+// Infinities and NaN in the middle of rows (after they re-based), in x (the
+// padding lanes of a partial vector then see 0 * inf: dropped), and a zero
+// column entry against an infinite x (NaN in that row only).
+TEST(ExactMpfrRowFolds, SpecialsMidRow)
+{
+    const flamex::test::ExpectThreadsSplit split;
+    const dim_t m = 37, n = 120;
+    int wrong = 0;
+    for (int c = 0; c < 4; ++c) {
+        Rng rng(900 + static_cast<std::uint64_t>(c));
+        Matrix A(m, n);
+        std::vector<double> x(static_cast<std::size_t>(n));
+        for (double& v : x) v = unit(rng);
+        for (dim_t i = 0; i < m; ++i)
+            for (dim_t j = 0; j < n; ++j) A(i, j) = std::ldexp(unit(rng), j >= 30 + static_cast<dim_t>(i) ? 40 : 0);
+        switch (c) {
+        case 0:
+            A(2, 70) = INF;
+            A(9, 90) = NaN;
+            A(33, 100) = -INF;
+            A(34, 50) = INF;
+            A(34, 51) = -INF;
+            break;
+        case 1:
+            x[77] = INF;
+            A(4, 77) = 0.0;
+            A(36, 77) = -0.0;
+            break;
+        case 2: x[44] = NaN; break;
+        default:
+            x[0] = -INF; // on empty folds
+            A(35, 0) = 0.0;
+            break;
+        }
+        const std::vector<double> y0(static_cast<std::size_t>(m), 1.0);
+        wrong += check_gemv_every_path(A, x, 1.0, 1.0, y0, "specials case " + std::to_string(c));
+    }
+    EXPECT_EQ(wrong, 0);
+}
+
+// Zero results and their signs: rows of -0 products only (-0), rows cancelling
+// exactly after re-basing (+0, or -0 with alpha -1), rows of +0 and -0 products,
+// zero entries of x (the kernels skip such columns).
+TEST(ExactMpfrRowFolds, ZeroResultsAndTheirSigns)
+{
+    const flamex::test::ExpectThreadsSplit split;
+    const dim_t m = 37, n = 67;
+    Rng rng(31);
+    std::vector<double> x(static_cast<std::size_t>(n));
+    for (dim_t j = 0; j < n; ++j) x[static_cast<std::size_t>(j)] = j % 5 == 0 ? -0.0 : 0.5 + std::fabs(unit(rng));
+    x[10] = 0.0;
+    Matrix A(m, n);
+    for (dim_t i = 0; i < m; ++i)
+        for (dim_t j = 0; j < n; ++j) {
+            switch (i % 4) {
+            case 0: A(i, j) = j % 5 == 0 ? 1.0 : -0.0; break; // -0 products only, but for x[10]
+            case 1: A(i, j) = j == 10 ? 3.0 : j % 5 == 0 ? -2.0 : 0.0; break; // +0 and -0
+            case 2: { // pairs v, -v growing by 2^3 a pair (re-basing): against xp, an exact zero
+                const dim_t k = j / 2;
+                const double v = std::ldexp(1.0 + static_cast<double>(k % 7) / 8, static_cast<int>(3 * k));
+                A(i, j) = j == n - 1 ? 0.0 : j % 2 ? -v : v;
+                break;
+            }
+            default: A(i, j) = unit(rng); break;
+            }
+        }
+    // x with the entries of each pair of columns equal (the rows i % 4 == 2 cancel exactly).
+    std::vector<double> xp = x;
+    for (dim_t j = 1; j < n; j += 2) xp[static_cast<std::size_t>(j)] = xp[static_cast<std::size_t>(j - 1)];
+    const std::vector<double> minus_zero(static_cast<std::size_t>(m), -0.0);
+    int wrong = 0;
+    for (const double alpha : {1.0, -1.0})
+        for (const double beta : {0.0, 1.0}) {
+            const std::string what = "alpha " + std::to_string(alpha) + ", beta " + std::to_string(beta);
+            wrong += check_gemv_every_path(A, x, alpha, beta, minus_zero, "x with zeros, " + what);
+            wrong += check_gemv_every_path(A, xp, alpha, beta, minus_zero, "x in equal pairs, " + what);
+        }
+    EXPECT_EQ(wrong, 0);
+}
+
+// Rows starting with zeros, a different number in each row (some past the 16
+// columns the kernels look ahead to base the lanes): such a lane stays empty
+// beside based ones and is based alone by its first product; an infinity or a
+// NaN right after the zeros; a row of zeros only.
+TEST(ExactMpfrRowFolds, RowsStartingWithZeros)
+{
+    const flamex::test::ExpectThreadsSplit split;
+    int wrong = 0;
+    for (const auto& [m, n] : std::vector<std::pair<dim_t, dim_t>>{{37, 150}, {13, 40}}) {
+        Rng rng(static_cast<std::uint64_t>(m + 3 * n));
+        Matrix A(m, n);
+        std::vector<double> x(static_cast<std::size_t>(n));
+        for (double& v : x) v = unit(rng);
+        for (dim_t i = 0; i < m; ++i) {
+            const dim_t zeros = (i * 7) % (n + 1);
+            for (dim_t j = 0; j < n; ++j)
+                A(i, j) = j < zeros ? (j % 2 ? -0.0 : 0.0) : std::ldexp(unit(rng), static_cast<int>(i % 9) * 10 - 40);
+            if (i % 10 == 4 && zeros < n) A(i, zeros) = INF;
+            if (i % 10 == 8 && zeros < n) A(i, zeros) = NaN;
+        }
+        for (dim_t j = 0; j < n; ++j) A(m - 2, j) = 0.0;
+        std::vector<double> y0(static_cast<std::size_t>(m));
+        for (double& v : y0) v = unit(rng);
+        wrong += check_gemv_every_path(A, x, 1.0, 1.0, y0, std::to_string(m) + "x" + std::to_string(n) + " leading zeros");
+    }
+    EXPECT_EQ(wrong, 0);
+}
+
+// Long rows of different scales (2^-45 .. 2^45 from row to row, uniform within
+// a row), zeros planted, m leaving a partial last vector: under the adaptive
+// choice they stay on the folds (no block of rows moves to the radix path):
+// lanes are based row by row, and exact zero products (the padding lanes of the
+// partial vector, the zeros) are no spills.
+TEST(ExactMpfrRowFolds, RowsOfDifferentScalesStayOnTheFolds)
+{
+    using flamex::exact::detail::FirstLevelCounts;
+    if (std::string(flamex::exact::kernel_isa()) == "generic")
+        GTEST_SKIP() << "the portable kernels have the expansion path only (FLAMEX_EXACT_ISA=generic)";
+    const dim_t m = 45, n = 1500;
+    Rng rng(515);
+    Matrix A(m, n);
+    std::vector<double> x(static_cast<std::size_t>(n));
+    for (double& v : x) v = unit(rng);
+    for (dim_t i = 0; i < m; ++i)
+        for (dim_t j = 0; j < n; ++j)
+            A(i, j) = (i + j) % 17 == 0 ? 0.0 : std::ldexp(unit(rng), static_cast<int>((i * 13) % 61) * 3 / 2 - 45);
+    const std::vector<double> y0(static_cast<std::size_t>(m), 0.0);
+    const std::vector<double> want = gemv_reference(Trans::No, 1.0, A, x, 0.0, y0);
+    const Matrix At = transposed(A);
+    FirstLevelCounts& counts = flamex::exact::detail::thread_first_level_counts();
+    const flamex::exact::detail::ScopedFirstLevel level(FirstLevel::Adaptive);
+    for (Layout la : {Layout::Plain, Layout::RowMajor}) {
+        const FirstLevelCounts before = counts;
+        EXPECT_EQ(count_wrong(gemv_on(exact_backend({1, 0}), Trans::No, 1.0, A, x, 0.0, y0, la, 0, 0), want,
+                              std::string("gemv N, A ") + layout_name(la)),
+                  0);
+        EXPECT_EQ(count_wrong(gemv_on(exact_backend({1, 0}), Trans::Yes, 1.0, At, x, 0.0, y0, la, 1, 2), want,
+                              std::string("gemv T, A ") + layout_name(la)),
+                  0);
+        EXPECT_EQ(counts.radix_blocks - before.radix_blocks, 0) << layout_name(la);
+        EXPECT_GT(counts.expansion_blocks - before.expansion_blocks, 0) << layout_name(la);
+    }
+}
+
+// trsv takes each row's fold values as handed out (comps) when nothing else
+// reached its accumulator: rows of op(T) growing along the columns at rates of
+// their own (re-based lanes), rows with remainders past the last fold (their
+// accumulator not empty), all eight cases, every level, thread count and block.
+TEST(ExactMpfrRowFolds, TrsvTakesTheFoldValuesOfRebasedRows)
+{
+    const flamex::test::ExpectThreadsSplit split;
+    const dim_t n = 157;
+    Rng rng(77);
+    ClassRows p{Matrix(n, n), std::vector<double>(static_cast<std::size_t>(n))};
+    for (double& v : p.x) v = unit(rng);
+    for (dim_t i = 0; i < n; ++i) {
+        const int rate = static_cast<int>(i % 5) - 1;
+        for (dim_t j = 0; j < n; ++j) {
+            const dim_t d = i > j ? i - j : j - i; // growing toward the diagonal from either side
+            int e = static_cast<int>(n - d) * rate / 4 - 40;
+            if (i % 13 == 6 && d % 3 == 0) e -= 90; // remainders in some rows
+            p.A(i, j) = std::ldexp(unit(rng), e);
+        }
+    }
+    int wrong = 0;
+    for (Uplo uplo : {Uplo::Lower, Uplo::Upper})
+        for (Trans trans : {Trans::No, Trans::Yes})
+            for (Diag diag : {Diag::NonUnit, Diag::Unit}) {
+                const bool op_lower = (uplo == Uplo::Lower) != (trans == Trans::Yes);
+                const Matrix T = stored_for(class_triangle(p, op_lower), trans);
+                for (int l = 0; l < 4; ++l) {
+                    const flamex::exact::detail::ScopedFirstLevel level(FIRST_LEVELS[l]);
+                    for (Config cfg : THREADS_AND_BLOCKS) {
+                        const Layout lt = LAYOUTS[static_cast<std::size_t>(l + cfg.threads) % 3];
+                        const int lx = (l + static_cast<int>(cfg.block)) % VECTOR_LAYOUTS;
+                        wrong += run_and_check_trsv(exact_backend(cfg), uplo, trans, diag, T, p.x, lt, lx,
+                                                    std::string(FIRST_LEVEL_NAMES[l]) + ", " + describe(cfg));
+                    }
+                }
+            }
+    EXPECT_EQ(wrong, 0);
+}
+
+// The kernel set is chosen once per process (FLAMEX_EXACT_ISA picks one): the
+// other sets run the tests above in a child process of this program.
+TEST(ExactMpfrRowFolds, EveryKernelSet)
+{
+    if (std::getenv("FLAMEX_EXACT_ISA") != nullptr) GTEST_SKIP() << "already a child run";
+    std::vector<std::string> sets = {"generic"};
+#if defined(__x86_64__)
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) sets.push_back("avx2");
+#endif
+    const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+    const std::string filter = "ExactMpfrRowFolds.*";
+    for (const std::string& isa : sets) {
+        const std::string command =
+            "FLAMEX_EXACT_ISA=" + isa + " '" + self + "' --gtest_filter='" + filter + "' > /dev/null 2>&1";
+        EXPECT_EQ(std::system(command.c_str()), 0) << "rerun with FLAMEX_EXACT_ISA=" << isa << " --gtest_filter='"
+                                                   << filter << "'";
+    }
 }
 
 } // namespace
