@@ -27,16 +27,17 @@
 #include "exact/kernels.hpp"
 #include "reference/exact_data.hpp"
 #include "support/exact_kernel_paths.hpp"
+#include "support/bit_assertions.hpp"
 #include "support/exact_reference.hpp"
 
 using namespace flamex::exact;
 using detail::FirstLevel;
+using flamex::test::bits_equal;
 using flamex::test::kernel_dot;
 using flamex::test::kernel_sets;
 using flamex::test::kernel_sum;
 using flamex::test::reference_dot;
 using flamex::test::reference_sum;
-using flamex::test::same_bits;
 
 namespace {
 
@@ -45,12 +46,6 @@ const int mpfr_ready = (flamex::test::widen_mpfr_range(), 0);
 const FirstLevel LEVELS[] = {FirstLevel::Adaptive, FirstLevel::Expansion, FirstLevel::Radix, FirstLevel::Alternate};
 const char* const LEVEL_NAMES[] = {"adaptive", "expansion", "radix", "alternate"};
 constexpr int LEVEL_COUNT = 4;
-
-::testing::AssertionResult bits_equal(double actual, double expected)
-{
-    if (same_bits(actual, expected)) return ::testing::AssertionSuccess();
-    return ::testing::AssertionFailure() << std::hexfloat << actual << " != expected " << expected << std::defaultfloat;
-}
 
 struct Pair {
     std::vector<double> x, y;

@@ -18,27 +18,22 @@
 #include "exact/first_level.hpp"
 #include "exact/kernels.hpp"
 #include "support/exact_kernel_paths.hpp"
+#include "support/bit_assertions.hpp"
 #include "support/exact_reference.hpp"
 
 using namespace flamex::exact;
 using flamex::test::Big;
+using flamex::test::bits_equal;
 using flamex::test::kernel_dot;
 using flamex::test::kernel_sets;
 using flamex::test::kernel_sum;
 using flamex::test::random_double;
 using flamex::test::reference_divide;
 using flamex::test::reference_round;
-using flamex::test::same_bits;
 
 namespace {
 
 const int mpfr_ready = (flamex::test::widen_mpfr_range(), 0);
-
-::testing::AssertionResult bits_equal(double actual, double expected)
-{
-    if (same_bits(actual, expected)) return ::testing::AssertionSuccess();
-    return ::testing::AssertionFailure() << std::hexfloat << actual << " != expected " << expected << std::defaultfloat;
-}
 
 std::string show(const std::vector<double>& v)
 {
