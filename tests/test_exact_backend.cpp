@@ -635,6 +635,39 @@ TEST(ExactBackend, GemvPropagatesIeeeSpecialsAndBetaZeroIgnoresY)
     }
 }
 
+TEST(ExactBackend, GemvSpecialInXStaysInItsRowsOfAPartialBlock)
+{
+    // 5 and 13 rows: blocks of rows whose last vector has padding lanes (their
+    // products 0 * inf are NaN, and must reach no row), 1, 20 and 70 columns
+    // (the special within and past the look-ahead of the kernel's first columns).
+    for (dim_t m : {5, 13})
+        for (dim_t n : {1, 20, 70})
+            for (Trans t : kTrans) {
+                const dim_t at = n / 2; // the column of the special
+                Matrix A(m, n);
+                for (dim_t j = 0; j < n; ++j)
+                    for (dim_t i = 0; i < m; ++i) A(i, j) = 0.5 + static_cast<double>(i + j % 3);
+                A(1, at) = 0.0;  // 0 * inf -> NaN
+                A(2, at) = -1.0; // -inf
+                Matrix x(n, 1);
+                for (dim_t j = 0; j < n; ++j) x(j, 0) = 1.0;
+                x(at, 0) = kInf;
+                Matrix T(n, m);
+                for (dim_t j = 0; j < n; ++j)
+                    for (dim_t i = 0; i < m; ++i) T(j, i) = A(i, j);
+                for (const Config& c : configs()) {
+                    Matrix y(m, 1);
+                    backend(c).gemv(t, 1.0, t == Trans::No ? Obj(A) : Obj(T), x, 0.0, y);
+                    for (dim_t i = 0; i < m; ++i) {
+                        if (i == 1)
+                            EXPECT_TRUE(std::isnan(y(i, 0))) << "0 * inf, m " << m << " n " << n;
+                        else
+                            EXPECT_EQ(y(i, 0), i == 2 ? -kInf : kInf) << "row " << i << ", m " << m << " n " << n;
+                    }
+                }
+            }
+}
+
 // --- ger ----------------------------------------------------------------------------------
 
 TEST(ExactBackend, GerRoundsEachElementOnce)
