@@ -144,12 +144,11 @@ namespace {
 
 using exact::detail::i128;
 
-// The exact sum of n <= MAX_TERMS finite doubles as sign and magnitude M * 2^qmin
-// (M < 2^256 in the 32-bit digits of a Magnitude, base 0), when the terms span
-// at most 240 bits (fixed_sum: false for a wider span, a non-finite term or an
-// exact zero).
+// The exact sum of n <= MAX_TERMS finite doubles as sign and magnitude L * 2^qmin
+// (L < 2^256 in 64-bit words, lowest first), when the terms span at most 240
+// bits (fixed_sum: false for a wider span, a non-finite term or an exact zero).
 struct Fixed {
-    exact::detail::Magnitude M;
+    std::uint64_t L[4];
     int qmin = 0;
     bool negative = false;
 };
@@ -213,12 +212,12 @@ bool fixed_sum(const double* t, int n, Fixed& f)
         for (i128& d : D) d = 0;
         add_terms(t, n, qmin, D);
     }
-    std::uint64_t L[4];
+    std::uint64_t* const L = f.L;
     i128 carry = 0;
     for (int j = 0; j < 4; ++j) {
         const i128 v = D[j] + carry;
         L[j] = static_cast<std::uint64_t>(v);
-        carry = (v - static_cast<i128>(L[j])) / (static_cast<i128>(1) << 64);
+        carry = v >> 64; // exact: v - L[j] is a multiple of 2^64
     }
     f.negative = carry < 0; // the sum is L - 2^256 then
     if (f.negative) {
@@ -228,15 +227,7 @@ bool fixed_sum(const double* t, int n, Fixed& f)
             c = (c != 0 && L[j] == 0) ? 1 : 0;
         }
     }
-    exact::detail::Magnitude& M = f.M;
-    for (int j = 0; j < 4; ++j) {
-        M.w[2 * j] = static_cast<std::uint32_t>(L[j]);
-        M.w[2 * j + 1] = static_cast<std::uint32_t>(L[j] >> 32);
-    }
-    M.base = 0;
-    M.top = 7;
-    while (M.top >= 0 && M.w[M.top] == 0) --M.top;
-    if (M.top < 0) return false; // an exact zero: the zero-sign rule decides its sign
+    if ((L[0] | L[1] | L[2] | L[3]) == 0) return false; // an exact zero: the zero-sign rule decides its sign
     f.qmin = qmin;
     return true;
 }
@@ -247,7 +238,17 @@ bool round_sum(const double* t, int n, double& out)
 {
     Fixed f;
     if (!fixed_sum(t, n, f)) return false;
-    out = exact::detail::round_magnitude(f.M, f.negative, f.qmin);
+    // The top 64 bits of L and whether anything lies below them, straight from
+    // its words (no Magnitude: this runs once per element of a gemv or trsv).
+    const std::uint64_t* const L = f.L;
+    int k = 3;
+    while (L[k] == 0) --k;
+    const int lz = __builtin_clzll(L[k]);
+    const std::uint64_t below = k > 0 ? L[k - 1] << lz : 0; // the bits of L[k - 1] not in top
+    const std::uint64_t top = lz == 0 || k == 0 ? L[k] << lz : (L[k] << lz) | (L[k - 1] >> (64 - lz));
+    bool sticky = below != 0;
+    for (int j = 0; j + 1 < k; ++j) sticky = sticky || L[j] != 0;
+    out = exact::detail::round_to_double(f.negative, top, f.qmin + 64 * k - lz, sticky);
     return true;
 }
 
@@ -256,7 +257,15 @@ bool divide_sum(const double* t, int n, double d, double& out)
     if (!std::isfinite(d) || d == 0) return false;
     Fixed f;
     if (!fixed_sum(t, n, f)) return false;
-    out = exact::detail::divide_magnitude(f.M, f.negative != std::signbit(d), f.qmin, d);
+    exact::detail::Magnitude M;
+    for (int j = 0; j < 4; ++j) {
+        M.w[2 * j] = static_cast<std::uint32_t>(f.L[j]);
+        M.w[2 * j + 1] = static_cast<std::uint32_t>(f.L[j] >> 32);
+    }
+    M.base = 0;
+    M.top = 7;
+    while (M.w[M.top] == 0) --M.top;
+    out = exact::detail::divide_magnitude(M, f.negative != std::signbit(d), f.qmin, d);
     return true;
 }
 

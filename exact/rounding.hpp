@@ -1,9 +1,10 @@
 // Internal: correct rounding, in one place (not part of the API). Every exact
 // value the layer finishes (an Accumulator's: Accumulator::round,
 // exact::divide_round; a short sum's: exblas::round_sum, divide_sum) is a sign
-// and an integer Magnitude times a power of two, and is rounded, or divided and
+// and an integer magnitude times a power of two, and is rounded, or divided and
 // rounded, here (rounding.cpp): the top bits of the magnitude and whether
-// anything is left below them go to round_to_double.
+// anything is left below them go to round_to_double (round_sum takes them
+// straight from its 256-bit words; the others from a Magnitude).
 #pragma once
 
 #include <cstdint>

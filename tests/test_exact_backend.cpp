@@ -338,6 +338,13 @@ TEST(ExactBackend, ShortSumsRoundAndDivideLikeTheAccumulator)
         {3.0, 0x3p-53},                 // / 3: the tie 1 + 2^-53, to even
         {3.0, 0x9p-53},                 // / 3: the tie 1 + 3 2^-53, to even
         {-3.0, -0x9p-53, 0x1p-300},     // / 3: just off the tie
+        // Cancellations leaving the sum in the lowest 64-bit word of round_sum's
+        // window, or with its top at a word's top bit (no bits taken from below).
+        {1.0, -1.0 + 0x1p-53, -0x1p-53, 0x1p-160},
+        {1.0, -1.0 + 0x1p-53, -0x1p-53, 0x3p-160, -0x1p-171},
+        {1.0, -1.0 + 0x1p-45, 0x1p-98},            // a tie: to even, 2^-45
+        {1.0, -1.0 + 0x1p-45, 0x1p-98, 0x1p-170},  // just above it
+        {-1.0, 1.0 - 0x1p-45, -0x1p-98, 0x1p-170}, // just below it
     };
     for (const auto& t : crafted)
         for (double d : {1.0, 3.0, -0.1, 7e-5, 1e10}) check(t, d);
