@@ -219,13 +219,13 @@ bool fixed_sum(const double* t, int n, Fixed& f)
         L[j] = static_cast<std::uint64_t>(v);
         carry = v >> 64; // exact: v - L[j] is a multiple of 2^64
     }
-    f.negative = carry < 0; // the sum is L - 2^256 then
-    if (f.negative) {
-        std::uint64_t c = 1;
-        for (int j = 0; j < 4; ++j) {
-            L[j] = ~L[j] + c;
-            c = (c != 0 && L[j] == 0) ? 1 : 0;
-        }
+    f.negative = carry < 0; // the sum is L - 2^256 then: its magnitude is ~L + 1
+    // Without a branch on the sign (it is unpredictable).
+    const std::uint64_t flip = -static_cast<std::uint64_t>(f.negative);
+    std::uint64_t c = flip & 1;
+    for (int j = 0; j < 4; ++j) {
+        L[j] = (L[j] ^ flip) + c;
+        c &= L[j] == 0 ? 1 : 0;
     }
     if ((L[0] | L[1] | L[2] | L[3]) == 0) return false; // an exact zero: the zero-sign rule decides its sign
     f.qmin = qmin;
@@ -241,13 +241,13 @@ bool round_sum(const double* t, int n, double& out)
     // The top 64 bits of L and whether anything lies below them, straight from
     // its words (no Magnitude: this runs once per element of a gemv or trsv).
     const std::uint64_t* const L = f.L;
-    int k = 3;
-    while (L[k] == 0) --k;
-    const int lz = __builtin_clzll(L[k]);
-    const std::uint64_t below = k > 0 ? L[k - 1] << lz : 0; // the bits of L[k - 1] not in top
-    const std::uint64_t top = lz == 0 || k == 0 ? L[k] << lz : (L[k] << lz) | (L[k - 1] >> (64 - lz));
-    bool sticky = below != 0;
-    for (int j = 0; j + 1 < k; ++j) sticky = sticky || L[j] != 0;
+    // (Selects, not loops: the word that holds the top varies from sum to sum.)
+    const int k = L[3] != 0 ? 3 : L[2] != 0 ? 2 : L[1] != 0 ? 1 : 0;
+    const std::uint64_t word = L[k], next = k > 0 ? L[k - 1] : 0;
+    const int lz = __builtin_clzll(word);
+    const std::uint64_t top = lz == 0 ? word : (word << lz) | (next >> (64 - lz));
+    const std::uint64_t rest = (k >= 2 ? L[0] : 0) | (k >= 3 ? L[1] : 0);
+    const bool sticky = ((next << lz) | rest) != 0; // next << lz: the bits of L[k - 1] not in top
     out = exact::detail::round_to_double(f.negative, top, f.qmin + 64 * k - lz, sticky);
     return true;
 }
