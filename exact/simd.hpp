@@ -85,6 +85,7 @@ struct Avx2 {
     static V abs(V a) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), a); }
     static M all_lanes() { return _mm256_castsi256_pd(_mm256_set1_epi64x(-1)); }
     static M mask_and(M a, M b) { return _mm256_and_pd(a, b); }
+    static M mask_or(M a, M b) { return _mm256_or_pd(a, b); }
     static bool all(M m) { return _mm256_movemask_pd(m) == 0xf; }
     static bool any_nonzero(V v) { return _mm256_movemask_pd(_mm256_cmp_pd(v, zero(), _CMP_NEQ_UQ)) != 0; }
     static V select(M m, V v) { return _mm256_and_pd(m, v); }        // v where m, else 0
@@ -126,6 +127,7 @@ struct Avx512 {
     static V abs(V a) { return _mm512_abs_pd(a); }
     static M all_lanes() { return 0xff; }
     static M mask_and(M a, M b) { return static_cast<M>(a & b); }
+    static M mask_or(M a, M b) { return static_cast<M>(a | b); }
     static bool all(M m) { return m == 0xff; }
     static bool any_nonzero(V v) { return _mm512_cmp_pd_mask(v, zero(), _CMP_NEQ_UQ) != 0; }
     static V select(M m, V v) { return _mm512_maskz_mov_pd(m, v); }                       // v where m, else 0
