@@ -3,8 +3,8 @@
 //
 // Every path is exact, so the choice changes the time, never the bits:
 //
-//  * the fold path (FirstLevel::Expansion, after the TwoSum expansions it
-//    replaced; exact/folds.inc): per SIMD lane four fixed-exponent fold
+//  * the folds path (FirstLevel::Folds; exact/folds.inc, which replaced
+//    TwoSum expansions): per SIMD lane four fixed-exponent fold
 //    accumulators, 3 operations a fold, fast while a lane's terms lie within
 //    about 2^74 of its largest; a remainder left after the last fold, or a term
 //    outside the lane's range, is "spilled" into the superaccumulator, one
@@ -24,7 +24,7 @@
 //    before the end.
 //
 // PathChooser picks the path of each block of a kernel's input from what the
-// blocks do: a fold ("expansion") block that spills moves the kernel to the
+// blocks do: a block of the folds that spills moves the kernel to the
 // radix path; on the radix path a short probe of the folds runs now and then (exponentially
 // rarer while the probes keep spilling) and moves it back when a probe runs clean.
 #pragma once
@@ -41,7 +41,7 @@ namespace flamex::exact::detail {
 // block (every vector longer than a block switches paths mid-vector). Which
 // radix path (TwoProd pairs or integer products) is the kernel set's: tests run
 // every set (available_kernels).
-enum class FirstLevel { Adaptive, Expansion, Radix, Alternate };
+enum class FirstLevel { Adaptive, Folds, Radix, Alternate };
 
 // Process-wide; read once at the start of each kernel call.
 void set_first_level(FirstLevel level) noexcept;
@@ -61,7 +61,7 @@ private:
 
 // Blocks run on each path by this thread's kernels so far (for tests).
 struct FirstLevelCounts {
-    long long expansion_blocks = 0;
+    long long folds_blocks = 0;
     long long radix_blocks = 0;
     long long product_blocks = 0; // of the radix blocks: on ProductBins
 };
@@ -69,13 +69,13 @@ FirstLevelCounts& thread_first_level_counts() noexcept;
 
 class PathChooser {
 public:
-    // Vector steps per block, and per probe of the expansion path.
+    // Vector steps per block, and per probe of the folds path.
     static constexpr int BLOCK_STEPS = 16;
     static constexpr int PROBE_STEPS = 1;
     // Radix blocks between probes: doubles after each probe that spills, up to this.
     static constexpr int MAX_PROBE_INTERVAL = 64;
 
-    // Adaptive starts with a probe: data the expansions cannot take costs one
+    // Adaptive starts with a probe: data the folds cannot take costs one
     // step of spills, not a block. Given `spilling` (the caller saw this data
     // spill: a multi-row kernel handing its rows over), it starts on the radix
     // path as if MAX_PROBE_INTERVAL probes had spilled already: a row's first
@@ -92,7 +92,7 @@ public:
     ~PathChooser()
     {
         FirstLevelCounts& counts = thread_first_level_counts();
-        counts.expansion_blocks += counts_.expansion_blocks;
+        counts.folds_blocks += counts_.folds_blocks;
         counts.radix_blocks += counts_.radix_blocks;
     }
     PathChooser(const PathChooser&) = delete;
@@ -105,11 +105,11 @@ public:
     Block next() noexcept
     {
         const Block block = choose();
-        ++(block.radix ? counts_.radix_blocks : counts_.expansion_blocks);
+        ++(block.radix ? counts_.radix_blocks : counts_.folds_blocks);
         return block;
     }
-    // After a block on the expansion path: `spilled` of its `steps` steps spilled.
-    void expansion_done(int steps, int spilled) noexcept
+    // After a block on the folds path: `spilled` of its `steps` steps spilled.
+    void folds_done(int steps, int spilled) noexcept
     {
         if (level_ != FirstLevel::Adaptive) return;
         if (radix_) { // a probe

@@ -1514,7 +1514,7 @@ TEST(ExactMpfrThreads, LargeOperationsAgreeWithMpfr)
 // forced in turn gives MPFR's bits on the sweep's data classes.
 
 using flamex::exact::detail::FirstLevel;
-const FirstLevel FIRST_LEVELS[] = {FirstLevel::Adaptive, FirstLevel::Expansion, FirstLevel::Radix, FirstLevel::Alternate};
+const FirstLevel FIRST_LEVELS[] = {FirstLevel::Adaptive, FirstLevel::Folds, FirstLevel::Radix, FirstLevel::Alternate};
 const char* const FIRST_LEVEL_NAMES[] = {"adaptive", "expansion", "radix", "alternate"};
 
 // m x n rows of a data class against one x: x is the class's y; row i is the
@@ -1643,7 +1643,7 @@ TEST(ExactMpfrFirstLevels, GemvPathsAreTakenAndSwitchMidRow)
 {
     using flamex::exact::detail::FirstLevelCounts;
     if (std::string(flamex::exact::kernel_isa()) == "generic")
-        GTEST_SKIP() << "the portable kernels have the expansion path only (FLAMEX_EXACT_ISA=generic)";
+        GTEST_SKIP() << "the portable kernels have one first level only (FLAMEX_EXACT_ISA=generic)";
     const auto& classes = gen::dot_data_classes();
     // Columns [0, well) uniform, the rest 2^+-200 and long enough for the adaptive
     // hand-over (MIN_RADIX_COLUMNS in exact/columns_body.inc).
@@ -1669,9 +1669,9 @@ TEST(ExactMpfrFirstLevels, GemvPathsAreTakenAndSwitchMidRow)
             EXPECT_EQ(count_wrong(gemv_on(exact_backend({1, 0}), Trans::Yes, 1.0, At, p.x, 0.0, y0, la, 1, 2), want,
                                   "gemv T " + what),
                       0);
-            const long long expansion = counts.expansion_blocks - before.expansion_blocks;
+            const long long expansion = counts.folds_blocks - before.folds_blocks;
             const long long radix = counts.radix_blocks - before.radix_blocks;
-            if (FIRST_LEVELS[l] == FirstLevel::Expansion) {
+            if (FIRST_LEVELS[l] == FirstLevel::Folds) {
                 EXPECT_EQ(radix, 0) << what;
             }
             if (FIRST_LEVELS[l] == FirstLevel::Radix) {
@@ -1683,7 +1683,7 @@ TEST(ExactMpfrFirstLevels, GemvPathsAreTakenAndSwitchMidRow)
             }
         }
     }
-    // Uniform rows stay on the expansion path.
+    // Uniform rows stay on the folds path.
     const ClassRows u = class_rows(classes[0], m, n, 92);
     const FirstLevelCounts before = counts;
     gemv_on(exact_backend({1, 0}), Trans::No, 1.0, u.A, u.x, 0.0, y0, Layout::Plain, 0, 0);
@@ -1691,7 +1691,7 @@ TEST(ExactMpfrFirstLevels, GemvPathsAreTakenAndSwitchMidRow)
 }
 
 // Rows the adaptive choice hands to the dot kernel start there on the radix path
-// (the block saw them spill): no probe of the expansion path per row, only the
+// (the block saw them spill): no probe of the folds path per row, only the
 // block's own (one per block of rows, at most 32 rows), and the same bits. (In
 // the avx512ifma set column panels take the radix path in lanes instead, and
 // only the rows panels hand rows over; the tests below are the lanes'.)
@@ -1699,7 +1699,7 @@ TEST(ExactMpfrFirstLevels, HandedOverRowsStartOnTheRadixPath)
 {
     using flamex::exact::detail::FirstLevelCounts;
     if (std::string(flamex::exact::kernel_isa()) == "generic")
-        GTEST_SKIP() << "the portable kernels have the expansion path only (FLAMEX_EXACT_ISA=generic)";
+        GTEST_SKIP() << "the portable kernels have one first level only (FLAMEX_EXACT_ISA=generic)";
     const dim_t m = 96, n = 1100; // past MIN_RADIX_COLUMNS (exact/columns_body.inc)
     const auto& classes = gen::dot_data_classes();
     for (const std::size_t k : {3u, 5u}) { // 2^+-200, cancelling pairs
@@ -1719,7 +1719,7 @@ TEST(ExactMpfrFirstLevels, HandedOverRowsStartOnTheRadixPath)
                 EXPECT_EQ(count_wrong(gemv_on(exact_backend({1, 0}), Trans::Yes, 1.0, At, p.x, 0.0, y0, la, 1, 2),
                                       want, "gemv T " + what),
                           0);
-                const long long expansion = counts.expansion_blocks - before.expansion_blocks;
+                const long long expansion = counts.folds_blocks - before.folds_blocks;
                 if (level == FirstLevel::Adaptive) {
                     EXPECT_GT(counts.radix_blocks - before.radix_blocks, 2 * m) << what;
                     EXPECT_LE(expansion, 2 * m / 8) << what; // (a probe per row would make 2 m)
@@ -2179,7 +2179,7 @@ TEST(ExactMpfrRowFolds, RowsOfDifferentScalesStayOnTheFolds)
 {
     using flamex::exact::detail::FirstLevelCounts;
     if (std::string(flamex::exact::kernel_isa()) == "generic")
-        GTEST_SKIP() << "the portable kernels have the expansion path only (FLAMEX_EXACT_ISA=generic)";
+        GTEST_SKIP() << "the portable kernels have one first level only (FLAMEX_EXACT_ISA=generic)";
     const dim_t m = 45, n = 1500;
     Rng rng(515);
     Matrix A(m, n);
@@ -2202,7 +2202,7 @@ TEST(ExactMpfrRowFolds, RowsOfDifferentScalesStayOnTheFolds)
                               std::string("gemv T, A ") + layout_name(la)),
                   0);
         EXPECT_EQ(counts.radix_blocks - before.radix_blocks, 0) << layout_name(la);
-        EXPECT_GT(counts.expansion_blocks - before.expansion_blocks, 0) << layout_name(la);
+        EXPECT_GT(counts.folds_blocks - before.folds_blocks, 0) << layout_name(la);
     }
 }
 

@@ -43,8 +43,8 @@ namespace {
 
 const int mpfr_ready = (flamex::test::widen_mpfr_range(), 0);
 
-const FirstLevel LEVELS[] = {FirstLevel::Adaptive, FirstLevel::Expansion, FirstLevel::Radix, FirstLevel::Alternate};
-const char* const LEVEL_NAMES[] = {"adaptive", "expansion", "radix", "alternate"};
+const FirstLevel LEVELS[] = {FirstLevel::Adaptive, FirstLevel::Folds, FirstLevel::Radix, FirstLevel::Alternate};
+const char* const LEVEL_NAMES[] = {"adaptive", "folds", "radix", "alternate"};
 constexpr int LEVEL_COUNT = 4;
 
 struct Pair {
@@ -288,18 +288,18 @@ TEST(ExactFirstLevel, BlocksSwitchPathMidVector)
         EXPECT_TRUE(bits_equal(exact_dot(n, p.x.data(), 1, p.y.data(), 1), dot));
     }
     // 4 well-scaled and 4 wide segments of 20000 elements (78 blocks each):
-    // blocks on both paths (a return to the expansion path may wait up to
+    // blocks on both paths (a return to the folds path may wait up to
     // MAX_PROBE_INTERVAL blocks). The generic kernels have one first level and
     // count no blocks; their bits are checked all the same.
     if (std::string(kernel_isa()) != "generic") {
         EXPECT_GT(counts.radix_blocks - before.radix_blocks, 150);
-        EXPECT_GT(counts.expansion_blocks - before.expansion_blocks, 40);
+        EXPECT_GT(counts.folds_blocks - before.folds_blocks, 40);
     }
     expect_every_path(p, dot, reference_sum(p.x), "segments");
 }
 
 // The adaptive choice on one class throughout: well-scaled data stays on the
-// expansion path, wide-range data and exact cancellation run on the radix path
+// folds path, wide-range data and exact cancellation run on the radix path
 // (but for its probes).
 TEST(ExactFirstLevel, AdaptiveChoiceFollowsTheData)
 {
@@ -311,14 +311,14 @@ TEST(ExactFirstLevel, AdaptiveChoiceFollowsTheData)
         const Pair p = data(c, 100000, 4000);
         const detail::FirstLevelCounts before = counts;
         exact_dot(static_cast<index_t>(p.x.size()), p.x.data(), 1, p.y.data(), 1);
-        return detail::FirstLevelCounts{counts.expansion_blocks - before.expansion_blocks,
+        return detail::FirstLevelCounts{counts.folds_blocks - before.folds_blocks,
                                         counts.radix_blocks - before.radix_blocks};
     };
     const detail::FirstLevelCounts uniform = blocks_of(classes[0]);
     EXPECT_EQ(uniform.radix_blocks, 0);
     for (const std::size_t k : {3u, 4u, 5u, 6u}) {
         const detail::FirstLevelCounts wide = blocks_of(classes[k]);
-        EXPECT_GT(wide.radix_blocks, 10 * wide.expansion_blocks) << classes[k].name;
+        EXPECT_GT(wide.radix_blocks, 10 * wide.folds_blocks) << classes[k].name;
     }
 }
 

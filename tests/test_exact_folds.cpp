@@ -1,6 +1,6 @@
 // The folds, the first level of the exact sum and dot kernels for well-scaled
 // data (exact/folds.inc), against MPFR's correctly rounded results, bit for bit,
-// with the folds forced (FirstLevel::Expansion) and under the adaptive choice,
+// with the folds forced (FirstLevel::Folds) and under the adaptive choice,
 // through the public functions and every kernel set: lanes re-based mid-vector
 // (terms growing along the vector, at a different rate in each lane), more
 // one-signed terms than the normalization cadence (each fold pushed towards the
@@ -44,7 +44,7 @@ namespace {
 
 const int mpfr_ready = (flamex::test::widen_mpfr_range(), 0);
 
-const FirstLevel LEVELS[] = {FirstLevel::Expansion, FirstLevel::Adaptive};
+const FirstLevel LEVELS[] = {FirstLevel::Folds, FirstLevel::Adaptive};
 const char* const LEVEL_NAMES[] = {"folds", "adaptive"};
 
 // Whether every element is finite (the exact values below are then finite).

@@ -384,13 +384,13 @@ TEST(ExactMpfr, MergedPartialSumsAreExact)
 
 std::string first_level_name(const ::testing::TestParamInfo<flamex::exact::detail::FirstLevel>& param)
 {
-    static const char* const names[] = {"Adaptive", "Expansion", "Radix", "Alternate"};
+    static const char* const names[] = {"Adaptive", "Folds", "Radix", "Alternate"};
     return names[static_cast<int>(param.param)];
 }
 
 INSTANTIATE_TEST_SUITE_P(FirstLevels, ExactMpfrPaths,
                          ::testing::Values(flamex::exact::detail::FirstLevel::Adaptive,
-                                           flamex::exact::detail::FirstLevel::Expansion,
+                                           flamex::exact::detail::FirstLevel::Folds,
                                            flamex::exact::detail::FirstLevel::Radix,
                                            flamex::exact::detail::FirstLevel::Alternate),
                          first_level_name);

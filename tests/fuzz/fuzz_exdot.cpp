@@ -186,7 +186,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // the adaptive choice) on every kernel set (their radix paths differ: TwoProd
     // pairs, integer products).
     using flamex::exact::detail::FirstLevel;
-    for (const FirstLevel level : {FirstLevel::Expansion, FirstLevel::Radix, FirstLevel::Alternate}) {
+    for (const FirstLevel level : {FirstLevel::Folds, FirstLevel::Radix, FirstLevel::Alternate}) {
         const flamex::exact::detail::ScopedFirstLevel forced(level);
         for (const auto& k : flamex::test::kernel_sets()) {
             const double forced_dot = flamex::test::kernel_dot(k, len, xs.ptr, incx, ys.ptr, incy);
