@@ -61,16 +61,8 @@ struct Lanes {
 
 } // namespace scalar
 
-template <class T>
-void solve_block_scalar_t(Kernel kernel, const SystemBlock<T>& block)
-{
-    if (kernel == Kernel::DivideConquer)
-        scalar::DcKernels<scalar::Lanes<T>>::run(block);
-    else
-        scalar::Kernels<scalar::Lanes<T>>::run(kernel, block);
-}
-void solve_block_scalar(Kernel kernel, const SystemBlock<float>& block) { solve_block_scalar_t(kernel, block); }
-void solve_block_scalar(Kernel kernel, const SystemBlock<double>& block) { solve_block_scalar_t(kernel, block); }
+void solve_block_scalar(Kernel kernel, const SystemBlock<float>& block) { scalar::solve_block(kernel, block); }
+void solve_block_scalar(Kernel kernel, const SystemBlock<double>& block) { scalar::solve_block(kernel, block); }
 
 } // namespace detail
 

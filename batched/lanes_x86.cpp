@@ -202,16 +202,8 @@ struct Lanes<double> : Doubles {
 
 } // namespace avx2
 
-template <class T>
-void solve_block_avx2_t(Kernel kernel, const SystemBlock<T>& block)
-{
-    if (kernel == Kernel::DivideConquer)
-        avx2::DcKernels<avx2::Lanes<T>>::run(block);
-    else
-        avx2::Kernels<avx2::Lanes<T>>::run(kernel, block);
-}
-void solve_block_avx2(Kernel kernel, const SystemBlock<float>& block) { solve_block_avx2_t(kernel, block); }
-void solve_block_avx2(Kernel kernel, const SystemBlock<double>& block) { solve_block_avx2_t(kernel, block); }
+void solve_block_avx2(Kernel kernel, const SystemBlock<float>& block) { avx2::solve_block(kernel, block); }
+void solve_block_avx2(Kernel kernel, const SystemBlock<double>& block) { avx2::solve_block(kernel, block); }
 
 FLAMEX_LANES_TARGET_END
 
@@ -402,16 +394,8 @@ struct Lanes<double> : Doubles {
 
 } // namespace avx512
 
-template <class T>
-void solve_block_avx512_t(Kernel kernel, const SystemBlock<T>& block)
-{
-    if (kernel == Kernel::DivideConquer)
-        avx512::DcKernels<avx512::Lanes<T>>::run(block);
-    else
-        avx512::Kernels<avx512::Lanes<T>>::run(kernel, block);
-}
-void solve_block_avx512(Kernel kernel, const SystemBlock<float>& block) { solve_block_avx512_t(kernel, block); }
-void solve_block_avx512(Kernel kernel, const SystemBlock<double>& block) { solve_block_avx512_t(kernel, block); }
+void solve_block_avx512(Kernel kernel, const SystemBlock<float>& block) { avx512::solve_block(kernel, block); }
+void solve_block_avx512(Kernel kernel, const SystemBlock<double>& block) { avx512::solve_block(kernel, block); }
 
 FLAMEX_LANES_TARGET_END
 
