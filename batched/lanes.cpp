@@ -41,7 +41,7 @@ struct Lanes {
     static V abs(V a) { return std::fabs(a); }
     static V copysign(V mag, V sgn) { return std::copysign(mag, sgn); }
     static V sqrt(V a) { return std::sqrt(a); }
-    static V hypot(V a, V b) { return std::hypot(a, b); }
+    static V hypot(V a, V b) { return shared::reproducible_hypot(a, b); }
     using DV = double;
     using DI = bool;
     static constexpr int H = 1;

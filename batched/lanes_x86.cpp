@@ -7,6 +7,7 @@
 // scalar reference rounds separately.
 #include "batched/lanes.hpp"
 #include "batched/dc_lanes.hpp"
+#include "kernels/batched_system.h"
 
 #if defined(FLAMEX_LANES_X86)
 
@@ -32,15 +33,16 @@
 
 namespace flamex::batched::lanes::detail {
 
-// std::hypot lane by lane (the scalar code's hypot is libm's, which no vector
-// instruction rounds the same), outside the target regions.
+// The scalar code's hypot (kernels/batched_system.h's reproducible_hypot) lane by
+// lane, outside the target regions: its Newton step must not become fused
+// multiply-adds.
 void hypot_lanes(int w, float* a, const float* b)
 {
-    for (int l = 0; l < w; ++l) a[l] = std::hypot(a[l], b[l]);
+    for (int l = 0; l < w; ++l) a[l] = shared::reproducible_hypot(a[l], b[l]);
 }
 void hypot_lanes(int w, double* a, const double* b)
 {
-    for (int l = 0; l < w; ++l) a[l] = std::hypot(a[l], b[l]);
+    for (int l = 0; l < w; ++l) a[l] = shared::reproducible_hypot(a[l], b[l]);
 }
 
 // --- AVX2: 8 floats, 4 doubles ------------------------------------------------------

@@ -38,8 +38,9 @@
 // order), and every sum is accumulated serially, in the CPU's order, by one lane --
 // the paper's "other parts of this stage are executed using only one thread". So the
 // results do not depend on the organization, on t or on W: simd, collaborative and
-// hybrid give identical bits, and with correctly rounded division, square root and
-// hypot they are the CPU's bits as well. FP_CONTRACT is off (no fused multiply-add).
+// hybrid give identical bits, and with correctly rounded division and square root
+// they are the CPU's bits as well (hypot is batched_system.h's reproducible_hypot, not
+// the device's). FP_CONTRACT is off (no fused multiply-add).
 //
 // STATUS codes (ST_*) and the PER-SYSTEM WORKSPACE of each kernel: kernels/batched_layout.h.
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable

@@ -386,6 +386,15 @@ void set_arg(cl::Kernel& kernel, cl_uint index, std::size_t size, const void* va
 
 void enqueue(const Context& context, cl::Kernel& kernel, const cl::NDRange& global, const cl::NDRange& local)
 {
+    // The standard makes a work-group larger than the kernel's CL_KERNEL_WORK_GROUP_SIZE
+    // an error, but NVIDIA's driver (seen on an H100) returned CL_SUCCESS for one:
+    // refuse it here, on every device alike.
+    std::size_t group = 1;
+    for (cl_uint d = 0; d < local.dimensions(); ++d) group *= local.get()[d];
+    if (const std::size_t most = kernel_max_work_group(context, kernel); local.dimensions() > 0 && group > most)
+        throw Error("opencl: launching kernel " + kernel_name(kernel) + ": " + error_name(CL_INVALID_WORK_GROUP_SIZE) +
+                    " (a work-group of " + std::to_string(group) + " work-items; kernel " + kernel_name(kernel) +
+                    " allows at most " + std::to_string(most) + " on '" + context.info().name + "')");
     const cl_int err = context.queue().enqueueNDRangeKernel(kernel, cl::NullRange, global, local);
     if (is_allocation_error(err) && err != CL_INVALID_BUFFER_SIZE)
         throw Error("opencl: out of device resources on '" + context.info().name + "' launching kernel " +

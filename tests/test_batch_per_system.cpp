@@ -3,8 +3,9 @@
 // Q U Q^T = A), PCR against a direct tridiagonal solve (Thomas) and the permuted form
 // against the strided one bit for bit, divide and conquer against LAPACK's dstev /
 // dsyev (from libflame), with orthogonal eigenvectors, deflation exercised, and the
-// truncated eigen-solve.
+// truncated eigen-solve; and their hypot, shared with the OpenCL kernels, against MPFR.
 #include <gtest/gtest.h>
+#include <mpfr.h>
 
 #include <cfenv>
 #include <cmath>
@@ -15,6 +16,7 @@
 
 #include "batched/batched.hpp"
 #include "batched/per_system.hpp"
+#include "kernels/batched_system.h"
 #include "support/batch_reference.hpp"
 
 extern "C" {
@@ -335,3 +337,76 @@ TEST(BatchDc, TruncatedSolveDropsSmallEigenvalues)
     EXPECT_EQ(z[0], 0.0);
     EXPECT_EQ(z[1], 3.0);
 }
+
+// --- hypot -------------------------------------------------------------------------------
+
+namespace {
+
+// MPFR's correctly rounded hypot in T's format (its exponent range, subnormals included).
+template <class T>
+T mpfr_hypot_of(T a, T b)
+{
+    constexpr int digits = std::numeric_limits<T>::digits;
+    const mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
+    mpfr_set_emin(std::numeric_limits<T>::min_exponent - digits + 1);
+    mpfr_set_emax(std::numeric_limits<T>::max_exponent);
+    mpfr_t x, y, r;
+    mpfr_inits2(digits, x, y, r, static_cast<mpfr_ptr>(nullptr));
+    mpfr_set_d(x, a, MPFR_RNDN);
+    mpfr_set_d(y, b, MPFR_RNDN);
+    const int t = mpfr_hypot(r, x, y, MPFR_RNDN);
+    mpfr_subnormalize(r, t, MPFR_RNDN);
+    const T h = static_cast<T>(mpfr_get_d(r, MPFR_RNDN)); // exact: r has T's precision and range
+    mpfr_clears(x, y, r, static_cast<mpfr_ptr>(nullptr));
+    mpfr_set_emin(emin);
+    mpfr_set_emax(emax);
+    return h;
+}
+
+// The solvers' hypot (shared with the OpenCL kernels, so that the device's bits are
+// the CPU's) against MPFR: correctly rounded wherever the result is normal, within
+// one ulp where it is subnormal, on pairs whose exponents spread 0 to 2^+-1100 (overflow
+// of the naive squares, subnormal inputs) and on near-equal and far-apart pairs.
+template <class T>
+void hypot_against_mpfr()
+{
+    std::mt19937_64 gen(77);
+    std::uniform_real_distribution<double> unit(-1, 1);
+    const int max_exp = std::numeric_limits<T>::max_exponent;
+    for (int spread : {0, 10, 60, max_exp / 2, max_exp + 40}) {
+        int not_rounded = 0, subnormal_off = 0;
+        for (int i = 0; i < 40000; ++i) {
+            const T a = static_cast<T>(std::ldexp(unit(gen), static_cast<int>(spread * unit(gen))));
+            T b = static_cast<T>(std::ldexp(unit(gen), static_cast<int>(spread * unit(gen))));
+            if (i % 4 == 1) b = static_cast<T>(a * (1 + unit(gen) * 1e-3)); // near-equal
+            const T h = batched::shared::reproducible_hypot(a, b), ref = mpfr_hypot_of(a, b);
+            if (std::memcmp(&h, &ref, sizeof(T)) == 0) continue;
+            if (ref >= std::numeric_limits<T>::min()) {
+                ++not_rounded;
+                ADD_FAILURE() << "hypot(" << a << ", " << b << ") = " << h << ", correctly rounded " << ref;
+            } else if (std::fabs(h - ref) > std::numeric_limits<T>::denorm_min()) {
+                ++subnormal_off;
+                ADD_FAILURE() << "subnormal hypot(" << a << ", " << b << ") = " << h << ", MPFR " << ref;
+            }
+            if (not_rounded + subnormal_off > 5) return;
+        }
+    }
+    const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+    const T big = std::numeric_limits<T>::max(), tiny = std::numeric_limits<T>::denorm_min();
+    EXPECT_EQ(batched::shared::reproducible_hypot(inf, nan), inf); // IEEE 754: inf beats NaN
+    EXPECT_EQ(batched::shared::reproducible_hypot(nan, -inf), inf);
+    EXPECT_TRUE(std::isnan(batched::shared::reproducible_hypot(nan, T(1))));
+    EXPECT_TRUE(std::isnan(batched::shared::reproducible_hypot(T(0), nan)));
+    const T zero = batched::shared::reproducible_hypot(T(-0.0), T(0));
+    EXPECT_EQ(zero, 0);
+    EXPECT_FALSE(std::signbit(zero));
+    EXPECT_EQ(batched::shared::reproducible_hypot(big, big), inf); // overflows only when the result does
+    EXPECT_EQ(batched::shared::reproducible_hypot(big / 2, big / 2), mpfr_hypot_of(big / 2, big / 2));
+    EXPECT_EQ(batched::shared::reproducible_hypot(tiny, tiny), mpfr_hypot_of(tiny, tiny));
+    EXPECT_EQ(batched::shared::reproducible_hypot(T(-3), T(4)), T(5));
+}
+
+} // namespace
+
+TEST(BatchHypot, CorrectlyRoundedDouble) { hypot_against_mpfr<double>(); }
+TEST(BatchHypot, CorrectlyRoundedSingle) { hypot_against_mpfr<float>(); }
