@@ -3,7 +3,7 @@
 // the CPU `exact` backend, in one run on one machine:
 //   EXDOT   x^T y                                  n = 1e5, 1e6
 //   EXGEMV  y := A x (column-major A, and A^T x)   n = 512, 1024, 2048
-//   EXTRSV  lower, no transpose, non-unit          n = 512, 1024, 2048
+//   EXTRSV  lower, no transpose, non-unit and unit n = 512, 1024, 2048
 //   LU      lu_piv_unb_var3 (Algorithm 7)          n = 256, 512
 // The paper's overheads of exact over plain (NVIDIA GPUs): EXGEMV 4.26x, EXTRSV
 // 4x-25x, LU 11x-32x. Operands stay on the device for the device backends (held
@@ -14,7 +14,10 @@
 // `exact` (it must). Not a test.
 //
 // usage: flamex_bench_opencl [--reps R] [--quick] [--only dot|gemv|trsv|lu]
-//        [--threads T]   threads of the CPU exact backend (default 1)
+//        [--threads T]      threads of the CPU exact backend (default 1)
+//        [--trsv-block B]   unknowns per diagonal block of the `opencl` trsv (ExactTuning;
+//                           default 8 on a GPU, else 64): the trsv's serial part per
+//                           block against its parallel panels, for a device's profile
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -31,6 +34,7 @@
 #include <unistd.h>
 
 #include "blas/blas.hpp"
+#include "blas/opencl/exact_backend.hpp"
 #include "opencl/devices.hpp"
 #include "reference/generators.hpp"
 #include "variants/lu.hpp"
@@ -123,6 +127,7 @@ void print(const std::vector<Row>& rows, int reps, int threads)
 int main(int argc, char** argv)
 {
     int reps = 5, threads = 1;
+    long trsv_block = 0;
     bool quick = false;
     std::string only;
     for (int i = 1; i < argc; ++i) {
@@ -131,12 +136,16 @@ int main(int argc, char** argv)
             reps = std::max(1, std::atoi(argv[++i]));
         } else if (a == "--threads" && i + 1 < argc) {
             threads = std::max(1, std::atoi(argv[++i]));
+        } else if (a == "--trsv-block" && i + 1 < argc) {
+            trsv_block = std::max(1L, std::atol(argv[++i]));
         } else if (a == "--quick") {
             quick = true;
         } else if (a == "--only" && i + 1 < argc) {
             only = argv[++i];
         } else {
-            std::fprintf(stderr, "usage: %s [--reps R] [--quick] [--only dot|gemv|trsv|lu] [--threads T]\n", argv[0]);
+            std::fprintf(stderr,
+                         "usage: %s [--reps R] [--quick] [--only dot|gemv|trsv|lu] [--threads T] [--trsv-block B]\n",
+                         argv[0]);
             return 2;
         }
     }
@@ -144,7 +153,9 @@ int main(int argc, char** argv)
     try {
         Backends b;
         b.plain = flamex::make_backend("opencl-plain");
-        b.ocl = flamex::make_backend("opencl");
+        flamex::opencl::ExactTuning tuning;
+        tuning.trsv_block = static_cast<std::size_t>(trsv_block);
+        b.ocl = flamex::opencl::make_exact_backend(flamex::BackendOptions{}, tuning);
         flamex::BackendOptions cpu_options;
         cpu_options.threads = threads;
         b.cpu = flamex::make_backend("exact", cpu_options);
@@ -153,10 +164,10 @@ int main(int argc, char** argv)
             device = flamex::describe_device(d);
             break;
         }
-        std::printf("# flamex_bench_opencl\n\nCPU: %s (%s logical CPUs)\nOpenCL device: %s\n",
+        std::printf("# flamex_bench_opencl\n\nCPU: %s (%s logical CPUs)\nOpenCL device: %s\n`opencl` trsv block: %s\n",
                     first_line_of("/proc/cpuinfo", "model name").c_str(),
                     std::to_string(std::max(1L, static_cast<long>(sysconf(_SC_NPROCESSORS_ONLN)))).c_str(),
-                    device.c_str());
+                    device.c_str(), trsv_block > 0 ? std::to_string(trsv_block).c_str() : "the default");
         const Blas* devices[2] = {b.plain.get(), b.ocl.get()};
         std::vector<Row> rows;
 
@@ -192,29 +203,39 @@ int main(int argc, char** argv)
                 }
         }
         if (only.empty() || only == "trsv") {
-            for (dim_t n : quick ? std::vector<dim_t>{64} : std::vector<dim_t>{512, 1024, 2048}) {
-                const Matrix T = well_conditioned_lower(n, 5), rhs = random_matrix(n, 1, 6);
-                Matrix x[3] = {Matrix(n, 1), Matrix(n, 1), Matrix(n, 1)};
-                double t[3];
-                for (int k = 0; k < 2; ++k) {
-                    const Blas& d = *devices[k];
-                    flamex::Resident hT(d, T), hb(d, rhs), hx(d, x[k]);
-                    t[k] = best_of(
-                        reps,
-                        [&] {
-                            d.copy(rhs, x[k]);
-                            (void)d.element(x[k], 0, 0);
-                        },
-                        [&] {
-                            d.trsv(flamex::Uplo::Lower, flamex::Trans::No, flamex::Diag::NonUnit, T, x[k]);
-                            (void)d.element(x[k], n - 1, 0);
-                        });
+            // Non-unit, each unknown a correctly rounded quotient, and unit (the LU's
+            // trsv), each a rounded sum: L = T diag(T)^-1, as well conditioned as T.
+            for (flamex::Diag diag : {flamex::Diag::NonUnit, flamex::Diag::Unit})
+                for (dim_t n : quick ? std::vector<dim_t>{64} : std::vector<dim_t>{512, 1024, 2048}) {
+                    Matrix T = well_conditioned_lower(n, 5);
+                    if (diag == flamex::Diag::Unit)
+                        for (dim_t j = 0; j < n; ++j) {
+                            const double d = T(j, j);
+                            for (dim_t i = j; i < n; ++i) T(i, j) /= d;
+                        }
+                    const Matrix rhs = random_matrix(n, 1, 6);
+                    Matrix x[3] = {Matrix(n, 1), Matrix(n, 1), Matrix(n, 1)};
+                    double t[3];
+                    for (int k = 0; k < 2; ++k) {
+                        const Blas& d = *devices[k];
+                        flamex::Resident hT(d, T), hb(d, rhs), hx(d, x[k]);
+                        t[k] = best_of(
+                            reps,
+                            [&] {
+                                d.copy(rhs, x[k]);
+                                (void)d.element(x[k], 0, 0);
+                            },
+                            [&] {
+                                d.trsv(flamex::Uplo::Lower, flamex::Trans::No, diag, T, x[k]);
+                                (void)d.element(x[k], n - 1, 0);
+                            });
+                    }
+                    t[2] = best_of(
+                        reps, [&] { b.cpu->copy(rhs, x[2]); },
+                        [&] { b.cpu->trsv(flamex::Uplo::Lower, flamex::Trans::No, diag, T, x[2]); });
+                    rows.push_back({diag == flamex::Diag::Unit ? "trsv LN unit" : "trsv LN", n, t[0], t[1], t[2],
+                                    same_bits(x[1], x[2])});
                 }
-                t[2] = best_of(
-                    reps, [&] { b.cpu->copy(rhs, x[2]); },
-                    [&] { b.cpu->trsv(flamex::Uplo::Lower, flamex::Trans::No, flamex::Diag::NonUnit, T, x[2]); });
-                rows.push_back({"trsv LN", n, t[0], t[1], t[2], same_bits(x[1], x[2])});
-            }
         }
         if (only.empty() || only == "lu") {
             const flamex::LuVariant& v = flamex::find_lu_variant("lu_piv_unb_var3");

@@ -429,15 +429,24 @@ double pacc_divide(PAcc* a, double d)
     // quotient lies in [q, q + 1) 2^(t - XBIAS - ed), equal to q iff not sticky.
     const int t = pacc_bit_length(a) - 109;
     const ulong hlo = pacc_bits(a, t), hhi = pacc_bits(a, t + 64);
-    ulong q = 0, r = 0;
-    for (int i = 108; i >= 0; --i) {
-        const ulong bit = i >= 64 ? (hhi >> (uint)(i - 64)) & 1UL : (hlo >> (uint)i) & 1UL;
-        r = (r << 1) | bit;
-        q <<= 1;
-        if (r >= md) {
-            r -= md;
-            q |= 1UL;
-        }
+    // Not bit by bit (109 dependent steps of 64-bit integer work: most of an unknown's
+    // time on a GPU's work-item): q from double estimates, each checked exactly. The
+    // first is within 34 of q (h and h / md each rounded once), so the remainder
+    // h - q md of the estimate fits a long; the second, from that remainder, is
+    // within one; a last step makes 0 <= r < md.
+    ulong q = (ulong)(((double)hhi * 0x1p64 + (double)hlo) / (double)md);
+    const ulong product_lo = q * md;
+    long r = (long)(hlo - product_lo); // the low word of h - q md, whose high word is its sign
+    const long adjust = (long)floor((double)r / (double)md);
+    q += (ulong)adjust;
+    r -= adjust * (long)md;
+    while (r < 0) {
+        r += (long)md;
+        q -= 1UL;
+    }
+    while (r >= (long)md) {
+        r -= (long)md;
+        q += 1UL;
     }
     return round_to_double(qneg, q, t - XBIAS - ed, r != 0 || pacc_sticky(a, t));
 }

@@ -88,7 +88,12 @@ static_assert(FLAMEX_EXACT_FAST_MAX == exact::Expansion<2>::FAST_MAX, "the devic
 constexpr std::size_t kMaxGroups = 64;
 // Split products and trsv panels: at least this many columns per work-item.
 constexpr std::size_t kMinChunk = 32;
-constexpr std::size_t kDefaultTrsvBlock = 64;
+// Unknowns per diagonal block of trsv / trsm when ExactTuning leaves it open. A block
+// costs two launches plus a serial solve, one work-item per right-hand side, and a
+// GPU's work-item is slow at serial work: on an NVIDIA H100 (n = 2048) blocks of 8
+// took 18.8 ms, of 64 32 ms, of 1 44.5 ms (flamex_bench_opencl --trsv-block); on PoCL
+// (a 2-core CPU) 64 was the fastest.
+std::size_t default_trsv_block(const OpenClDeviceInfo& device) { return device.type == "GPU" ? 8 : 64; }
 // Global superaccumulators an operation may hold at once (about 6.8 MB).
 constexpr std::size_t kPoolMax = 4096;
 // Bytes of the scratch copy of trmv's x or trmm's B allocated at least (one
@@ -119,7 +124,7 @@ public:
         : context_(tuning.context ? tuning.context
                                   : opencl::Context::shared(options.device, opencl::Requirements{true, true})),
           memory_(context_), matvec_(tuning.matvec), chunk_(tuning.chunk),
-          trsv_block_(tuning.trsv_block > 0 ? tuning.trsv_block : kDefaultTrsvBlock),
+          trsv_block_(tuning.trsv_block > 0 ? tuning.trsv_block : default_trsv_block(context_->info())),
           groups_(tuning.groups)
     {
         opencl::check_requirements(context_->info(), opencl::Requirements{true, true});

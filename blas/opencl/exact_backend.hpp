@@ -24,7 +24,7 @@ struct ExactTuning {
     Matvec matvec = Matvec::Auto;
     std::size_t chunk = 0;      // columns per work-item in split products and trsv panels (0: enough
                                 // chunks of at least 32 columns to give every compute unit work)
-    std::size_t trsv_block = 0; // unknowns per diagonal block of trsv / trsm (0: 64)
+    std::size_t trsv_block = 0; // unknowns per diagonal block of trsv / trsm (0: 8 on a GPU, else 64)
     std::size_t groups = 0;     // work-groups of sum / dot / dots / iamax (0: up to 64, by size)
     // The context to run on (e.g. one with its own program cache directory, made by
     // Context::create); nullptr: Context::shared(BackendOptions::device).
