@@ -16,7 +16,7 @@ double finish(Accumulator& acc, double alpha, double beta, const double* y)
 
 double finish(Accumulator& acc, const double* comps, double alpha, double beta, const double* y)
 {
-    if ((alpha == 1.0 || alpha == -1.0) && acc.is_zero()) {
+    if ((alpha == 1.0 || alpha == -1.0) && acc.is_empty()) {
         double t[NC + 2];
         int k = 0;
         for (int p = 0; p < NC; ++p)

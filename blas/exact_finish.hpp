@@ -18,7 +18,8 @@ constexpr int NC = exblas::COMPONENTS;
 // round(alpha * S + beta * y) for the exact S in acc; y is not read when beta == 0.
 double finish(exact::Accumulator& acc, double alpha, double beta, const double* y);
 
-// The same for S = acc + comps[0 .. NC). When acc is an exact zero and alpha is
+// The same for S = acc + comps[0 .. NC). When acc is empty (nothing reached
+// its digits: Accumulator::is_empty, a test in O(1)) and alpha is
 // +-1, alpha * S + beta * y is a sum of at most NC + 2
 // doubles (beta * y split exactly by TwoProd), which exblas::round_sum rounds
 // directly in most cases; the Accumulator takes the rest.

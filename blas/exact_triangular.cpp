@@ -125,7 +125,7 @@ void ExactBackend::solve_strided(const Triangle& tri, double alpha, double* x, i
 
 double ExactBackend::solve_finish(Accumulator& a, const double* comps, double alpha, double b, bool unit, double diagonal)
 {
-    if (a.is_zero()) {
+    if (a.is_empty()) {
         Terms t;
         for (int p = 0; p < NC; ++p) t.add(-comps[p]);
         if (alpha == 1.0)
@@ -177,7 +177,7 @@ void ExactBackend::solve(const Triangle& tri, double alpha, double* x, bool may_
     // possible (exblas::divide_sum), else in the Accumulator.
     const auto unknown = [&](Accumulator& a, const double* c1, const double* c2, index_t k, index_t j0, index_t j1) {
         const double b = x[k], diagonal = tri.unit ? 1.0 : E(k, k);
-        if (a.is_zero()) {
+        if (a.is_empty()) {
             Terms t;
             for (int p = 0; p < NC; ++p) {
                 t.add(-c1[p]);

@@ -323,6 +323,10 @@ void Accumulator::scale(double alpha)
         flags_ = (flags_ & ~(ZERO_POS | ZERO_NEG)) | (zneg ? ZERO_NEG : ZERO_POS);
         return;
     }
+    if (alpha == -1.0) { // the exact LU's gemv (y := y - A x): the digits negated, no multiplication
+        for (int k = lo_; k < hi_; ++k) d_[k] = -d_[k];
+        return;
+    }
     // value * m * 2^e with m < 2^53: multiply the digits by m * 2^r (r = e mod 32,
     // < 2^85) with carries in 128-bit arithmetic, then move the window e div 32.
     const detail::Decomposed da = detail::decompose(alpha);

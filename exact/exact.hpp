@@ -199,6 +199,12 @@ public:
     // -1, 0 or +1: the sign of the exact finite value (specials ignored).
     int sign() const noexcept;
     bool is_zero() const noexcept { return sign() == 0 && !has_special(); }
+    // Whether the value is plainly empty: no digit was touched since the last
+    // reset (or all were cleared) and no special was seen: then is_zero(); a
+    // value whose terms cancelled is zero without being empty. O(1), where
+    // is_zero() normalizes a copy of the digits (the cheap test of callers
+    // that take a shortcut only for an empty accumulator).
+    bool is_empty() const noexcept { return hi_ <= lo_ && !has_special(); }
     bool has_nan() const noexcept { return (flags_ & NAN_SEEN) != 0 || (flags_ & BOTH_INF) == BOTH_INF; }
     bool has_special() const noexcept { return (flags_ & (NAN_SEEN | BOTH_INF)) != 0; }
     // NaN or +-inf when special terms decide the result, 0 when the value is finite.

@@ -88,6 +88,9 @@ struct Avx2 {
     static M mask_or(M a, M b) { return _mm256_or_pd(a, b); }
     static bool all(M m) { return _mm256_movemask_pd(m) == 0xf; }
     static bool any_nonzero(V v) { return _mm256_movemask_pd(_mm256_cmp_pd(v, zero(), _CMP_NEQ_UQ)) != 0; }
+    // Bit l set where lane l is set in m; where lane l of v is not a zero (NaN: set).
+    static unsigned lane_bits(M m) { return static_cast<unsigned>(_mm256_movemask_pd(m)); }
+    static unsigned nonzero_bits(V v) { return lane_bits(_mm256_cmp_pd(v, zero(), _CMP_NEQ_UQ)); }
     static V select(M m, V v) { return _mm256_and_pd(m, v); }        // v where m, else 0
     static V select_not(M m, V v) { return _mm256_andnot_pd(m, v); } // 0 where m, else v
     // The lanes where |x| < hi, and where lo <= |x| < hi (none where x is NaN).
@@ -130,6 +133,9 @@ struct Avx512 {
     static M mask_or(M a, M b) { return static_cast<M>(a | b); }
     static bool all(M m) { return m == 0xff; }
     static bool any_nonzero(V v) { return _mm512_cmp_pd_mask(v, zero(), _CMP_NEQ_UQ) != 0; }
+    // Bit l set where lane l is set in m; where lane l of v is not a zero (NaN: set).
+    static unsigned lane_bits(M m) { return m; }
+    static unsigned nonzero_bits(V v) { return _mm512_cmp_pd_mask(v, zero(), _CMP_NEQ_UQ); }
     static V select(M m, V v) { return _mm512_maskz_mov_pd(m, v); }                       // v where m, else 0
     static V select_not(M m, V v) { return _mm512_maskz_mov_pd(static_cast<M>(~m), v); } // 0 where m, else v
     // The lanes where |x| < hi, and where lo <= |x| < hi (none where x is NaN).

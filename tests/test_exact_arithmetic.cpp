@@ -560,6 +560,39 @@ TEST(ExactArithmetic, CopyResetAndLargeCarries)
     EXPECT_BITS(f.round(), std::ldexp(DBL_MAX, 20 - 1000));
 }
 
+// is_empty: nothing reached the digits and no special was seen. It implies
+// is_zero; terms that cancel leave a zero that is not empty (callers then take
+// the long way to the same bits); zero terms and the zero-sign rule leave an
+// accumulator empty.
+TEST(ExactArithmetic, EmptyIsZeroButNotEveryZeroIsEmpty)
+{
+    Accumulator a;
+    EXPECT_TRUE(a.is_empty());
+    a.add(-0.0);
+    a.add_product(0.0, -3.0);
+    EXPECT_TRUE(a.is_empty());
+    EXPECT_BITS(a.round(), -0.0);
+    a.add(0x1p-1074);
+    EXPECT_FALSE(a.is_empty());
+    a.add(-0x1p-1074);
+    EXPECT_TRUE(a.is_zero());
+    EXPECT_FALSE(a.is_empty());
+    EXPECT_BITS(a.round(), 0.0);
+    a.scale(-1.0); // an exact zero scaled: its digits cleared
+    EXPECT_TRUE(a.is_empty());
+    EXPECT_BITS(a.round(), -0.0);
+    a.reset();
+    a.add(HUGE_VAL);
+    EXPECT_FALSE(a.is_empty());
+    EXPECT_FALSE(a.is_zero());
+    a.reset();
+    EXPECT_TRUE(a.is_empty());
+    a.add_product(DBL_MAX, 4.0);
+    a.add_product(-DBL_MAX, 4.0);
+    EXPECT_TRUE(a.is_zero());
+    EXPECT_FALSE(a.is_empty());
+}
+
 TEST(ExactArithmetic, ScaleAndFusedDots)
 {
     std::mt19937_64 gen(6);

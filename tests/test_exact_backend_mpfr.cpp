@@ -2206,6 +2206,68 @@ TEST(ExactMpfrRowFolds, RowsOfDifferentScalesStayOnTheFolds)
     }
 }
 
+// The adaptive choice weighs what a column panel's spills cost (spilled_steps
+// in exact/columns_body.inc): in a step of 32 rows where one lane spills the
+// folds still take 31 lanes at once, so rows of which one lane in 64 spills
+// (a product 2^-100 below the row's others: a remainder past the last fold),
+// about as often as the rows of the exact LU on a badly scaled matrix do, stay
+// on the folds (any lane's spill counted sent such panels to the radix path
+// in lanes, which ran slower there). Rows of 2^+-200 data, which spill at
+// every step, still go to the radix path in lanes (the avx512ifma set; the
+// other sets hand rows over only from MIN_RADIX_COLUMNS columns on). So do
+// rows whose first columns spill in a burst (a lane in 3 of the first 4
+// columns has a product 2^-140 below the others: both its TwoProd parts
+// spill) that the rest does not repeat: the first probe spans the 16 columns
+// the lanes were based on (a probe of 4 sent such blocks to the radix path).
+// Signed zeros, an infinity and a NaN among the entries; MPFR's bits, 1 and 2
+// threads.
+TEST(ExactMpfrFirstLevels, RowsSpillingNowAndThenStayOnTheFolds)
+{
+    using flamex::exact::detail::FirstLevelCounts;
+    if (std::string(flamex::exact::kernel_isa()) == "generic")
+        GTEST_SKIP() << "the portable kernels have one first level only (FLAMEX_EXACT_ISA=generic)";
+    const bool lanes = std::string(flamex::exact::kernel_isa()) == "avx512ifma";
+    const dim_t m = 70, n = 700;
+    Rng rng(1300);
+    ClassRows p{Matrix(m, n), std::vector<double>(static_cast<std::size_t>(n))};
+    for (double& v : p.x) v = unit(rng);
+    for (dim_t j = 0; j < n; ++j)
+        for (dim_t i = 0; i < m; ++i) p.A(i, j) = std::ldexp(unit(rng), (i + 7 * j) % 64 == 0 ? -100 : 0);
+    for (dim_t j = 0; j < n; ++j) p.A(9, j) = -0.0; // a row of -0 (products of either sign)
+    p.A(20, 333) = INF;
+    p.A(21, 600) = NaN;
+    p.x[100] = -0.0;
+    ClassRows burst = p;
+    for (dim_t j = 0; j < 4; ++j)
+        for (dim_t i = 0; i < m; ++i)
+            if ((i + j) % 3 == 0) burst.A(i, j) = std::ldexp(unit(rng), -140);
+    const ClassRows wide = class_rows(gen::dot_data_classes()[3], m, n, 1301); // 2^+-200
+    const std::vector<double> y0(static_cast<std::size_t>(m), 0.0);
+    FirstLevelCounts& counts = flamex::exact::detail::thread_first_level_counts();
+    const flamex::exact::detail::ScopedFirstLevel level(FirstLevel::Adaptive);
+    for (const int kind : {0, 1, 2}) { // now and then, a burst first, wide
+        const bool spread = kind < 2;
+        const ClassRows& q = kind == 0 ? p : kind == 1 ? burst : wide;
+        const std::vector<double> want = gemv_reference(Trans::No, -1.0, q.A, q.x, 1.0, y0);
+        for (Config cfg : THREADS) {
+            const char* const name = kind == 0 ? "a lane in 64 spills" : kind == 1 ? "a burst first" : "2^+-200 data";
+            const std::string what = std::string(name) + ", " + describe(cfg);
+            const FirstLevelCounts before = counts;
+            EXPECT_EQ(count_wrong(gemv_on(exact_backend(cfg), Trans::No, -1.0, q.A, q.x, 1.0, y0, Layout::Plain, 0, 0),
+                                  want, "gemv N " + what),
+                      0);
+            if (cfg.threads != 1) continue; // the counts are the calling thread's
+            const long long folds = counts.folds_blocks - before.folds_blocks;
+            const long long radix = counts.radix_blocks - before.radix_blocks;
+            if (spread) {
+                EXPECT_LE(radix * 20, folds) << what << " " << radix << " " << folds;
+            } else if (lanes) {
+                EXPECT_GT(radix, 2 * folds) << what;
+            }
+        }
+    }
+}
+
 // trsv takes each row's fold values as handed out (comps) when nothing else
 // reached its accumulator: rows of op(T) growing along the columns at rates of
 // their own (re-based lanes), rows with remainders past the last fold (their

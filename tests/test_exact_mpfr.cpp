@@ -215,6 +215,44 @@ TEST(ExactMpfr, TripleProductsAndScaling)
     }
 }
 
+// scale(-1) negates the digits without the multiplication of other factors:
+// sums of up to 300 products (carry-save digits of every size), exactly
+// cancelling ones among them (+0, scaled to -0), then more products added to
+// the scaled value; MPFR's bits, and the IEEE sign of a zero.
+TEST(ExactMpfr, ScalingByMinusOneThenMoreTerms)
+{
+    std::mt19937_64 gen(14);
+    for (int t = 0; t < 4000; ++t) {
+        const int n = std::uniform_int_distribution<int>(1, 300)(gen);
+        Big ref;
+        Accumulator acc;
+        std::vector<double> xs, ys;
+        for (int i = 0; i < n; ++i) {
+            const double a = random_double(gen, -1075, 1023), b = random_double(gen, -1075, 1023);
+            xs.push_back(a), ys.push_back(b);
+            ASSERT_TRUE(ref.add_product(a, b));
+            acc.add_product(a, b);
+        }
+        if (t % 3 == 0) // exact cancellation: +0
+            for (int i = 0; i < n; ++i) {
+                ASSERT_TRUE(ref.add_product(-xs[static_cast<std::size_t>(i)], ys[static_cast<std::size_t>(i)]));
+                acc.add_product(-xs[static_cast<std::size_t>(i)], ys[static_cast<std::size_t>(i)]);
+            }
+        acc.scale(-1.0);
+        ASSERT_TRUE(ref.mul(-1.0));
+        ASSERT_TRUE(bits_equal(acc.round(), reference_round(ref.get(), mpfr_signbit(ref.get()) != 0))) << t;
+        const int more = std::uniform_int_distribution<int>(0, 20)(gen);
+        for (int i = 0; i < more; ++i) {
+            const double a = random_double(gen, -1075, 1023), b = random_double(gen, -1075, 1023);
+            ASSERT_TRUE(ref.add_product(a, b));
+            acc.add_product(a, b);
+        }
+        if (more > 0) {
+            ASSERT_TRUE(bits_equal(acc.round(), reference_round(ref.get()))) << t;
+        }
+    }
+}
+
 TEST(ExactMpfr, Fma3)
 {
     std::mt19937_64 gen(18);
