@@ -50,6 +50,7 @@
 #include <memory>
 #include <random>
 #include <sstream>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -1632,6 +1633,56 @@ TEST(ExactMpfrFirstLevels, GemvEveryPathOnTheDataClasses)
                     }
                 }
             }
+    EXPECT_EQ(wrong, 0);
+}
+
+// gemv's column panels start on cache lines after the first (the backend's
+// panel_rows shortens a first panel that starts inside a line, on ranges of
+// at least 512 rows: both threads' here): views whose first element lies at
+// each of the 8 doubles of a line, a short last block of rows, every path, 1
+// and 2 threads, against MPFR; and gemv T on the same rows (rows panels, which
+// keep their panels).
+TEST(ExactMpfrFirstLevels, GemvPanelsStartingAtEveryDoubleOfALine)
+{
+    const flamex::test::ExpectThreadsSplit split;
+    const dim_t m = 1100, n = 70;
+    const auto& classes = gen::dot_data_classes();
+    std::set<std::uintptr_t> skews;
+    int wrong = 0;
+    for (const std::size_t k : {0u, 2u, 5u}) { // uniform, 2^+-50, cancelling pairs
+        const ClassRows p = class_rows(classes[k], m, n, 300 + k);
+        const Matrix At = transposed(p.A);
+        std::vector<double> y0(static_cast<std::size_t>(m));
+        Rng rng(400 + k);
+        for (double& v : y0) v = random_double(rng, -30, 30);
+        const std::vector<double> want_n = gemv_reference(Trans::No, -1.0, p.A, p.x, 1.0, y0);
+        Matrix storage(m + 8, n), storage_t(n, m + 8);
+        for (dim_t first = 0; first < 8; ++first) {
+            fill(storage.view(), POISON);
+            fill(storage_t.view(), POISON);
+            const Obj A = storage.view().sub(first, 0, m, n);
+            const Obj Atv = storage_t.view().sub(0, first, n, m);
+            for (dim_t j = 0; j < n; ++j)
+                for (dim_t i = 0; i < m; ++i) A(i, j) = Atv(j, i) = p.A(i, j);
+            skews.insert(reinterpret_cast<std::uintptr_t>(A.buffer()) % 64 / sizeof(double));
+            const Stored xs = make_vector(p.x, 0);
+            for (int l = 0; l < 4; ++l) {
+                const flamex::exact::detail::ScopedFirstLevel level(FIRST_LEVELS[l]);
+                for (Config cfg : THREADS) {
+                    const std::string what = std::string(classes[k].name) + ", view at row " + std::to_string(first) +
+                                             " of its storage, " + FIRST_LEVEL_NAMES[l] +
+                                             ", " + describe(cfg);
+                    for (const bool trans : {false, true}) {
+                        Stored ys = make_vector(y0, 0);
+                        exact_backend(cfg).gemv(trans ? Trans::Yes : Trans::No, -1.0, trans ? Atv : A, xs.view, 1.0,
+                                                ys.view);
+                        wrong += count_wrong(values_of(ys.view), want_n, (trans ? "gemv T, " : "gemv N, ") + what);
+                    }
+                }
+            }
+        }
+    }
+    EXPECT_EQ(skews.size(), 8u) << "the views' first elements cover every double of a cache line";
     EXPECT_EQ(wrong, 0);
 }
 
