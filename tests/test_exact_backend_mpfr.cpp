@@ -1636,35 +1636,37 @@ TEST(ExactMpfrFirstLevels, GemvEveryPathOnTheDataClasses)
     EXPECT_EQ(wrong, 0);
 }
 
-// gemv's column panels start on cache lines after the first (the backend's
-// panel_rows shortens a first panel that starts inside a line, on ranges of
-// at least 512 rows: both threads' here): views whose first element lies at
-// each of the 8 doubles of a line, a short last block of rows, every path, 1
-// and 2 threads, against MPFR; and gemv T on the same rows (rows panels, which
-// keep their panels).
+// Panels that start inside a cache line: gemv's column panels start on lines
+// after the first (the backend's panel_rows shortens a first panel that starts
+// inside a line, on ranges of at least 512 rows: both threads' here), and rows
+// panels whose rows start inside a line (lda a multiple of 8) take the columns
+// up to the next line first (rows_block). Views whose first element lies at each
+// of the 8 doubles of a line, a short last block of rows, every path, 1 and 2
+// threads, against MPFR.
 TEST(ExactMpfrFirstLevels, GemvPanelsStartingAtEveryDoubleOfALine)
 {
     const flamex::test::ExpectThreadsSplit split;
-    const dim_t m = 1100, n = 70;
+    const dim_t m = 1100, n = 72;
     const auto& classes = gen::dot_data_classes();
-    std::set<std::uintptr_t> skews;
+    std::set<std::uintptr_t> skews, row_skews;
     int wrong = 0;
     for (const std::size_t k : {0u, 2u, 5u}) { // uniform, 2^+-50, cancelling pairs
         const ClassRows p = class_rows(classes[k], m, n, 300 + k);
-        const Matrix At = transposed(p.A);
         std::vector<double> y0(static_cast<std::size_t>(m));
         Rng rng(400 + k);
         for (double& v : y0) v = random_double(rng, -30, 30);
         const std::vector<double> want_n = gemv_reference(Trans::No, -1.0, p.A, p.x, 1.0, y0);
-        Matrix storage(m + 8, n), storage_t(n, m + 8);
+        Matrix storage(m + 8, n), storage_t(n + 8, m); // lda of storage_t: 80
         for (dim_t first = 0; first < 8; ++first) {
             fill(storage.view(), POISON);
             fill(storage_t.view(), POISON);
             const Obj A = storage.view().sub(first, 0, m, n);
-            const Obj Atv = storage_t.view().sub(0, first, n, m);
+            const Obj Atv = storage_t.view().sub(first, 0, n, m); // gemv T: row i of op(Atv) at storage_t(first, i)
             for (dim_t j = 0; j < n; ++j)
                 for (dim_t i = 0; i < m; ++i) A(i, j) = Atv(j, i) = p.A(i, j);
             skews.insert(reinterpret_cast<std::uintptr_t>(A.buffer()) % 64 / sizeof(double));
+            row_skews.insert(reinterpret_cast<std::uintptr_t>(Atv.buffer()) % 64 / sizeof(double));
+            ASSERT_EQ(Atv.col_stride() % 8, 0) << "the rows panels' rows start alike in their lines";
             const Stored xs = make_vector(p.x, 0);
             for (int l = 0; l < 4; ++l) {
                 const flamex::exact::detail::ScopedFirstLevel level(FIRST_LEVELS[l]);
@@ -1683,6 +1685,7 @@ TEST(ExactMpfrFirstLevels, GemvPanelsStartingAtEveryDoubleOfALine)
         }
     }
     EXPECT_EQ(skews.size(), 8u) << "the views' first elements cover every double of a cache line";
+    EXPECT_EQ(row_skews.size(), 8u) << "so do the rows panels' rows";
     EXPECT_EQ(wrong, 0);
 }
 
