@@ -129,29 +129,29 @@ void add_diagonal_products(Accumulator& acc, const double* u, index_t incu, Obj 
     for (index_t l = 0; l < k; ++l) acc.add_product(u[l * incu], d[l * dinc], v[l * incv]);
 }
 
-// The rows of gemv's panel at row r (at most ROWS, up to hi; lo is where this
-// thread's rows start). A column panel (rows contiguous) that starts inside a
-// cache line ends where the next line starts, so that the panels after it, and
-// the kernel's blocks of rows in them, start on lines: a block of 32 rows that
-// starts inside a line touches five lines of every column instead of four, each
-// fetched on its own (the kernel walks all columns of a block before the next
-// block), and flamex's matrices (libflame's malloc) start 16 bytes into a line.
-// Measured, Zen 4, n = 4096, 1 thread: gemv N 1.15 ns a product against 0.87
-// with the panels aligned. Aligning adds a block of rows (the rows of the
-// shortened first panel come back as a short last block), so only ranges of at
-// least ALIGN_MIN_ROWS rows are aligned, where that block costs little.
+// Rows of gemv's panel at row r (at most ROWS, up to hi; lo is where this
+// thread's rows start): a first panel that starts inside a cache line ends
+// where the next line starts (rows_to_line). That adds a block of rows (the
+// rows it leaves come back as a short last block), so only ranges of at least
+// ALIGN_MIN_ROWS rows are aligned, where that block costs little.
 index_t panel_rows(const Mat& E, index_t lo, index_t r, index_t hi)
 {
-    constexpr index_t ALIGN_MIN_ROWS = 8 * ROWS;
-    constexpr std::uintptr_t LINE = 64;
     index_t rows = ROWS;
-    const auto at = reinterpret_cast<std::uintptr_t>(E.p + r);
-    if (r == lo && hi - lo >= ALIGN_MIN_ROWS && E.rs == 1 && at % sizeof(double) == 0)
-        rows -= static_cast<index_t>(at % LINE / sizeof(double));
+    if (r == lo && hi - lo >= ALIGN_MIN_ROWS) {
+        const index_t ahead = rows_to_line(E, r);
+        if (ahead != 0) rows = ahead + (ROWS - LINE_DOUBLES);
+    }
     return std::min(rows, hi - r);
 }
 
 } // namespace
+
+index_t rows_to_line(const Mat& E, index_t r)
+{
+    const auto at = reinterpret_cast<std::uintptr_t>(E.p + r * E.rs);
+    if (E.rs != 1 || at % sizeof(double) != 0) return 0;
+    return static_cast<index_t>((LINE_BYTES - at % LINE_BYTES) % LINE_BYTES / sizeof(double));
+}
 
 Mat op(Obj A, Trans t)
 {

@@ -1258,6 +1258,44 @@ TEST(ExactMpfrTrsv, AllEightCasesIllConditioned)
     EXPECT_EQ(wrong, 0);
 }
 
+// trsv's blocks of unknowns start on cache lines after the first when op(T)'s
+// rows are contiguous and n >= 512 (exact_triangular.cpp: the first block
+// shortened, forward to end where a line starts, backward to start there): T
+// views whose first element lies at each of the 8 doubles of a line, forward
+// and backward, 1 and 2 threads, default and 24-row blocks, against MPFR.
+TEST(ExactMpfrTrsv, BlocksStartingAtEveryDoubleOfALine)
+{
+    const flamex::test::ExpectThreadsSplit split;
+    const dim_t n = 530;
+    const std::vector<Config> configs = {{1, 0}, {2, 0}, {1, 24}};
+    std::set<std::uintptr_t> skews;
+    int wrong = 0;
+    for (const Uplo uplo : {Uplo::Lower, Uplo::Upper}) {
+        const gen::TrsvProblem g = gen::trsv(n, 1e10, uplo == Uplo::Lower ? 61 : 62, uplo, Diag::NonUnit);
+        const std::vector<double> b = values_of(g.b);
+        Matrix storage(n + 8, n);
+        for (dim_t first = 0; first < 8; ++first) {
+            fill(storage.view(), POISON);
+            const Obj Tv = storage.view().sub(first, 0, n, n);
+            for (dim_t j = 0; j < n; ++j)
+                for (dim_t i = 0; i < n; ++i) Tv(i, j) = g.T(i, j);
+            skews.insert(reinterpret_cast<std::uintptr_t>(Tv.buffer()) % 64 / sizeof(double));
+            for (const Config cfg : configs) {
+                Stored xs = make_vector(b, 0);
+                exact_backend(cfg).trsv(uplo, Trans::No, Diag::NonUnit, Tv, xs.view);
+                const Obj x = xs.view;
+                wrong += check_substitution(
+                    n, uplo == Uplo::Lower, Diag::NonUnit, [&](dim_t k, dim_t j) { return g.T(k, j); }, 1.0,
+                    [&](dim_t k) { return b[static_cast<std::size_t>(k)]; }, [&](dim_t k) { return x[k]; },
+                    std::string("trsv ") + name(uplo) + " N non-unit, view at row " + std::to_string(first) +
+                        " of its storage, " + describe(cfg));
+            }
+        }
+    }
+    EXPECT_EQ(skews.size(), 8u) << "the views' first elements cover every double of a cache line";
+    EXPECT_EQ(wrong, 0);
+}
+
 TEST(ExactMpfrTrsv, RandomSizesRangesAndZeros)
 {
     const flamex::test::ExpectThreadsSplit split;
