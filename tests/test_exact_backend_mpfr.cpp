@@ -1677,8 +1677,8 @@ TEST(ExactMpfrFirstLevels, GemvEveryPathOnTheDataClasses)
 // Panels that start inside a cache line: gemv's column panels start on lines
 // after the first (the backend's panel_rows shortens a first panel that starts
 // inside a line, on ranges of at least 512 rows: both threads' here), and rows
-// panels whose rows start inside a line (lda a multiple of 8) take the columns
-// up to the next line first (rows_block). Views whose first element lies at each
+// panels whose rows start inside a line (lda a multiple of 8) end their first
+// block of columns on a line (rows_block). Views whose first element lies at each
 // of the 8 doubles of a line, a short last block of rows, every path, 1 and 2
 // threads, against MPFR.
 TEST(ExactMpfrFirstLevels, GemvPanelsStartingAtEveryDoubleOfALine)
