@@ -1823,6 +1823,46 @@ TEST(ExactMpfrFirstLevels, HandedOverRowsStartOnTheRadixPath)
     }
 }
 
+// The same hand-over for rows panels whose rows start at each double of a cache
+// line (rows_block takes the columns up to the next line in its first block,
+// on top of the chooser's steps: a probe cut to those few columns could miss
+// the spills and keep the rows on the folds past the hand-over limit).
+TEST(ExactMpfrFirstLevels, HandedOverRowsStartingAtEveryDoubleOfALine)
+{
+    using flamex::exact::detail::FirstLevelCounts;
+    if (std::string(flamex::exact::kernel_isa()) == "generic")
+        GTEST_SKIP() << "the portable kernels have one first level only (FLAMEX_EXACT_ISA=generic)";
+    const dim_t m = 96, n = 1100; // past MIN_RADIX_COLUMNS (exact/columns_body.inc)
+    const auto& classes = gen::dot_data_classes();
+    FirstLevelCounts& counts = flamex::exact::detail::thread_first_level_counts();
+    const flamex::exact::detail::ScopedFirstLevel scoped(FirstLevel::Adaptive);
+    Matrix wide(n + 12, m); // lda n + 12 = 1112, a multiple of 8
+    std::set<std::uintptr_t> skews;
+    for (const std::size_t k : {3u, 5u}) { // 2^+-200, cancelling pairs
+        const ClassRows p = class_rows(classes[k], m, n, 96 + k);
+        const std::vector<double> y0(static_cast<std::size_t>(m), 0.0);
+        const std::vector<double> want = gemv_reference(Trans::No, 1.0, p.A, p.x, 0.0, y0);
+        for (dim_t first = 0; first < 8; ++first) {
+            fill(wide.view(), POISON);
+            const Obj At = wide.view().sub(first, 0, n, m); // gemv T: row i of op(At) at wide(first, i)
+            ASSERT_EQ(At.col_stride() % 8, 0);
+            for (dim_t j = 0; j < n; ++j)
+                for (dim_t i = 0; i < m; ++i) At(j, i) = p.A(i, j);
+            skews.insert(reinterpret_cast<std::uintptr_t>(At.buffer()) % 64 / sizeof(double));
+            const Stored xs = make_vector(p.x, 0);
+            Stored ys = make_vector(y0, 0);
+            const FirstLevelCounts before = counts;
+            exact_backend({1, 0}).gemv(Trans::Yes, 1.0, At, xs.view, 0.0, ys.view);
+            const std::string what = std::string(classes[k].name) + ", view at row " + std::to_string(first) +
+                                     " of its storage";
+            EXPECT_EQ(count_wrong(values_of(ys.view), want, "gemv T, " + what), 0);
+            EXPECT_GT(counts.radix_blocks - before.radix_blocks, m) << what;     // every row handed over
+            EXPECT_LE(counts.folds_blocks - before.folds_blocks, m / 8) << what; // a probe a block of rows
+        }
+    }
+    EXPECT_EQ(skews.size(), 8u) << "the rows cover every double of a cache line";
+}
+
 // The radix path in lanes (the avx512ifma set's column panels; the other sets
 // run the same cases on their own paths): rows of their own exponent ranges in
 // one block of rows (each row scaled by its own power of two, 2^-1000..2^+900,
