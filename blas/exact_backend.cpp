@@ -129,7 +129,29 @@ void add_diagonal_products(Accumulator& acc, const double* u, index_t incu, Obj 
     for (index_t l = 0; l < k; ++l) acc.add_product(u[l * incu], d[l * dinc], v[l * incv]);
 }
 
+// Rows of gemv's panel at row r (at most ROWS, up to hi; lo is where this
+// thread's rows start): a first panel that starts inside a cache line ends
+// where the next line starts (rows_to_line). That adds a block of rows (the
+// rows it leaves come back as a short last block), so only ranges of at least
+// ALIGN_MIN_ROWS rows are aligned, where that block costs little.
+index_t panel_rows(const Mat& E, index_t lo, index_t r, index_t hi)
+{
+    index_t rows = ROWS;
+    if (r == lo && hi - lo >= ALIGN_MIN_ROWS) {
+        const index_t ahead = rows_to_line(E, r);
+        if (ahead != 0) rows = ahead + (ROWS - LINE_DOUBLES);
+    }
+    return std::min(rows, hi - r);
+}
+
 } // namespace
+
+index_t rows_to_line(const Mat& E, index_t r)
+{
+    const auto at = reinterpret_cast<std::uintptr_t>(E.p + r * E.rs);
+    if (E.rs != 1 || at % sizeof(double) != 0) return 0;
+    return static_cast<index_t>((LINE_BYTES - at % LINE_BYTES) % LINE_BYTES / sizeof(double));
+}
 
 Mat op(Obj A, Trans t)
 {
@@ -281,8 +303,8 @@ void ExactBackend::gemv(Trans trans, double alpha, Obj A, Obj x, double beta, Ob
         const auto [lo, hi] = share(m, t, T, exblas::COLUMNS_ROW_BLOCK);
         Accumulator* acc = accumulators(workspace().acc, ROWS);
         double* comps = doubles(workspace().comps, ROWS * NC);
-        for (index_t r = lo; r < hi; r += ROWS) {
-            const index_t nr = std::min(ROWS, hi - r);
+        for (index_t r = lo, nr = 0; r < hi; r += nr) {
+            nr = panel_rows(E, lo, r, hi);
             for (index_t k = 0; k < nr; ++k) acc[k].reset();
             panel_serial(E, r, nr, 0, n, px, incx, acc, comps);
             for (index_t k = 0; k < nr; ++k) {

@@ -10,6 +10,7 @@
 //   exact_scratch.*       per-thread scratch (accumulators, buffers)
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -28,6 +29,13 @@ using exblas::index_t;
 
 // Rows per Accumulator batch in gemv / gemm.
 constexpr index_t ROWS = 2 * exblas::COLUMNS_ROW_BLOCK;
+// A cache line, in bytes and in doubles (rows_to_line).
+constexpr std::uintptr_t LINE_BYTES = 64;
+constexpr index_t LINE_DOUBLES = 8;
+// Rows of a gemv range, or unknowns of a trsv, from which the panels start on
+// cache lines (rows_to_line): aligning adds a short block of rows, which costs
+// little only on long ranges.
+constexpr index_t ALIGN_MIN_ROWS = 8 * ROWS;
 
 // op(A): element (i, j) at p[i * rs + j * cs], m x n.
 struct Mat {
@@ -38,6 +46,16 @@ struct Mat {
 
 Mat op(Obj A, Trans t);
 inline Trans flip(Trans t) { return t == Trans::No ? Trans::Yes : Trans::No; }
+
+// How many rows of E from row r lie before the next cache line when its rows are
+// contiguous (E.rs == 1), so that panels starting there start on a line; 0 when
+// row r starts a line, or E's rows are not contiguous. The kernel walks a
+// column panel's columns one block of 32 rows at a time: a block that starts
+// inside a line touches five lines of every column instead of four, each
+// fetched on its own, and flamex's matrices (libflame's malloc) start 16 bytes
+// into a line. (Measured, Zen 4, gemv N n = 4096, 1 thread: 1.15 ns a product
+// against 0.87 with the panels aligned.)
+index_t rows_to_line(const Mat& E, index_t r);
 
 // acc[r] += sum_{c < nc} E(r0 + r, c0 + c) * x[(c0 + c) * incx] exactly, on this
 // thread. With comps (nr * NC doubles), part of each row's sum may be handed out

@@ -203,9 +203,14 @@ void ExactBackend::solve(const Triangle& tri, double alpha, double* x, bool may_
     // row's residual is one exact dot product over the unknowns solved so far
     // (the block's panel is split between threads first when it is large).
     const bool dot_rows = E.rs != 1 && E.cs != 1;
+    // The blocks after the first start on cache lines when E's rows are
+    // contiguous, and so do their panels (rows_to_line): the first block is
+    // shortened, forward to end where a line starts, backward to start there.
+    const bool align = n >= ALIGN_MIN_ROWS && bs % LINE_DOUBLES == 0 && bs > LINE_DOUBLES;
     if (tri.forward) {
-        for (index_t i = 0; i < n; i += bs) {
-            const index_t nb = std::min(bs, n - i);
+        const index_t ahead = align ? rows_to_line(E, 0) : 0;
+        for (index_t i = 0, nb = 0; i < n; i += nb) {
+            nb = std::min(i == 0 && ahead != 0 ? ahead + bs - LINE_DOUBLES : bs, n - i);
             for (index_t r = 0; r < nb; ++r) acc[r].reset();
             if (dot_rows) {
                 const bool split = may_thread && parts_for(nb * i) > 1;
@@ -226,8 +231,9 @@ void ExactBackend::solve(const Triangle& tri, double alpha, double* x, bool may_
             }
         }
     } else {
+        const index_t ahead = align ? rows_to_line(E, n - bs) : 0;
         for (index_t hi = n; hi > 0;) {
-            const index_t nb = std::min(bs, hi), lo = hi - nb;
+            const index_t nb = std::min(hi == n ? bs - ahead : bs, hi), lo = hi - nb;
             for (index_t r = 0; r < nb; ++r) acc[r].reset();
             if (dot_rows) {
                 const bool split = may_thread && parts_for(nb * (n - hi)) > 1;

@@ -152,9 +152,14 @@ struct Simd : simd::Avx512 {
 #include "exact/columns_body.inc"
 
 // Vectors of rows per block (measured on folds, Zen 4, n = 4096 gemv, 1 thread:
-// columns U = 4 against 2 and 3; rows 1 tile of 8 rows, 0.0141 s against 0.0160
-// for 2 and 0.0176 for 3).
-constexpr int U = 4, ROWS_U = 1;
+// columns U = 4 against 2 and 3; 3 is now 5-7% faster on gemv N, but a block
+// of 24 rows splits the callers' 64-row panels in three, and on wide-range data
+// each block probes the folds on its own: more probes a row than
+// ExactMpfrFirstLevels.HandedOverRowsStartOnTheRadixPath allows. Rows panels 4
+// tiles of 8 rows, the tiles loading whole cache lines (rows_block): 0.90-0.95
+// ns a product against 0.96-1.06 for 3 tiles, 1.03 for 2 and 1.30-1.51 for 1,
+// the matrix 16 bytes into a line, a loaded machine).
+constexpr int U = 4, ROWS_U = 4;
 
 } // namespace avx512
 

@@ -50,6 +50,7 @@
 #include <memory>
 #include <random>
 #include <sstream>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -1257,6 +1258,44 @@ TEST(ExactMpfrTrsv, AllEightCasesIllConditioned)
     EXPECT_EQ(wrong, 0);
 }
 
+// trsv's blocks of unknowns start on cache lines after the first when op(T)'s
+// rows are contiguous and n >= 512 (exact_triangular.cpp: the first block
+// shortened, forward to end where a line starts, backward to start there): T
+// views whose first element lies at each of the 8 doubles of a line, forward
+// and backward, 1 and 2 threads, default and 24-row blocks, against MPFR.
+TEST(ExactMpfrTrsv, BlocksStartingAtEveryDoubleOfALine)
+{
+    const flamex::test::ExpectThreadsSplit split;
+    const dim_t n = 530;
+    const std::vector<Config> configs = {{1, 0}, {2, 0}, {1, 24}};
+    std::set<std::uintptr_t> skews;
+    int wrong = 0;
+    for (const Uplo uplo : {Uplo::Lower, Uplo::Upper}) {
+        const gen::TrsvProblem g = gen::trsv(n, 1e10, uplo == Uplo::Lower ? 61 : 62, uplo, Diag::NonUnit);
+        const std::vector<double> b = values_of(g.b);
+        Matrix storage(n + 8, n);
+        for (dim_t first = 0; first < 8; ++first) {
+            fill(storage.view(), POISON);
+            const Obj Tv = storage.view().sub(first, 0, n, n);
+            for (dim_t j = 0; j < n; ++j)
+                for (dim_t i = 0; i < n; ++i) Tv(i, j) = g.T(i, j);
+            skews.insert(reinterpret_cast<std::uintptr_t>(Tv.buffer()) % 64 / sizeof(double));
+            for (const Config cfg : configs) {
+                Stored xs = make_vector(b, 0);
+                exact_backend(cfg).trsv(uplo, Trans::No, Diag::NonUnit, Tv, xs.view);
+                const Obj x = xs.view;
+                wrong += check_substitution(
+                    n, uplo == Uplo::Lower, Diag::NonUnit, [&](dim_t k, dim_t j) { return g.T(k, j); }, 1.0,
+                    [&](dim_t k) { return b[static_cast<std::size_t>(k)]; }, [&](dim_t k) { return x[k]; },
+                    std::string("trsv ") + name(uplo) + " N non-unit, view at row " + std::to_string(first) +
+                        " of its storage, " + describe(cfg));
+            }
+        }
+    }
+    EXPECT_EQ(skews.size(), 8u) << "the views' first elements cover every double of a cache line";
+    EXPECT_EQ(wrong, 0);
+}
+
 TEST(ExactMpfrTrsv, RandomSizesRangesAndZeros)
 {
     const flamex::test::ExpectThreadsSplit split;
@@ -1635,6 +1674,59 @@ TEST(ExactMpfrFirstLevels, GemvEveryPathOnTheDataClasses)
     EXPECT_EQ(wrong, 0);
 }
 
+// Panels that start inside a cache line: gemv's column panels start on lines
+// after the first (the backend's panel_rows shortens a first panel that starts
+// inside a line, on ranges of at least 512 rows: both threads' here), and rows
+// panels whose rows start inside a line (lda a multiple of 8) end their first
+// block of columns on a line (rows_block). Views whose first element lies at each
+// of the 8 doubles of a line, a short last block of rows, every path, 1 and 2
+// threads, against MPFR.
+TEST(ExactMpfrFirstLevels, GemvPanelsStartingAtEveryDoubleOfALine)
+{
+    const flamex::test::ExpectThreadsSplit split;
+    const dim_t m = 1100, n = 72;
+    const auto& classes = gen::dot_data_classes();
+    std::set<std::uintptr_t> skews, row_skews;
+    int wrong = 0;
+    for (const std::size_t k : {0u, 2u, 5u}) { // uniform, 2^+-50, cancelling pairs
+        const ClassRows p = class_rows(classes[k], m, n, 300 + k);
+        std::vector<double> y0(static_cast<std::size_t>(m));
+        Rng rng(400 + k);
+        for (double& v : y0) v = random_double(rng, -30, 30);
+        const std::vector<double> want_n = gemv_reference(Trans::No, -1.0, p.A, p.x, 1.0, y0);
+        Matrix storage(m + 8, n), storage_t(n + 8, m); // lda of storage_t: 80
+        for (dim_t first = 0; first < 8; ++first) {
+            fill(storage.view(), POISON);
+            fill(storage_t.view(), POISON);
+            const Obj A = storage.view().sub(first, 0, m, n);
+            const Obj Atv = storage_t.view().sub(first, 0, n, m); // gemv T: row i of op(Atv) at storage_t(first, i)
+            for (dim_t j = 0; j < n; ++j)
+                for (dim_t i = 0; i < m; ++i) A(i, j) = Atv(j, i) = p.A(i, j);
+            skews.insert(reinterpret_cast<std::uintptr_t>(A.buffer()) % 64 / sizeof(double));
+            row_skews.insert(reinterpret_cast<std::uintptr_t>(Atv.buffer()) % 64 / sizeof(double));
+            ASSERT_EQ(Atv.col_stride() % 8, 0) << "the rows panels' rows start alike in their lines";
+            const Stored xs = make_vector(p.x, 0);
+            for (int l = 0; l < 4; ++l) {
+                const flamex::exact::detail::ScopedFirstLevel level(FIRST_LEVELS[l]);
+                for (Config cfg : THREADS) {
+                    const std::string what = std::string(classes[k].name) + ", view at row " + std::to_string(first) +
+                                             " of its storage, " + FIRST_LEVEL_NAMES[l] +
+                                             ", " + describe(cfg);
+                    for (const bool trans : {false, true}) {
+                        Stored ys = make_vector(y0, 0);
+                        exact_backend(cfg).gemv(trans ? Trans::Yes : Trans::No, -1.0, trans ? Atv : A, xs.view, 1.0,
+                                                ys.view);
+                        wrong += count_wrong(values_of(ys.view), want_n, (trans ? "gemv T, " : "gemv N, ") + what);
+                    }
+                }
+            }
+        }
+    }
+    EXPECT_EQ(skews.size(), 8u) << "the views' first elements cover every double of a cache line";
+    EXPECT_EQ(row_skews.size(), 8u) << "so do the rows panels' rows";
+    EXPECT_EQ(wrong, 0);
+}
+
 // Each forced level really takes its path in the multi-row kernels (1 thread:
 // the counts are the calling thread's), and the adaptive choice moves a block of
 // rows to the radix path in the middle of its rows when the columns turn from
@@ -1729,6 +1821,46 @@ TEST(ExactMpfrFirstLevels, HandedOverRowsStartOnTheRadixPath)
             }
         }
     }
+}
+
+// The same hand-over for rows panels whose rows start at each double of a cache
+// line (rows_block takes the columns up to the next line in its first block,
+// on top of the chooser's steps: a probe cut to those few columns could miss
+// the spills and keep the rows on the folds past the hand-over limit).
+TEST(ExactMpfrFirstLevels, HandedOverRowsStartingAtEveryDoubleOfALine)
+{
+    using flamex::exact::detail::FirstLevelCounts;
+    if (std::string(flamex::exact::kernel_isa()) == "generic")
+        GTEST_SKIP() << "the portable kernels have one first level only (FLAMEX_EXACT_ISA=generic)";
+    const dim_t m = 96, n = 1100; // past MIN_RADIX_COLUMNS (exact/columns_body.inc)
+    const auto& classes = gen::dot_data_classes();
+    FirstLevelCounts& counts = flamex::exact::detail::thread_first_level_counts();
+    const flamex::exact::detail::ScopedFirstLevel scoped(FirstLevel::Adaptive);
+    Matrix wide(n + 12, m); // lda n + 12 = 1112, a multiple of 8
+    std::set<std::uintptr_t> skews;
+    for (const std::size_t k : {3u, 5u}) { // 2^+-200, cancelling pairs
+        const ClassRows p = class_rows(classes[k], m, n, 96 + k);
+        const std::vector<double> y0(static_cast<std::size_t>(m), 0.0);
+        const std::vector<double> want = gemv_reference(Trans::No, 1.0, p.A, p.x, 0.0, y0);
+        for (dim_t first = 0; first < 8; ++first) {
+            fill(wide.view(), POISON);
+            const Obj At = wide.view().sub(first, 0, n, m); // gemv T: row i of op(At) at wide(first, i)
+            ASSERT_EQ(At.col_stride() % 8, 0);
+            for (dim_t j = 0; j < n; ++j)
+                for (dim_t i = 0; i < m; ++i) At(j, i) = p.A(i, j);
+            skews.insert(reinterpret_cast<std::uintptr_t>(At.buffer()) % 64 / sizeof(double));
+            const Stored xs = make_vector(p.x, 0);
+            Stored ys = make_vector(y0, 0);
+            const FirstLevelCounts before = counts;
+            exact_backend({1, 0}).gemv(Trans::Yes, 1.0, At, xs.view, 0.0, ys.view);
+            const std::string what = std::string(classes[k].name) + ", view at row " + std::to_string(first) +
+                                     " of its storage";
+            EXPECT_EQ(count_wrong(values_of(ys.view), want, "gemv T, " + what), 0);
+            EXPECT_GT(counts.radix_blocks - before.radix_blocks, m) << what;     // every row handed over
+            EXPECT_LE(counts.folds_blocks - before.folds_blocks, m / 8) << what; // a probe a block of rows
+        }
+    }
+    EXPECT_EQ(skews.size(), 8u) << "the rows cover every double of a cache line";
 }
 
 // The radix path in lanes (the avx512ifma set's column panels; the other sets
