@@ -18,8 +18,9 @@ using exact::Accumulator;
 using exact::index_t;
 
 // Doubles per row that accumulate_columns hands out in `comps` (see below): the
-// values of the row's folds (exact/folds.inc).
-inline constexpr int COMPONENTS = 4;
+// values of the row's folds (exact/folds.inc; 4 of them, 5 for a wide x, the
+// rest zeros: exact/columns_body.inc).
+inline constexpr int COMPONENTS = 5;
 
 // For r in [0, nrows): acc[r] += sum_{c < ncols} A[r + c * lda] * x[c * incx],
 // exactly. The rows of a column are contiguous (row stride 1); lda and incx are

@@ -2194,6 +2194,66 @@ TEST(ExactMpfrRowFolds, RemaindersPastTheLastFoldInSomeRows)
     EXPECT_EQ(wrong, 0);
 }
 
+// A vector x whose entries span more than 2^30 (exact/columns_body.inc:
+// wide_vector, on panels of more than 64 columns): the rows keep 5 folds, based
+// on their first 128 products, and hand out 5 fold values. The entries of x come
+// in equal pairs, so that a row whose entries come in opposite pairs cancels
+// exactly and leaves a result of the size of its lowest folds' values, whose
+// bits then decide it: rows re-based mid-row by a jump of 2^60 past the
+// look-ahead, then cancelling (the result is what the folds held before);
+// rows based on a cancelling pair, then products 2^175 below it (straddling
+// the fourth and fifth folds) or 2^200 below it (the fifth fold, and past it:
+// they reach MPFR only through fold 4's value); rows of constant-sign products
+// near their bound over many cadences; and the same rows with a narrow x (4
+// folds), for comparison.
+TEST(ExactMpfrRowFolds, WideVectorsKeepFiveFolds)
+{
+    const flamex::test::ExpectThreadsSplit split;
+    int wrong = 0;
+    for (const auto& [m, n] : std::vector<std::pair<dim_t, dim_t>>{{37, 302}, {70, 1100}, {9, 66}})
+        for (const bool wide : {true, false}) {
+            Rng rng(static_cast<std::uint64_t>(m * 7919 + n + wide));
+            Matrix A(m, n);
+            std::vector<double> x(static_cast<std::size_t>(n));
+            for (dim_t j = 0; j < n; j += 2) {
+                const int e = wide ? static_cast<int>(j / 2 % 5) * 9 - 18 : 0;
+                x[static_cast<std::size_t>(j)] = x[static_cast<std::size_t>(j + 1)] =
+                    std::ldexp(0.5 + std::fabs(unit(rng)) / 2, e);
+            }
+            for (dim_t i = 0; i < m; ++i) {
+                const dim_t jump = 130 + 2 * (i % 13);
+                for (dim_t j = 0; j < n; j += 2) {
+                    double a = unit(rng);
+                    bool cancel = false; // A(i, j + 1) = -A(i, j)
+                    switch (i % 6) {
+                    case 0: // re-based mid-row, then cancelling
+                        cancel = j >= jump;
+                        a = std::ldexp(a, cancel ? 60 : 0);
+                        break;
+                    case 1: // straddling the fourth and fifth folds
+                        cancel = j == 0;
+                        a = j == 0 ? 1.0 : std::ldexp(a, -175);
+                        break;
+                    case 2: // the fifth fold, and past it
+                        cancel = j == 0;
+                        a = j == 0 ? 1.0 : std::ldexp(a, -200);
+                        break;
+                    case 3: a = (j == 0 ? 1.0 : 200.0) * (0.5 + std::fabs(a) / 2); break; // near the bound, one sign
+                    case 4: a = j % 4 ? std::ldexp(a, -52) : a; break;
+                    default: a = std::ldexp(a, static_cast<int>(j % 7) * 13 - 40); break;
+                    }
+                    A(i, j) = a;
+                    A(i, j + 1) = cancel ? -a : unit(rng) * (i % 6 == 2 || i % 6 == 1 ? std::ldexp(1.0, -200) : 1.0);
+                }
+            }
+            std::vector<double> y0(static_cast<std::size_t>(m), 0.0);
+            const std::string what = std::to_string(m) + "x" + std::to_string(n) + (wide ? ", wide x" : ", narrow x");
+            wrong += check_gemv_every_path(A, x, -1.0, 1.0, y0, what);
+            wrong += check_gemv_every_path(A, x, 1.0, 0.0, y0, what + ", beta 0");
+        }
+    EXPECT_EQ(wrong, 0);
+}
+
 // Infinities and NaN in the middle of rows (after they re-based), in x (the
 // padding lanes of a partial vector then see 0 * inf: dropped), and a zero
 // column entry against an infinite x (NaN in that row only).
