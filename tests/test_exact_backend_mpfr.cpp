@@ -2133,6 +2133,8 @@ TEST(ExactMpfrRowFolds, RowsRebaseAtDifferentColumns)
 TEST(ExactMpfrRowFolds, BlocksWalkedInStepChooseAsAlone)
 {
     using flamex::exact::detail::FirstLevelCounts;
+    if (std::string(flamex::exact::kernel_isa()) == "generic")
+        GTEST_SKIP() << "the portable kernels have one first level only (FLAMEX_EXACT_ISA=generic)";
     const dim_t m = 64, half = 32, n = 1300; // past MIN_RADIX_COLUMNS (exact/columns_body.inc)
     // The column from which the entries of each half are spread over 2^+-200 (n: never).
     const std::pair<dim_t, dim_t> wide_from[] = {{n, n}, {n, 200}, {200, 200}, {0, n}, {600, 90}};
