@@ -2124,6 +2124,65 @@ TEST(ExactMpfrRowFolds, RowsRebaseAtDifferentColumns)
     EXPECT_EQ(wrong, 0);
 }
 
+// A column panel walks two blocks of rows in step while their choosers agree
+// (columns_pair in exact/columns_body.inc), each block stepping, spilling and
+// choosing as in its own walk: a 64-row gemv makes the same blocks of columns on
+// each path as its two halves called alone (32-row panels: every block walks
+// alone), and MPFR's bits, on every first level, where the rows' blocks turn
+// to wide-range data at columns of their own or together.
+TEST(ExactMpfrRowFolds, BlocksWalkedInStepChooseAsAlone)
+{
+    using flamex::exact::detail::FirstLevelCounts;
+    if (std::string(flamex::exact::kernel_isa()) == "generic")
+        GTEST_SKIP() << "the portable kernels have one first level only (FLAMEX_EXACT_ISA=generic)";
+    const dim_t m = 64, half = 32, n = 1300; // past MIN_RADIX_COLUMNS (exact/columns_body.inc)
+    // The column from which the entries of each half are spread over 2^+-200 (n: never).
+    const std::pair<dim_t, dim_t> wide_from[] = {{n, n}, {n, 200}, {200, 200}, {0, n}, {600, 90}};
+    FirstLevelCounts& counts = flamex::exact::detail::thread_first_level_counts();
+    const auto delta = [&](const FirstLevelCounts& before) {
+        return FirstLevelCounts{counts.folds_blocks - before.folds_blocks, counts.radix_blocks - before.radix_blocks,
+                                counts.product_blocks - before.product_blocks};
+    };
+    for (const auto& [top_from, bottom_from] : wide_from) {
+        Rng rng(static_cast<std::uint64_t>(top_from * 7 + bottom_from));
+        Matrix A(m, n), top(half, n), bottom(half, n);
+        std::vector<double> x(static_cast<std::size_t>(n));
+        for (double& v : x) v = unit(rng);
+        for (dim_t i = 0; i < m; ++i)
+            for (dim_t j = 0; j < n; ++j) {
+                const bool wide = j >= (i < half ? top_from : bottom_from);
+                A(i, j) = std::ldexp(unit(rng), wide ? static_cast<int>(rng() % 401) - 200 : 0);
+                (i < half ? top(i, j) : bottom(i - half, j)) = A(i, j);
+            }
+        const std::vector<double> y0(static_cast<std::size_t>(m), 0.0), y0_half(static_cast<std::size_t>(half), 0.0);
+        const std::vector<double> want = gemv_reference(Trans::No, 1.0, A, x, 0.0, y0);
+        for (std::size_t l = 0; l < std::size(FIRST_LEVELS); ++l) {
+            const flamex::exact::detail::ScopedFirstLevel level(FIRST_LEVELS[l]);
+            const std::string what = std::string(FIRST_LEVEL_NAMES[l]) + ", wide from columns " +
+                                     std::to_string(top_from) + " and " + std::to_string(bottom_from);
+            FirstLevelCounts before = counts;
+            const std::vector<double> got = gemv_on(exact_backend({1, 0}), Trans::No, 1.0, A, x, 0.0, y0,
+                                                    Layout::Plain, 0, 0);
+            const FirstLevelCounts whole = delta(before);
+            before = counts;
+            std::vector<double> halves = gemv_on(exact_backend({1, 0}), Trans::No, 1.0, top, x, 0.0, y0_half,
+                                                 Layout::Plain, 0, 0);
+            const std::vector<double> low = gemv_on(exact_backend({1, 0}), Trans::No, 1.0, bottom, x, 0.0, y0_half,
+                                                    Layout::Plain, 0, 0);
+            const FirstLevelCounts apart = delta(before);
+            halves.insert(halves.end(), low.begin(), low.end());
+            EXPECT_EQ(count_wrong(got, want, "gemv N, " + what), 0);
+            EXPECT_EQ(count_wrong(halves, want, "gemv N by halves, " + what), 0);
+            EXPECT_EQ(whole.folds_blocks, apart.folds_blocks) << what;
+            EXPECT_EQ(whole.radix_blocks, apart.radix_blocks) << what;
+            EXPECT_EQ(whole.product_blocks, apart.product_blocks) << what;
+            if (FIRST_LEVELS[l] != FirstLevel::Radix) {
+                EXPECT_GT(whole.folds_blocks, 0) << what;
+            }
+        }
+    }
+}
+
 // Constant-sign products over far more columns than the folds' normalization
 // cadence: the running sums grow past what fold 0 may hold (2^14 times the
 // products it was based on), so normalizations flush it; rows of products near
