@@ -133,7 +133,8 @@ double ExactBackend::solve_finish(Accumulator& a, const double* comps, double al
         else
             t.add_product(alpha, b);
         double out;
-        if (t.ok && (unit ? exblas::round_sum(t.t, t.n, out) : exblas::divide_sum(t.t, t.n, diagonal, out)))
+        const bool spread = comps[NC - 1] != 0; // a fifth fold value (exblas.hpp)
+        if (t.ok && (unit ? exblas::round_sum(t.t, t.n, out, spread) : exblas::divide_sum(t.t, t.n, diagonal, out, spread)))
             return out;
     }
     for (int p = 0; p < NC; ++p) a.add_component(comps[p]);
@@ -189,7 +190,9 @@ void ExactBackend::solve(const Triangle& tri, double alpha, double* x, bool may_
             else
                 t.add_product(alpha, b);
             double out;
-            if (t.ok && (tri.unit ? exblas::round_sum(t.t, t.n, out) : exblas::divide_sum(t.t, t.n, diagonal, out)))
+            const bool spread = c1[NC - 1] != 0 || c2[NC - 1] != 0; // a fifth fold value (exblas.hpp)
+            if (t.ok && (tri.unit ? exblas::round_sum(t.t, t.n, out, spread)
+                                  : exblas::divide_sum(t.t, t.n, diagonal, out, spread)))
                 return out;
         }
         for (int p = 0; p < NC; ++p) {

@@ -50,10 +50,12 @@ void accumulate_rows(index_t nrows, index_t ncols, const double* A, index_t lda,
 // Accumulator is (exact/rounding.hpp). They return false (out untouched) when
 // the terms span more than 240 bits or one is not finite, when the sum is an
 // exact zero (whose sign needs the zero-sign rule), or when d is zero or not
-// finite; the caller then uses an Accumulator.
+// finite; the caller then uses an Accumulator. spread: the terms likely span
+// more than 120 bits below the first (a row's five fold values), so that the
+// window is placed from the largest term at once; the same results either way.
 inline constexpr int MAX_TERMS = 32;
-bool round_sum(const double* t, int n, double& out);
-bool divide_sum(const double* t, int n, double d, double& out);
+bool round_sum(const double* t, int n, double& out, bool spread = false);
+bool divide_sum(const double* t, int n, double d, double& out, bool spread = false);
 
 // a[i * inca] := fma(h[i * inch], s, a[i * inca]) for i in [0, n): one rounding
 // per element (SIMD when both are contiguous).

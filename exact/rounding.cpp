@@ -176,13 +176,30 @@ bool add_terms(const double* t, int n, int qmin, i128 (&D)[4])
     return true;
 }
 
-bool fixed_sum(const double* t, int n, Fixed& f)
+bool fixed_sum(const double* t, int n, bool spread, Fixed& f)
 {
     if (n > MAX_TERMS) return false;
-    // t_i = (-1)^s_i * m_i * 2^q_i with m_i < 2^53. Try a window around the first
-    // term (the largest one, usually); else find the range first.
+    // t_i = (-1)^s_i * m_i * 2^q_i with m_i < 2^53. Either try a window around
+    // the first term (the largest one, usually) and find the range only if that
+    // fails, or, for terms told to spread, find the largest term's exponent
+    // first (without branches) and end the window at its top: one pass of
+    // add_terms, which fails exactly when the terms span more than 240 - 53
+    // bits (a row's five fold values lie up to 180 bits below the first, out
+    // of the window around it, and took add_terms twice).
     int qmin = 0;
-    {
+    i128 D[4] = {0, 0, 0, 0};
+    if (spread) {
+        int top = 0; // the largest biased exponent of a non-zero term, subnormals as 1
+        for (int i = 0; i < n; ++i) {
+            std::uint64_t bits;
+            std::memcpy(&bits, &t[i], sizeof bits);
+            const int biased = static_cast<int>((bits >> 52) & 0x7ff);
+            top = std::max(top, (bits << 1) == 0 ? 0 : std::max(biased, 1));
+        }
+        if (top == 0 || top == 0x7ff) return false; // all zero, or a non-finite term
+        qmin = top - 1075 - (240 - 53);
+        if (!add_terms(t, n, qmin, D)) return false;
+    } else {
         int i = 0;
         std::uint64_t bits = 0;
         for (; i < n; ++i) {
@@ -193,24 +210,22 @@ bool fixed_sum(const double* t, int n, Fixed& f)
         const int biased = static_cast<int>((bits >> 52) & 0x7ff);
         if (biased == 0x7ff) return false;
         qmin = (biased == 0 ? -1074 : biased - 1075) - 120;
-    }
-    i128 D[4] = {0, 0, 0, 0};
-    if (!add_terms(t, n, qmin, D)) {
-        int lo = 1 << 20, hi = -(1 << 20);
-        for (int i = 0; i < n; ++i) {
-            std::uint64_t bits;
-            std::memcpy(&bits, &t[i], sizeof bits);
-            const int biased = static_cast<int>((bits >> 52) & 0x7ff);
-            if (biased == 0x7ff) return false;
-            if ((bits << 1) == 0) continue;
-            const int q = biased == 0 ? -1074 : biased - 1075;
-            lo = std::min(lo, q);
-            hi = std::max(hi, q);
+        if (!add_terms(t, n, qmin, D)) {
+            int lo = 1 << 20, hi = -(1 << 20);
+            for (int j = 0; j < n; ++j) {
+                std::memcpy(&bits, &t[j], sizeof bits);
+                const int b = static_cast<int>((bits >> 52) & 0x7ff);
+                if (b == 0x7ff) return false;
+                if ((bits << 1) == 0) continue;
+                const int q = b == 0 ? -1074 : b - 1075;
+                lo = std::min(lo, q);
+                hi = std::max(hi, q);
+            }
+            if (hi - lo > 240 - 53) return false; // 32 terms below 2^241 sum to less than 2^246
+            qmin = lo;
+            for (i128& d : D) d = 0;
+            add_terms(t, n, qmin, D);
         }
-        if (hi - lo > 240 - 53) return false; // 32 terms below 2^241 sum to less than 2^246
-        qmin = lo;
-        for (i128& d : D) d = 0;
-        add_terms(t, n, qmin, D);
     }
     std::uint64_t* const L = f.L;
     i128 carry = 0;
@@ -234,10 +249,10 @@ bool fixed_sum(const double* t, int n, Fixed& f)
 
 } // namespace
 
-bool round_sum(const double* t, int n, double& out)
+bool round_sum(const double* t, int n, double& out, bool spread)
 {
     Fixed f;
-    if (!fixed_sum(t, n, f)) return false;
+    if (!fixed_sum(t, n, spread, f)) return false;
     // The top 64 bits of L and whether anything lies below them, straight from
     // its words (no Magnitude: this runs once per element of a gemv or trsv).
     const std::uint64_t* const L = f.L;
@@ -252,11 +267,11 @@ bool round_sum(const double* t, int n, double& out)
     return true;
 }
 
-bool divide_sum(const double* t, int n, double d, double& out)
+bool divide_sum(const double* t, int n, double d, double& out, bool spread)
 {
     if (!std::isfinite(d) || d == 0) return false;
     Fixed f;
-    if (!fixed_sum(t, n, f)) return false;
+    if (!fixed_sum(t, n, spread, f)) return false;
     exact::detail::Magnitude M;
     for (int j = 0; j < 4; ++j) {
         M.w[2 * j] = static_cast<std::uint32_t>(f.L[j]);

@@ -80,6 +80,7 @@ struct Avx2 {
     // multiply-add pipes where the adders are the bottleneck.
     static V sub_fma(V a, V b) { return _mm256_fnmadd_pd(b, _mm256_set1_pd(1.0), a); }
     static V mul(V a, V b) { return _mm256_mul_pd(a, b); }
+    static V max(V a, V b) { return _mm256_max_pd(a, b); } // b where either is NaN
     static V fms(V a, V b, V c) { return _mm256_fmsub_pd(a, b, c); }
     static V bit_or(V a, V b) { return _mm256_or_pd(a, b); }
     static V abs(V a) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), a); }
@@ -122,6 +123,9 @@ struct Avx512 {
     // multiply-add pipes where the adders are the bottleneck.
     static V sub_fma(V a, V b) { return _mm512_fnmadd_pd(b, _mm512_set1_pd(1.0), a); }
     static V mul(V a, V b) { return _mm512_mul_pd(a, b); }
+    // b where either is NaN. (The masked form: GCC 12's _mm512_max_pd warns of its
+    // undefined pass-through operand.)
+    static V max(V a, V b) { return _mm512_mask_max_pd(a, 0xff, a, b); }
     static V fms(V a, V b, V c) { return _mm512_fmsub_pd(a, b, c); }
     static V bit_or(V a, V b)
     {

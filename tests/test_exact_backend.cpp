@@ -310,15 +310,23 @@ TEST(ExactBackend, ShortSumsRoundAndDivideLikeTheAccumulator)
     const auto check = [&](const std::vector<double>& t, double d) {
         Accumulator acc;
         for (double v : t) acc.add(v);
-        double out = 12345.0;
-        if (flamex::exblas::round_sum(t.data(), static_cast<int>(t.size()), out)) {
-            ++decided;
-            ASSERT_TRUE(same_bits(out, acc.round())) << std::hexfloat << out << " vs " << acc.round();
-            ASSERT_NE(out, 0.0);
-        }
-        if (flamex::exblas::divide_sum(t.data(), static_cast<int>(t.size()), d, out)) {
-            ASSERT_TRUE(same_bits(out, flamex::exact::divide_round(acc, d)))
-                << std::hexfloat << out << " vs " << flamex::exact::divide_round(acc, d) << " d=" << d;
+        const int n = static_cast<int>(t.size());
+        // Both placements of the window (spread: from the largest term at
+        // once) decline the same sums and round the others alike.
+        for (bool spread : {false, true}) {
+            double out = 12345.0;
+            const bool rounded = flamex::exblas::round_sum(t.data(), n, out, spread);
+            if (rounded) {
+                decided += spread ? 0 : 1;
+                ASSERT_TRUE(same_bits(out, acc.round())) << std::hexfloat << out << " vs " << acc.round();
+                ASSERT_NE(out, 0.0);
+            }
+            double other = 12345.0;
+            ASSERT_EQ(rounded, flamex::exblas::round_sum(t.data(), n, other, !spread));
+            if (flamex::exblas::divide_sum(t.data(), n, d, out, spread)) {
+                ASSERT_TRUE(same_bits(out, flamex::exact::divide_round(acc, d)))
+                    << std::hexfloat << out << " vs " << flamex::exact::divide_round(acc, d) << " d=" << d;
+            }
         }
     };
     const std::vector<std::vector<double>> crafted = {
@@ -345,6 +353,14 @@ TEST(ExactBackend, ShortSumsRoundAndDivideLikeTheAccumulator)
         {1.0, -1.0 + 0x1p-45, 0x1p-98},            // a tie: to even, 2^-45
         {1.0, -1.0 + 0x1p-45, 0x1p-98, 0x1p-170},  // just above it
         {-1.0, 1.0 - 0x1p-45, -0x1p-98, 0x1p-170}, // just below it
+        // Five fold values 45 bits apart, the lowest 180 bits below the first
+        // (outside a window around it), with and without a tie.
+        {0x1.8p0, 0x1.4p-45, -0x1.2p-90, 0x1.1p-135, 0x1.08p-180},
+        {1.0, 0x1p-53, 0x1p-135, -0x1p-135},      // a tie restored: to even, 1
+        {1.0, 0x1p-53, 0x1p-135, -0x1p-180},      // just below the tie
+        {0x1p-150, 0x1p-10, 1.0, 0x1p-53, 0x1p-180}, // the largest term not first
+        {1.0, 0x1p-190},                           // too wide: declined
+        {0x1p-1000, 0x1p-1060, 0x1p-1074},         // subnormals within the span
     };
     for (const auto& t : crafted)
         for (double d : {1.0, 3.0, -0.1, 7e-5, 1e10}) check(t, d);
