@@ -34,7 +34,7 @@ double finish(Accumulator& acc, const double* comps, double alpha, double beta, 
             }
         }
         double out;
-        if (ok && exblas::round_sum(t, k, out, comps[NC - 1] != 0)) return out;
+        if (ok && exblas::round_sum(t, k, out, spreads(comps))) return out;
     }
     for (int p = 0; p < NC; ++p) acc.add_component(comps[p]);
     return finish(acc, alpha, beta, y);

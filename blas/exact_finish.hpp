@@ -15,6 +15,10 @@ namespace flamex::exact_backend {
 // Doubles of one row's folds (its fold values) that the panel kernels hand out.
 constexpr int NC = exblas::COMPONENTS;
 
+// Whether a row's handed-out fold values reach its last one (the rows of a wide
+// vector: exblas.hpp): their short sum then spreads (exblas::round_sum's `spread`).
+inline bool spreads(const double* comps) { return comps[NC - 1] != 0; }
+
 // round(alpha * S + beta * y) for the exact S in acc; y is not read when beta == 0.
 double finish(exact::Accumulator& acc, double alpha, double beta, const double* y);
 

@@ -133,7 +133,7 @@ double ExactBackend::solve_finish(Accumulator& a, const double* comps, double al
         else
             t.add_product(alpha, b);
         double out;
-        const bool spread = comps[NC - 1] != 0; // a fifth fold value (exblas.hpp)
+        const bool spread = spreads(comps);
         if (t.ok && (unit ? exblas::round_sum(t.t, t.n, out, spread) : exblas::divide_sum(t.t, t.n, diagonal, out, spread)))
             return out;
     }
@@ -190,7 +190,7 @@ void ExactBackend::solve(const Triangle& tri, double alpha, double* x, bool may_
             else
                 t.add_product(alpha, b);
             double out;
-            const bool spread = c1[NC - 1] != 0 || c2[NC - 1] != 0; // a fifth fold value (exblas.hpp)
+            const bool spread = spreads(c1) || spreads(c2);
             if (t.ok && (tri.unit ? exblas::round_sum(t.t, t.n, out, spread)
                                   : exblas::divide_sum(t.t, t.n, diagonal, out, spread)))
                 return out;
