@@ -56,6 +56,7 @@
 #include <vector>
 
 #include "blas/blas.hpp"
+#include "exact/exblas.hpp"
 #include "exact/first_level.hpp"
 #include "reference/exact_data.hpp"
 #include "support/backend_checks.hpp"
@@ -2310,6 +2311,48 @@ TEST(ExactMpfrRowFolds, WideVectorsKeepFiveFolds)
             wrong += check_gemv_every_path(A, x, -1.0, 1.0, y0, what);
             wrong += check_gemv_every_path(A, x, 1.0, 0.0, y0, what + ", beta 0");
         }
+    EXPECT_EQ(wrong, 0);
+}
+
+// A wide x on panels of 64 columns or fewer (trsv's sub-blocks, an LU's first
+// and last calls): the rows keep 5 folds too, and are based with no margin,
+// the look-ahead spanning the whole row (exact/columns_body.inc: base_margin).
+// Each row's largest product lies in [1, 2) at column 0 (E = 9), the others
+// near 2^-115, whose TwoProd errors' lowest bits (2^-220 or above) reach the
+// fifth fold's ulp (2^-223) only from that base: with 4 folds (ulp 2^-178),
+// or based with the margin of 8 (ulp 2^-215), they leave remainders past the
+// last fold in every row's Accumulator. So every row's sum is handed out whole
+// in its fold values (comps), its Accumulator left empty, in the kernel sets
+// with the multi-row folds; and every path gives MPFR's bits.
+TEST(ExactMpfrRowFolds, ShortPanelsOfAWideVectorFinishInTheirFolds)
+{
+    const flamex::test::ExpectThreadsSplit split;
+    const bool folds = std::string(flamex::exact::kernel_isa()) != "generic";
+    int wrong = 0;
+    for (const auto& [m, n] : std::vector<std::pair<dim_t, dim_t>>{{70, 40}, {37, 64}, {9, 16}, {13, 5}}) {
+        Rng rng(static_cast<std::uint64_t>(m * 31 + n));
+        std::vector<double> x(static_cast<std::size_t>(n));
+        for (double& v : x) v = 0.5 + std::fabs(unit(rng)) / 2;
+        x[0] = 1.0;
+        x[1] = std::ldexp(x[1], -40); // x spans 2^40: wide
+        Matrix A(m, n);
+        for (dim_t i = 0; i < m; ++i) {
+            A(i, 0) = std::copysign(1.0 + std::fabs(unit(rng)) / 2, unit(rng));
+            for (dim_t j = 1; j < n; ++j) A(i, j) = std::ldexp(unit(rng), j == 1 ? -74 : -114);
+        }
+        const std::string what = std::to_string(m) + "x" + std::to_string(n);
+        if (folds) {
+            std::vector<flamex::exact::Accumulator> acc(static_cast<std::size_t>(m));
+            std::vector<double> comps(static_cast<std::size_t>(m * flamex::exblas::COMPONENTS));
+            flamex::exblas::accumulate_columns(m, n, A.view().buffer(), A.view().col_stride(), x.data(), 1,
+                                               acc.data(), comps.data());
+            int in_accumulator = 0;
+            for (const flamex::exact::Accumulator& a : acc) in_accumulator += a.is_empty() ? 0 : 1;
+            EXPECT_EQ(in_accumulator, 0) << what;
+        }
+        std::vector<double> y0(static_cast<std::size_t>(m), 0.0);
+        wrong += check_gemv_every_path(A, x, 1.0, 0.0, y0, what);
+    }
     EXPECT_EQ(wrong, 0);
 }
 
