@@ -7,7 +7,8 @@
 // switch path mid-vector; the contract's edge cases (signed zeros, specials,
 // products beyond the double range) on the radix path; products at both ends
 // of the bins' range, subnormal products of both signs, and more products than
-// the bins hold between two moves to the accumulator; any split of a vector
+// the bins hold between two moves to the accumulator, the moves' group sums
+// at every offset within a digit; any split of a vector
 // into parts, and the backend's threads, give the same bits.
 #include <gtest/gtest.h>
 
@@ -226,6 +227,25 @@ TEST(ExactFirstLevel, GroupsOfBinsFitTheirProducts)
             std::vector<double> x(n, m), y(n, m * 0x1p-300);
             y[0] = std::ldexp(m, -300 - d);
             expect_dot_every_path(x, y, "n = " + std::to_string(n) + ", d = " + std::to_string(d));
+        }
+}
+
+// The move cuts each group's four sums (up to 2^63, either sign) at the
+// accumulator's 32-bit digit boundaries: a bin of 4080 products with the
+// largest significand product, of one sign, at every offset within a digit
+// (and a second digit's worth), one product of the other sign 20 bins below it
+// (the group's lowest bin) and one 2^-52 of its products above it.
+TEST(ExactFirstLevel, GroupSumsCutAtEveryDigitOffset)
+{
+    const double m = 0x1.fffffffffffffp0;
+    const std::size_t n = 4080;
+    for (int e = 0; e < 64; ++e)
+        for (const double sign : {1.0, -1.0}) {
+            std::vector<double> x(n, m), y(n, sign * std::ldexp(m, -300 - e));
+            y[0] = -sign * std::ldexp(m, -320 - e);
+            x[1] = std::ldexp(1.0, -52);
+            y[1] = std::ldexp(sign, -300 - e + 40);
+            expect_dot_every_path(x, y, "offset " + std::to_string(e) + (sign > 0 ? " +" : " -"));
         }
 }
 
