@@ -305,8 +305,9 @@ struct Avx512Ifma {
     // bits' terms). The offsets are stored in lane order, the pieces' rows in
     // the order 0 2 4 6 1 3 5 7 (row_lane: the transpose is two shuffles deep).
     // lowest, highest: the running extremes of the non-zero products' bins.
+    // Returns the lanes whose operands are both normal (all where NORMAL).
     template <bool NORMAL, bool ZEROS, int BIN_BYTES = sizeof(ProductBins::word[0]), int LOG2_BINADES = 0>
-    static void split_product(__m512d x, __m512d y, std::int64_t* offset, std::int64_t (*pieces)[ProductBins::PIECES], __m512i& lowest,
+    static __mmask8 split_product(__m512d x, __m512d y, std::int64_t* offset, std::int64_t (*pieces)[ProductBins::PIECES], __m512i& lowest,
                               __m512i& highest, __m512i lane_base = _mm512_setzero_si512())
     {
         static_assert((BIN_BYTES & (BIN_BYTES - 1)) == 0, "a bin's offset is a shift");
@@ -319,7 +320,7 @@ struct Avx512Ifma {
         const __m512i fx = _mm512_and_si512(bx, fraction), fy = _mm512_and_si512(by, fraction);
         // (fx + nx 2^52)(fy + ny 2^52) = fx fy + 2^52 (nx fy + ny fx + nx ny 2^52), nx: x normal
         __m512i k, base;
-        __mmask8 nonzero = 0xff;
+        __mmask8 nonzero = 0xff, normal = 0xff;
         if constexpr (NORMAL) {
             k = _mm512_add_epi64(ex, ey);
             base = _mm512_add_epi64(_mm512_add_epi64(fx, fy), hidden);
@@ -328,7 +329,8 @@ struct Avx512Ifma {
             k = _mm512_add_epi64(_mm512_maskz_max_epu64(0xff, ex, one), _mm512_maskz_max_epu64(0xff, ey, one));
             base = _mm512_maskz_mov_epi64(nx, fy);
             base = _mm512_mask_add_epi64(base, ny, base, fx);
-            base = _mm512_mask_add_epi64(base, static_cast<__mmask8>(nx & ny), base, hidden);
+            normal = static_cast<__mmask8>(nx & ny);
+            base = _mm512_mask_add_epi64(base, normal, base, hidden);
             if constexpr (ZEROS) nonzero = static_cast<__mmask8>(~zero_operands(x, y));
         }
         __m512i hi = _mm512_madd52hi_epu64(base, fx, fy);                  // < 2^54
@@ -370,6 +372,7 @@ struct Avx512Ifma {
         _mm512_store_si512(pieces[2], _mm512_permutex2var_epi64(t01e, second, t23e)); // rows 4, 6
         _mm512_store_si512(pieces[4], _mm512_permutex2var_epi64(t01o, first, t23o));  // rows 1, 3
         _mm512_store_si512(pieces[6], _mm512_permutex2var_epi64(t01o, second, t23o)); // rows 5, 7
+        return normal;
     }
 };
 
