@@ -560,6 +560,68 @@ TEST(ExactArithmetic, CopyResetAndLargeCarries)
     EXPECT_BITS(f.round(), std::ldexp(DBL_MAX, 20 - 1000));
 }
 
+// add_digits: runs of aligned digit words, either sign, up to 2^32 units in
+// magnitude, anywhere in the window (below, above and across what the
+// accumulator holds), give the value add_integer gives digit by digit; runs of
+// many units pass the accumulator's normalization bound (2^29 units) many
+// times over (40 runs of 2^27 units, digits near 2^59: without the
+// normalization before a run the digits would pass 2^63); a run and its
+// negation cancel to an exact zero, up to the top digit.
+TEST(ExactArithmetic, AddDigitsRuns)
+{
+    // a == b exactly: a - b is an exact zero.
+    const auto same_value = [](Accumulator a, Accumulator b) {
+        b.negate();
+        a.merge(b);
+        return a.is_zero();
+    };
+    std::mt19937_64 gen(77);
+    const auto digit = [&gen](std::uint32_t units) {
+        const std::int64_t bound = (std::int64_t{1} << 32) * units - 1;
+        const auto v = static_cast<std::int64_t>(gen() % static_cast<std::uint64_t>(bound + 1));
+        return (gen() & 1) ? -v : v;
+    };
+    struct Run {
+        int first, count;
+        std::uint32_t units;
+        int repeats;
+    };
+    const Run runs[] = {{0, 5, 1, 1},     {40, 1, 3, 2},        {33, 140, 350, 3},        {150, 52, 7, 2},
+                        {0, 202, 1, 1},   {100, 30, 1u << 27, 40}, {60, 90, 1u << 28, 5}};
+    for (const Run& r : runs) {
+        Accumulator a, b;
+        a.add(0x1p-900); // digits already in use, inside and outside the run
+        b.add(0x1p-900);
+        a.add_product(0x1.8p500, -0x1.8p400);
+        b.add_product(0x1.8p500, -0x1.8p400);
+        std::vector<std::int64_t> run(static_cast<std::size_t>(r.count));
+        for (int k = 0; k < r.repeats; ++k) {
+            for (std::int64_t& d : run) d = digit(r.units);
+            if (k % 2 == 1) // all of one sign, at the largest magnitude
+                for (std::int64_t& d : run) d = (std::int64_t{1} << 32) * r.units - 1;
+            a.add_digits(run.data(), r.first, r.count, r.units);
+            for (int i = 0; i < r.count; ++i)
+                b.add_integer(run[static_cast<std::size_t>(i)], 32 * (r.first + i) - Accumulator::BIAS);
+        }
+        EXPECT_TRUE(same_value(a, b)) << "run at " << r.first << ", " << r.count << " digits, " << r.units << " units";
+        EXPECT_TRUE(same_bits(a.round(), b.round())) << r.first;
+    }
+    // a run up to the top digit, then its negation: an exact zero
+    std::vector<std::int64_t> run(20), negated(20);
+    for (std::size_t i = 0; i < run.size(); ++i) {
+        run[i] = digit(9);
+        negated[i] = -run[i];
+    }
+    Accumulator c;
+    c.add(1.0);
+    c.add_digits(run.data(), Accumulator::DIGITS - 20, 20, 9);
+    EXPECT_FALSE(c.is_zero());
+    c.add_digits(negated.data(), Accumulator::DIGITS - 20, 20, 9);
+    c.add(-1.0);
+    EXPECT_TRUE(c.is_zero());
+    EXPECT_TRUE(same_bits(c.round(), 0.0));
+}
+
 // is_empty: nothing reached the digits and no special was seen. It implies
 // is_zero; terms that cancel leave a zero that is not empty (callers then take
 // the long way to the same bits); zero terms and the zero-sign rule leave an

@@ -6,8 +6,10 @@
 // alternating block by block and the adaptive choice; vectors whose blocks
 // switch path mid-vector; the contract's edge cases (signed zeros, specials,
 // products beyond the double range) on the radix path; products at both ends
-// of the bins' range, subnormal products of both signs, and more products than
-// the bins hold between two moves to the accumulator; any split of a vector
+// of the bins' range, subnormal products of both signs, the steps after
+// subnormal operands, and more products than
+// the bins hold between two moves to the accumulator, the moves' group sums
+// at every offset within a digit; any split of a vector
 // into parts, and the backend's threads, give the same bits.
 #include <gtest/gtest.h>
 
@@ -197,6 +199,53 @@ TEST(ExactFirstLevel, SubnormalProductsOfBothSigns)
         }
 }
 
+// After a step with subnormal operands the radix path on integer products
+// takes the general split without testing for the normal one, until a step's
+// operands are all normal: every sequence of three steps of 16 products, each
+// of ordinary operands (2^-1010..2^-1000 times 2^+-20: products of the size of
+// the subnormal ones), with subnormal operands, with zero operands, or with a
+// pair of products beyond DBL_MAX cancelling, and a tail; then an infinite and
+// a NaN operand in each step after a subnormal one.
+TEST(ExactFirstLevel, StepsAfterSubnormalOperands)
+{
+    using flamex::test::random_double;
+    std::mt19937_64 gen(11);
+    const auto fill_step = [&gen](std::vector<double>& x, std::vector<double>& y, std::size_t at, int kind) {
+        for (std::size_t i = at; i < at + 16 && i < x.size(); ++i) {
+            x[i] = random_double(gen, -1010, -1000);
+            y[i] = random_double(gen, -20, 20);
+        }
+        if (at + 16 > x.size()) return;
+        if (kind == 1)
+            for (std::size_t i = at + gen() % 3; i < at + 16; i += 3) x[i] = random_double(gen, -1075, -1023);
+        if (kind == 2) x[at + 5] = 0.0, y[at + 11] = -0.0;
+        if (kind == 3) x[at + 7] = DBL_MAX, y[at + 7] = 8.0, x[at + 12] = -DBL_MAX, y[at + 12] = 8.0;
+    };
+    const std::size_t n = 3 * 16 + 5;
+    for (int a = 0; a < 4; ++a)
+        for (int b = 0; b < 4; ++b)
+            for (int c = 0; c < 4; ++c) {
+                std::vector<double> x(n), y(n);
+                fill_step(x, y, 0, a);
+                fill_step(x, y, 16, b);
+                fill_step(x, y, 32, c);
+                fill_step(x, y, 48, 0);
+                expect_dot_every_path(x, y, "steps " + std::to_string(a) + std::to_string(b) + std::to_string(c));
+            }
+    for (int special = 0; special < 2; ++special)
+        for (std::size_t at = 16; at < n; at += 16) {
+            std::vector<double> x(n), y(n);
+            for (std::size_t s = 0; s < n; s += 16) fill_step(x, y, s, 1);
+            x[at + 3] = special ? std::numeric_limits<double>::quiet_NaN() : -HUGE_VAL;
+            y[at + 3] = 2.0;
+            for (int l = 0; l < LEVEL_COUNT; ++l) {
+                detail::ScopedFirstLevel level(LEVELS[l]);
+                for (const double d : dots(static_cast<index_t>(n), x.data(), y.data()))
+                    EXPECT_TRUE(special ? std::isnan(d) : bits_equal(d, -HUGE_VAL)) << LEVEL_NAMES[l] << " at " << at;
+            }
+        }
+}
+
 // More products into one bin than ProductBins::MAX_PRODUCTS (the kernels move
 // the bins to the accumulator in between), each with the largest significand
 // product, all of one sign, in the last bin of a group of move_bins (one product
@@ -226,6 +275,25 @@ TEST(ExactFirstLevel, GroupsOfBinsFitTheirProducts)
             std::vector<double> x(n, m), y(n, m * 0x1p-300);
             y[0] = std::ldexp(m, -300 - d);
             expect_dot_every_path(x, y, "n = " + std::to_string(n) + ", d = " + std::to_string(d));
+        }
+}
+
+// The move cuts each group's four sums (up to 2^63, either sign) at the
+// accumulator's 32-bit digit boundaries: a bin of 4080 products with the
+// largest significand product, of one sign, at every offset within a digit
+// (and a second digit's worth), one product of the other sign 20 bins below it
+// (the group's lowest bin) and one 2^-52 of its products above it.
+TEST(ExactFirstLevel, GroupSumsCutAtEveryDigitOffset)
+{
+    const double m = 0x1.fffffffffffffp0;
+    const std::size_t n = 4080;
+    for (int e = 0; e < 64; ++e)
+        for (const double sign : {1.0, -1.0}) {
+            std::vector<double> x(n, m), y(n, sign * std::ldexp(m, -300 - e));
+            y[0] = -sign * std::ldexp(m, -320 - e);
+            x[1] = std::ldexp(1.0, -52);
+            y[1] = std::ldexp(sign, -300 - e + 40);
+            expect_dot_every_path(x, y, "offset " + std::to_string(e) + (sign > 0 ? " +" : " -"));
         }
 }
 
