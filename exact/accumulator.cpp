@@ -260,6 +260,17 @@ void Accumulator::add_product(double a, double b, double c) noexcept
     flags_ |= ZERO_POS | ZERO_NEG;
 }
 
+void Accumulator::add_digits(const std::int64_t* digit, std::ptrdiff_t stride, int first, int count) noexcept
+{
+    assert(first >= 0 && count > 0 && first + count <= DIGITS);
+    widen(first, first + count);
+    for (int i = 0; i < count; ++i) {
+        assert(digit[i * stride] > -(std::int64_t{1} << 32) && digit[i * stride] < (std::int64_t{1} << 32));
+        d_[first + i] += digit[i * stride];
+    }
+    if (++pending_ >= PENDING_LIMIT) normalize();
+}
+
 void Accumulator::merge(const Accumulator& other) noexcept
 {
     flags_ |= other.flags_;

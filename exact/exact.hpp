@@ -65,6 +65,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -237,6 +238,12 @@ public:
         const std::uint64_t mag = neg ? std::uint64_t{0} - static_cast<std::uint64_t>(m) : static_cast<std::uint64_t>(m);
         add_significand(mag, e + BIAS, neg);
     }
+    // value += sum_i digit[i stride] 2^(32 (first + i) - BIAS) exactly: a
+    // kernel's partial sums carried into digits of the accumulator's own grid
+    // (not user terms: the zero-sign rule is left alone). Each |digit| < 2^32,
+    // so this counts as one addition of carry-save room (as add_significand);
+    // 0 <= first, first + count <= DIGITS. O(count).
+    void add_digits(const std::int64_t* digit, std::ptrdiff_t stride, int first, int count) noexcept;
     // Zero-sign bookkeeping for kernels that add terms without add():
     // note_terms(has_nonzero, has_pos_zero, has_neg_zero).
     void note_terms(bool nonzero, bool pos_zero, bool neg_zero) noexcept

@@ -240,12 +240,23 @@ ProductBins& thread_product_bins();
 // Capacity: a product adds less than 2^(27 + BINADES - 1) to a word, so
 // MAX_PRODUCTS products keep every word below 2^53; the kernels move the bins to
 // the accumulators before more (as ProductBins').
+//
+// The move (the IFMA Simd's move_row_bins) goes through digit[d][r]: row r's
+// digit d of the accumulators' grid (weight 2^(32 d - Accumulator::BIAS)),
+// all rows at once, a row per lane: each group of bins (group_for) makes one
+// integer per piece and row, and since a bin, a piece and so their weight are
+// the same for every row, each is cut into three digits at the same place in
+// every lane. The digits are carried (digit 32-bit, top signed) and handed to
+// each row's accumulator (Accumulator::add_digits) once, so a row costs one
+// addition a digit of its range instead of four scalar additions a group.
+// Zero between moves.
 struct RowProductBins {
     static constexpr int ROWS = 32;
     static constexpr int LOG2_BINADES = 3, BINADES = 1 << LOG2_BINADES;
     static constexpr int SIZE = (ProductBins::SIZE >> LOG2_BINADES) + 1; // bin of the largest k: SIZE - 1
     static constexpr int SINK = SIZE;
     alignas(64) std::int64_t word[SIZE + 8][ROWS][ProductBins::PIECES];
+    alignas(64) std::int64_t digit[Accumulator::DIGITS][ROWS];
 
     // Bins moved to an accumulator as one integer per piece: after n < 2^b
     // products a word is below 2^(34 + b), so m bins shifted BINADES apart sum
@@ -255,6 +266,19 @@ struct RowProductBins {
         const int b = 64 - __builtin_clzll(static_cast<unsigned long long>(products));
         return 1 + (28 - b) / BINADES;
     }
+    // The bit of the accumulators' grid (digit = bit / 32) where piece j of bin
+    // K starts: word[K][r][j] stands for itself times 2^(position - BIAS).
+    static constexpr int position(int K, int j) noexcept
+    {
+        return BINADES * K + ProductBins::SHIFT[j] - 2150 + Accumulator::BIAS;
+    }
+    // Piece j of a group starting at bin K, cut into three digits from
+    // position(K, j) / 32, and one digit of carry above them: in range for
+    // every bin (the last bin's pieces sum below 2^63, so its three digits
+    // reach position(SIZE - 1, 3) + 63 + 31).
+    static_assert(((BINADES * (SIZE - 1) + ProductBins::SHIFT[3] - 2150 + Accumulator::BIAS) >> 5) + 4 <=
+                      Accumulator::DIGITS,
+                  "the digits of the top bin's pieces and their carry lie on the accumulators' grid");
 };
 
 // This thread's row bins (allocated and zeroed at first use, empty between calls).
