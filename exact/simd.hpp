@@ -201,6 +201,23 @@ struct Avx512Ifma {
         __m256i* const b = reinterpret_cast<__m256i*>(w);
         _mm256_store_si256(b, _mm256_add_epi64(_mm256_load_si256(b), _mm256_load_si256(reinterpret_cast<const __m256i*>(p))));
     }
+    // The products of a vector of rows (product_pieces) added to their rows'
+    // words from registers, one 32-byte read-modify-write a row: words + offset
+    // of lane l (RowProductBins: a row per lane, so no two lanes share a word).
+    template <class Pieces>
+    static void add_row_pieces(char* words, const Pieces& p)
+    {
+        alignas(64) std::int64_t offset[8];
+        _mm512_store_si512(offset, p.offset);
+        constexpr int LOWER[4] = {0, 4, 1, 5}; // rows[h]: row LOWER[h] in the lower half, LOWER[h] + 2 in the upper
+        #pragma GCC unroll 4
+        for (int h = 0; h < 4; ++h) {
+            __m256i* const lo = reinterpret_cast<__m256i*>(words + offset[LOWER[h]]);
+            __m256i* const up = reinterpret_cast<__m256i*>(words + offset[LOWER[h] + 2]);
+            _mm256_store_si256(lo, _mm256_add_epi64(_mm256_load_si256(lo), _mm512_maskz_extracti64x4_epi64(0xf, p.rows[h], 0)));
+            _mm256_store_si256(up, _mm256_add_epi64(_mm256_load_si256(up), _mm512_maskz_extracti64x4_epi64(0xf, p.rows[h], 1)));
+        }
+    }
     // acc += the value of the bins, `products` (<= MAX_PRODUCTS) products since
     // the last move; the bins are left empty. Groups of bins as in
     // ProductBins::group_for, two bins a vector.
@@ -338,6 +355,23 @@ struct Avx512Ifma {
     static void split_product(__m512d x, __m512d y, std::int64_t* offset, std::int64_t (*pieces)[ProductBins::PIECES], __m512i& lowest,
                               __m512i& highest, __m512i lane_base = _mm512_setzero_si512())
     {
+        const ProductPieces p = product_pieces<NORMAL, ZEROS, BIN_BYTES, LOG2_BINADES>(x, y, lowest, highest, lane_base);
+        _mm512_store_si512(offset, p.offset);
+        _mm512_store_si512(pieces[0], p.rows[0]); // rows 0, 2
+        _mm512_store_si512(pieces[2], p.rows[1]); // rows 4, 6
+        _mm512_store_si512(pieces[4], p.rows[2]); // rows 1, 3
+        _mm512_store_si512(pieces[6], p.rows[3]); // rows 5, 7
+    }
+    // What split_product stores, in registers: the lanes' offsets, and the
+    // pieces of two rows a vector (PIECES a row): rows 0 and 2 (the lower and
+    // the upper half), 4 and 6, 1 and 3, 5 and 7.
+    struct ProductPieces {
+        __m512i offset;
+        __m512i rows[4];
+    };
+    template <bool NORMAL, bool ZEROS, int BIN_BYTES = sizeof(ProductBins::word[0]), int LOG2_BINADES = 0>
+    static ProductPieces product_pieces(__m512d x, __m512d y, __m512i& lowest, __m512i& highest, __m512i lane_base)
+    {
         static_assert((BIN_BYTES & (BIN_BYTES - 1)) == 0, "a bin's offset is a shift");
         const __m512i bx = _mm512_castpd_si512(x), by = _mm512_castpd_si512(y);
         const __m512i exponent = _mm512_set1_epi64(0x7ff), one = _mm512_set1_epi64(1);
@@ -389,16 +423,18 @@ struct Avx512Ifma {
         if constexpr (ZEROS)
             bin = _mm512_mask_mov_epi64(_mm512_add_epi64(_mm512_set1_epi64(SINK), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0)),
                                         nonzero, k);
-        _mm512_store_si512(offset, _mm512_add_epi64(_mm512_maskz_slli_epi64(0xff, bin, __builtin_ctz(BIN_BYTES)), lane_base));
+        ProductPieces out;
+        out.offset = _mm512_add_epi64(_mm512_maskz_slli_epi64(0xff, bin, __builtin_ctz(BIN_BYTES)), lane_base);
         // Lane l's pieces p[0..3][l] into one row: t01 pairs pieces 0, 1 of lanes
         // (even | odd), t23 pieces 2, 3; one two-source shuffle per two rows.
         const __m512i t01e = _mm512_maskz_unpacklo_epi64(0xff, p[0], p[1]), t01o = _mm512_maskz_unpackhi_epi64(0xff, p[0], p[1]);
         const __m512i t23e = _mm512_maskz_unpacklo_epi64(0xff, p[2], p[3]), t23o = _mm512_maskz_unpackhi_epi64(0xff, p[2], p[3]);
         const __m512i first = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), second = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
-        _mm512_store_si512(pieces[0], _mm512_permutex2var_epi64(t01e, first, t23e));  // rows 0, 2
-        _mm512_store_si512(pieces[2], _mm512_permutex2var_epi64(t01e, second, t23e)); // rows 4, 6
-        _mm512_store_si512(pieces[4], _mm512_permutex2var_epi64(t01o, first, t23o));  // rows 1, 3
-        _mm512_store_si512(pieces[6], _mm512_permutex2var_epi64(t01o, second, t23o)); // rows 5, 7
+        out.rows[0] = _mm512_permutex2var_epi64(t01e, first, t23e);  // rows 0, 2
+        out.rows[1] = _mm512_permutex2var_epi64(t01e, second, t23e); // rows 4, 6
+        out.rows[2] = _mm512_permutex2var_epi64(t01o, first, t23o);  // rows 1, 3
+        out.rows[3] = _mm512_permutex2var_epi64(t01o, second, t23o); // rows 5, 7
+        return out;
     }
 };
 
