@@ -209,6 +209,9 @@ struct Avx512Ifma {
     {
         alignas(64) std::int64_t offset[8];
         _mm512_store_si512(offset, p.offset);
+        // Read back from memory (one store, loads on the load ports), not
+        // extracted lane by lane (a dozen vector operations).
+        __asm__("" : "+m"(offset));
         constexpr int LOWER[4] = {0, 4, 1, 5}; // rows[h]: row LOWER[h] in the lower half, LOWER[h] + 2 in the upper
         #pragma GCC unroll 4
         for (int h = 0; h < 4; ++h) {
