@@ -262,7 +262,7 @@ void Accumulator::add_product(double a, double b, double c) noexcept
 
 void Accumulator::add_digits(const std::int64_t* digit, std::ptrdiff_t stride, int first, int count) noexcept
 {
-    assert(first >= 0 && count > 0 && first + count <= DIGITS);
+    assert(first >= 0 && count > 0 && first + count <= DIGITS - 3);
     widen(first, first + count);
     for (int i = 0; i < count; ++i) {
         assert(digit[i * stride] > -(std::int64_t{1} << 32) && digit[i * stride] < (std::int64_t{1} << 32));

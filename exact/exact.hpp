@@ -242,7 +242,8 @@ public:
     // kernel's partial sums carried into digits of the accumulator's own grid
     // (not user terms: the zero-sign rule is left alone). Each |digit| < 2^32,
     // so this counts as one addition of carry-save room (as add_significand);
-    // 0 <= first, first + count <= DIGITS. O(count).
+    // 0 <= first, first + count <= DIGITS - 3 (the room add_integer leaves for
+    // carries). O(count).
     void add_digits(const std::int64_t* digit, std::ptrdiff_t stride, int first, int count) noexcept;
     // Zero-sign bookkeeping for kernels that add terms without add():
     // note_terms(has_nonzero, has_pos_zero, has_neg_zero).

@@ -275,9 +275,9 @@ struct RowProductBins {
     // Piece j of a group starting at bin K, cut into three digits from
     // position(K, j) / 32, and one digit of carry above them: in range for
     // every bin (the last bin's pieces sum below 2^63, so its three digits
-    // reach position(SIZE - 1, 3) + 63 + 31).
+    // reach position(SIZE - 1, 3) + 63 + 31), and within add_digits' range.
     static_assert(((BINADES * (SIZE - 1) + ProductBins::SHIFT[3] - 2150 + Accumulator::BIAS) >> 5) + 4 <=
-                      Accumulator::DIGITS,
+                      Accumulator::DIGITS - 3,
                   "the digits of the top bin's pieces and their carry lie on the accumulators' grid");
 };
 

@@ -593,6 +593,40 @@ TEST(ExactArithmetic, EmptyIsZeroButNotEveryZeroIsEmpty)
     EXPECT_FALSE(a.is_empty());
 }
 
+// add_digits (a kernel's digits on the accumulator's own grid, strided) adds
+// what add_integer adds digit by digit: digits of either sign below 2^32 in
+// magnitude, at both ends of the grid, into empty and non-empty accumulators,
+// the top one negative and the others non-negative (a carried negative value).
+TEST(ExactArithmetic, AddDigitsAddsEachDigitAtItsPlace)
+{
+    std::mt19937_64 gen(13);
+    for (int t = 0; t < 2000; ++t) {
+        const int count = std::uniform_int_distribution<int>(1, 12)(gen);
+        const int top = Accumulator::DIGITS - 3 - count; // the last place add_digits takes
+        const int first = t % 3 == 0 ? 0 : t % 3 == 1 ? top : std::uniform_int_distribution<int>(0, top)(gen);
+        const int stride = t % 2 == 0 ? 1 : 3;
+        std::vector<std::int64_t> digits(static_cast<std::size_t>(count * stride), 0);
+        for (int i = 0; i < count; ++i) {
+            std::int64_t d = static_cast<std::int64_t>(gen() & 0xffffffffu);
+            if (t % 4 == 1 ? i == count - 1 : gen() % 2 == 0) d = -d;
+            digits[static_cast<std::size_t>(i * stride)] = d;
+        }
+        Accumulator got, want;
+        if (t % 5 == 0) { // not empty: a value in the middle of the grid
+            got.add(0x1.23456789abcdefp-7);
+            want.add(0x1.23456789abcdefp-7);
+        }
+        got.add_digits(digits.data(), stride, first, count);
+        for (int i = 0; i < count; ++i)
+            want.add_integer(digits[static_cast<std::size_t>(i * stride)], 32 * (first + i) - Accumulator::BIAS);
+        Accumulator difference = want;
+        difference.negate();
+        difference.merge(got);
+        EXPECT_EQ(difference.sign(), 0) << "t = " << t << ", first " << first << ", count " << count;
+        EXPECT_EQ(bits_of(got.round()), bits_of(want.round())) << "t = " << t;
+    }
+}
+
 TEST(ExactArithmetic, ScaleAndFusedDots)
 {
     std::mt19937_64 gen(6);
