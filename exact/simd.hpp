@@ -202,9 +202,11 @@ struct Avx512Ifma {
         _mm256_store_si256(b, _mm256_add_epi64(_mm256_load_si256(b), _mm256_load_si256(reinterpret_cast<const __m256i*>(p))));
     }
     // The products of a vector of rows (product_pieces) added to their rows'
-    // words from registers, one 32-byte read-modify-write a row: words + offset
-    // of lane l (RowProductBins: a row per lane, so no two lanes share a word).
-    template <class Pieces>
+    // words from registers, one 32-byte read-modify-write a row: lane l's at
+    // words + l ROW_BYTES + its offset (RowProductBins: a row per lane, so no
+    // two lanes share a word; the rows' place in a bin is a displacement of
+    // the address, no vector addition).
+    template <int ROW_BYTES, class Pieces>
     static void add_row_pieces(char* words, const Pieces& p)
     {
         alignas(64) std::int64_t offset[8];
@@ -215,8 +217,8 @@ struct Avx512Ifma {
         constexpr int LOWER[4] = {0, 4, 1, 5}; // rows[h]: row LOWER[h] in the lower half, LOWER[h] + 2 in the upper
         #pragma GCC unroll 4
         for (int h = 0; h < 4; ++h) {
-            __m256i* const lo = reinterpret_cast<__m256i*>(words + offset[LOWER[h]]);
-            __m256i* const up = reinterpret_cast<__m256i*>(words + offset[LOWER[h] + 2]);
+            __m256i* const lo = reinterpret_cast<__m256i*>(words + LOWER[h] * ROW_BYTES + offset[LOWER[h]]);
+            __m256i* const up = reinterpret_cast<__m256i*>(words + (LOWER[h] + 2) * ROW_BYTES + offset[LOWER[h] + 2]);
             _mm256_store_si256(lo, _mm256_add_epi64(_mm256_load_si256(lo), _mm512_maskz_extracti64x4_epi64(0xf, p.rows[h], 0)));
             _mm256_store_si256(up, _mm256_add_epi64(_mm256_load_si256(up), _mm512_maskz_extracti64x4_epi64(0xf, p.rows[h], 1)));
         }
@@ -346,9 +348,8 @@ struct Avx512Ifma {
     }
     // ProductBins' view of each lane's product x y (finite operands; NORMAL: both
     // normal; ZEROS: zeros may be among them): bin (as a byte offset into
-    // ProductBins::word, or, BIN_BYTES a bin apart, into RowProductBins::word
-    // plus the lane's base, the offset of its row's words in a bin; zero
-    // products: sink + lane) and the four signed pieces of the integer product of the
+    // ProductBins::word, or, BIN_BYTES a bin apart, to a row's words in
+    // RowProductBins::word; zero products: sink + lane) and the four signed pieces of the integer product of the
     // significands, computed by IFMA as lo + 2^52 hi (lo the low 52 bits of
     // fx fy for the fraction fields fx, fy; hi the high ones plus the hidden
     // bits' terms). The offsets are stored in lane order, the pieces' rows in
@@ -356,9 +357,9 @@ struct Avx512Ifma {
     // lowest, highest: the running extremes of the non-zero products' bins.
     template <bool NORMAL, bool ZEROS, int BIN_BYTES = sizeof(ProductBins::word[0]), int LOG2_BINADES = 0>
     static void split_product(__m512d x, __m512d y, std::int64_t* offset, std::int64_t (*pieces)[ProductBins::PIECES], __m512i& lowest,
-                              __m512i& highest, __m512i lane_base = _mm512_setzero_si512())
+                              __m512i& highest)
     {
-        const ProductPieces p = product_pieces<NORMAL, ZEROS, BIN_BYTES, LOG2_BINADES>(x, y, lowest, highest, lane_base);
+        const ProductPieces p = product_pieces<NORMAL, ZEROS, BIN_BYTES, LOG2_BINADES>(x, y, lowest, highest);
         _mm512_store_si512(offset, p.offset);
         _mm512_store_si512(pieces[0], p.rows[0]); // rows 0, 2
         _mm512_store_si512(pieces[2], p.rows[1]); // rows 4, 6
@@ -373,7 +374,7 @@ struct Avx512Ifma {
         __m512i rows[4];
     };
     template <bool NORMAL, bool ZEROS, int BIN_BYTES = sizeof(ProductBins::word[0]), int LOG2_BINADES = 0>
-    static ProductPieces product_pieces(__m512d x, __m512d y, __m512i& lowest, __m512i& highest, __m512i lane_base)
+    static ProductPieces product_pieces(__m512d x, __m512d y, __m512i& lowest, __m512i& highest)
     {
         static_assert((BIN_BYTES & (BIN_BYTES - 1)) == 0, "a bin's offset is a shift");
         const __m512i bx = _mm512_castpd_si512(x), by = _mm512_castpd_si512(y);
@@ -388,7 +389,7 @@ struct Avx512Ifma {
         __mmask8 nonzero = 0xff;
         if constexpr (NORMAL) {
             k = _mm512_add_epi64(ex, ey);
-            base = _mm512_add_epi64(_mm512_add_epi64(fx, fy), hidden);
+            base = _mm512_add_epi64(fx, _mm512_add_epi64(fy, hidden)); // (a y the same in every lane: one addition)
         } else {
             const __mmask8 nx = _mm512_test_epi64_mask(ex, ex), ny = _mm512_test_epi64_mask(ey, ey);
             k = _mm512_add_epi64(_mm512_maskz_max_epu64(0xff, ex, one), _mm512_maskz_max_epu64(0xff, ey, one));
@@ -401,7 +402,7 @@ struct Avx512Ifma {
         __m512i lo = _mm512_madd52lo_epu64(_mm512_setzero_si512(), fx, fy); // < 2^52
         // The signed product (-1)^s (lo + 2^52 hi) = lo' + 2^52 hi', each half
         // cut into a non-negative low piece and a signed (arithmetic shift) high one.
-        const __mmask8 negative = _mm512_cmplt_epi64_mask(_mm512_xor_si512(bx, by), _mm512_setzero_si512());
+        const __mmask8 negative = _kxor_mask8(_mm512_movepi64_mask(bx), _mm512_movepi64_mask(by)); // (the same)
         lo = _mm512_mask_sub_epi64(lo, negative, _mm512_setzero_si512(), lo);
         hi = _mm512_mask_sub_epi64(hi, negative, _mm512_setzero_si512(), hi);
         // Bins of 2^LOG2_BINADES binades (RowProductBins): both halves shifted up
@@ -427,7 +428,7 @@ struct Avx512Ifma {
             bin = _mm512_mask_mov_epi64(_mm512_add_epi64(_mm512_set1_epi64(SINK), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0)),
                                         nonzero, k);
         ProductPieces out;
-        out.offset = _mm512_add_epi64(_mm512_maskz_slli_epi64(0xff, bin, __builtin_ctz(BIN_BYTES)), lane_base);
+        out.offset = _mm512_maskz_slli_epi64(0xff, bin, __builtin_ctz(BIN_BYTES));
         // Lane l's pieces p[0..3][l] into one row: t01 pairs pieces 0, 1 of lanes
         // (even | odd), t23 pieces 2, 3; one two-source shuffle per two rows.
         const __m512i t01e = _mm512_maskz_unpacklo_epi64(0xff, p[0], p[1]), t01o = _mm512_maskz_unpackhi_epi64(0xff, p[0], p[1]);
