@@ -201,28 +201,6 @@ struct Avx512Ifma {
         __m256i* const b = reinterpret_cast<__m256i*>(w);
         _mm256_store_si256(b, _mm256_add_epi64(_mm256_load_si256(b), _mm256_load_si256(reinterpret_cast<const __m256i*>(p))));
     }
-    // The products of a vector of rows (product_pieces) added to their rows'
-    // words from registers, one 32-byte read-modify-write a row: lane l's at
-    // words + l ROW_BYTES + its offset (RowProductBins: a row per lane, so no
-    // two lanes share a word; the rows' place in a bin is a displacement of
-    // the address, no vector addition).
-    template <int ROW_BYTES, class Pieces>
-    static void add_row_pieces(char* words, const Pieces& p)
-    {
-        alignas(64) std::int64_t offset[8];
-        _mm512_store_si512(offset, p.offset);
-        // Read back from memory (one store, loads on the load ports), not
-        // extracted lane by lane (a dozen vector operations).
-        __asm__("" : "+m"(offset));
-        constexpr int LOWER[4] = {0, 4, 1, 5}; // rows[h]: row LOWER[h] in the lower half, LOWER[h] + 2 in the upper
-        #pragma GCC unroll 4
-        for (int h = 0; h < 4; ++h) {
-            __m256i* const lo = reinterpret_cast<__m256i*>(words + LOWER[h] * ROW_BYTES + offset[LOWER[h]]);
-            __m256i* const up = reinterpret_cast<__m256i*>(words + (LOWER[h] + 2) * ROW_BYTES + offset[LOWER[h] + 2]);
-            _mm256_store_si256(lo, _mm256_add_epi64(_mm256_load_si256(lo), _mm512_maskz_extracti64x4_epi64(0xf, p.rows[h], 0)));
-            _mm256_store_si256(up, _mm256_add_epi64(_mm256_load_si256(up), _mm512_maskz_extracti64x4_epi64(0xf, p.rows[h], 1)));
-        }
-    }
     // acc += the value of the bins, `products` (<= MAX_PRODUCTS) products since
     // the last move; the bins are left empty. Groups of bins as in
     // ProductBins::group_for, two bins a vector.
@@ -259,7 +237,7 @@ struct Avx512Ifma {
     // The same for RowProductBins' rows [0, valid) (ROWS_USED rows a bin are
     // read, the others hold zeros), their non-zero bins in [lo, hi): acc[r] +=
     // row r's value, `products` products a row since the last move; the bins
-    // and the digits are left empty. Through RowProductBins::digit, a row per
+    // and the digits are left empty. Through RowDigits, a row per
     // lane: per group of bins (group_for) one sum per pair of rows (a bin's
     // rows are contiguous, two a vector), transposed to a vector per piece of
     // 8 rows, cut into three digits where the group's piece starts (the same
@@ -273,6 +251,7 @@ struct Avx512Ifma {
         if (lo >= hi) return;
         assert(products > 0 && products <= ProductBins::MAX_PRODUCTS);
         const int group = RowProductBins::group_for(products);
+        std::int64_t(*const digit)[ROWS] = detail::thread_row_digits().digit;
         const __m512i low32 = _mm512_set1_epi64(0xffffffffLL);
         // From the unpacks of a quarter's sums (lanes: rows 0 2 0 2 1 3 1 3 of
         // pieces 0 0 2 2 0 0 2 2, or 1 1 3 3 ...) and the next quarter's: rows 0..7
@@ -313,7 +292,7 @@ struct Avx512Ifma {
                     // the shifted piece in two unsigned digits, and the piece
                     // shifted down 64 - s (arithmetic: its sign when s = 0).
                     const __m512i shifted = _mm512_maskz_sll_epi64(0xff, piece[j], _mm_cvtsi32_si128(s));
-                    std::int64_t* const d = bins.digit[p >> 5] + 8 * o;
+                    std::int64_t* const d = digit[p >> 5] + 8 * o;
                     _mm512_store_si512(d, _mm512_add_epi64(_mm512_load_si512(d), _mm512_and_si512(shifted, low32)));
                     _mm512_store_si512(d + ROWS, _mm512_add_epi64(_mm512_load_si512(d + ROWS), _mm512_maskz_srli_epi64(0xff, shifted, 32)));
                     _mm512_store_si512(d + 2 * ROWS, _mm512_add_epi64(_mm512_load_si512(d + 2 * ROWS),
@@ -330,26 +309,27 @@ struct Avx512Ifma {
         for (int o = 0; o < OCTETS; ++o) {
             __m512i carry = _mm512_setzero_si512();
             for (int d = first; d < last - 1; ++d) {
-                const __m512i v = _mm512_add_epi64(_mm512_load_si512(bins.digit[d] + 8 * o), carry);
+                const __m512i v = _mm512_add_epi64(_mm512_load_si512(digit[d] + 8 * o), carry);
                 carry = _mm512_maskz_srai_epi64(0xff, v, 32);
-                _mm512_store_si512(bins.digit[d] + 8 * o, _mm512_and_si512(v, low32));
+                _mm512_store_si512(digit[d] + 8 * o, _mm512_and_si512(v, low32));
             }
-            _mm512_store_si512(bins.digit[last - 1] + 8 * o, carry);
+            _mm512_store_si512(digit[last - 1] + 8 * o, carry);
         }
         for (int r = 0; r < valid; ++r) {
             int from = first, to = last; // the row's non-zero digits: a row of zeros leaves its accumulator alone
-            while (from < to && bins.digit[from][r] == 0) ++from;
-            while (to > from && bins.digit[to - 1][r] == 0) --to;
-            if (from < to) acc[r].add_digits(&bins.digit[from][r], ROWS, from, to - from);
+            while (from < to && digit[from][r] == 0) ++from;
+            while (to > from && digit[to - 1][r] == 0) --to;
+            if (from < to) acc[r].add_digits(&digit[from][r], ROWS, from, to - from);
         }
         for (int d = first; d < last; ++d)
             #pragma GCC unroll 4
-            for (int o = 0; o < OCTETS; ++o) _mm512_store_si512(bins.digit[d] + 8 * o, _mm512_setzero_si512());
+            for (int o = 0; o < OCTETS; ++o) _mm512_store_si512(digit[d] + 8 * o, _mm512_setzero_si512());
     }
     // ProductBins' view of each lane's product x y (finite operands; NORMAL: both
     // normal; ZEROS: zeros may be among them): bin (as a byte offset into
-    // ProductBins::word, or, BIN_BYTES a bin apart, to a row's words in
-    // RowProductBins::word; zero products: sink + lane) and the four signed pieces of the integer product of the
+    // ProductBins::word, or, BIN_BYTES a bin apart, into RowProductBins::word
+    // plus the lane's base, the offset of its row's words in a bin; zero
+    // products: sink + lane) and the four signed pieces of the integer product of the
     // significands, computed by IFMA as lo + 2^52 hi (lo the low 52 bits of
     // fx fy for the fraction fields fx, fy; hi the high ones plus the hidden
     // bits' terms). The offsets are stored in lane order, the pieces' rows in
@@ -357,24 +337,7 @@ struct Avx512Ifma {
     // lowest, highest: the running extremes of the non-zero products' bins.
     template <bool NORMAL, bool ZEROS, int BIN_BYTES = sizeof(ProductBins::word[0]), int LOG2_BINADES = 0>
     static void split_product(__m512d x, __m512d y, std::int64_t* offset, std::int64_t (*pieces)[ProductBins::PIECES], __m512i& lowest,
-                              __m512i& highest)
-    {
-        const ProductPieces p = product_pieces<NORMAL, ZEROS, BIN_BYTES, LOG2_BINADES>(x, y, lowest, highest);
-        _mm512_store_si512(offset, p.offset);
-        _mm512_store_si512(pieces[0], p.rows[0]); // rows 0, 2
-        _mm512_store_si512(pieces[2], p.rows[1]); // rows 4, 6
-        _mm512_store_si512(pieces[4], p.rows[2]); // rows 1, 3
-        _mm512_store_si512(pieces[6], p.rows[3]); // rows 5, 7
-    }
-    // What split_product stores, in registers: the lanes' offsets, and the
-    // pieces of two rows a vector (PIECES a row): rows 0 and 2 (the lower and
-    // the upper half), 4 and 6, 1 and 3, 5 and 7.
-    struct ProductPieces {
-        __m512i offset;
-        __m512i rows[4];
-    };
-    template <bool NORMAL, bool ZEROS, int BIN_BYTES = sizeof(ProductBins::word[0]), int LOG2_BINADES = 0>
-    static ProductPieces product_pieces(__m512d x, __m512d y, __m512i& lowest, __m512i& highest)
+                              __m512i& highest, __m512i lane_base = _mm512_setzero_si512())
     {
         static_assert((BIN_BYTES & (BIN_BYTES - 1)) == 0, "a bin's offset is a shift");
         const __m512i bx = _mm512_castpd_si512(x), by = _mm512_castpd_si512(y);
@@ -389,7 +352,7 @@ struct Avx512Ifma {
         __mmask8 nonzero = 0xff;
         if constexpr (NORMAL) {
             k = _mm512_add_epi64(ex, ey);
-            base = _mm512_add_epi64(fx, _mm512_add_epi64(fy, hidden)); // (a y the same in every lane: one addition)
+            base = _mm512_add_epi64(_mm512_add_epi64(fx, fy), hidden);
         } else {
             const __mmask8 nx = _mm512_test_epi64_mask(ex, ex), ny = _mm512_test_epi64_mask(ey, ey);
             k = _mm512_add_epi64(_mm512_maskz_max_epu64(0xff, ex, one), _mm512_maskz_max_epu64(0xff, ey, one));
@@ -402,7 +365,7 @@ struct Avx512Ifma {
         __m512i lo = _mm512_madd52lo_epu64(_mm512_setzero_si512(), fx, fy); // < 2^52
         // The signed product (-1)^s (lo + 2^52 hi) = lo' + 2^52 hi', each half
         // cut into a non-negative low piece and a signed (arithmetic shift) high one.
-        const __mmask8 negative = _kxor_mask8(_mm512_movepi64_mask(bx), _mm512_movepi64_mask(by)); // (the same)
+        const __mmask8 negative = _mm512_cmplt_epi64_mask(_mm512_xor_si512(bx, by), _mm512_setzero_si512());
         lo = _mm512_mask_sub_epi64(lo, negative, _mm512_setzero_si512(), lo);
         hi = _mm512_mask_sub_epi64(hi, negative, _mm512_setzero_si512(), hi);
         // Bins of 2^LOG2_BINADES binades (RowProductBins): both halves shifted up
@@ -427,18 +390,16 @@ struct Avx512Ifma {
         if constexpr (ZEROS)
             bin = _mm512_mask_mov_epi64(_mm512_add_epi64(_mm512_set1_epi64(SINK), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0)),
                                         nonzero, k);
-        ProductPieces out;
-        out.offset = _mm512_maskz_slli_epi64(0xff, bin, __builtin_ctz(BIN_BYTES));
+        _mm512_store_si512(offset, _mm512_add_epi64(_mm512_maskz_slli_epi64(0xff, bin, __builtin_ctz(BIN_BYTES)), lane_base));
         // Lane l's pieces p[0..3][l] into one row: t01 pairs pieces 0, 1 of lanes
         // (even | odd), t23 pieces 2, 3; one two-source shuffle per two rows.
         const __m512i t01e = _mm512_maskz_unpacklo_epi64(0xff, p[0], p[1]), t01o = _mm512_maskz_unpackhi_epi64(0xff, p[0], p[1]);
         const __m512i t23e = _mm512_maskz_unpacklo_epi64(0xff, p[2], p[3]), t23o = _mm512_maskz_unpackhi_epi64(0xff, p[2], p[3]);
         const __m512i first = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), second = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
-        out.rows[0] = _mm512_permutex2var_epi64(t01e, first, t23e);  // rows 0, 2
-        out.rows[1] = _mm512_permutex2var_epi64(t01e, second, t23e); // rows 4, 6
-        out.rows[2] = _mm512_permutex2var_epi64(t01o, first, t23o);  // rows 1, 3
-        out.rows[3] = _mm512_permutex2var_epi64(t01o, second, t23o); // rows 5, 7
-        return out;
+        _mm512_store_si512(pieces[0], _mm512_permutex2var_epi64(t01e, first, t23e));  // rows 0, 2
+        _mm512_store_si512(pieces[2], _mm512_permutex2var_epi64(t01e, second, t23e)); // rows 4, 6
+        _mm512_store_si512(pieces[4], _mm512_permutex2var_epi64(t01o, first, t23o));  // rows 1, 3
+        _mm512_store_si512(pieces[6], _mm512_permutex2var_epi64(t01o, second, t23o)); // rows 5, 7
     }
 };
 
