@@ -8,7 +8,8 @@
 // products beyond the double range) on the radix path; products at both ends
 // of the bins' range, subnormal products of both signs, and more products than
 // the bins hold between two moves to the accumulator; any split of a vector
-// into parts, and the backend's threads, give the same bits.
+// into parts, and the backend's threads, give the same bits; the panel
+// kernels' rows (the radix path in lanes) keep their exact values whole.
 #include <gtest/gtest.h>
 
 #include <cfloat>
