@@ -146,15 +146,16 @@ void Accumulator::widen(int lo, int hi) noexcept
     }
 }
 
-void Accumulator::add_digits(const std::int64_t* digits, int first, int count, std::uint32_t units) noexcept
+void Accumulator::add_digits(const std::int64_t* digits, std::ptrdiff_t stride, int first, int count,
+                             std::uint32_t units) noexcept
 {
-    assert(first >= 0 && count >= 0 && first + count <= DIGITS);
+    assert(first >= 0 && count >= 0 && first + count <= DIGITS - 3);
     assert(units >= 1 && units <= PENDING_LIMIT / 2);
     if (count == 0) return;
     // Normalized first where the run would take a digit past 2^32 (pending + 1).
     if (pending_ + units >= PENDING_LIMIT) normalize();
     if (first < lo_ || first + count > hi_) widen(first, first + count);
-    for (int i = 0; i < count; ++i) d_[first + i] += digits[i];
+    for (int i = 0; i < count; ++i) d_[first + i] += digits[i * stride];
     pending_ += units;
 }
 

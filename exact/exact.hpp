@@ -65,6 +65,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -237,13 +238,15 @@ public:
         const std::uint64_t mag = neg ? std::uint64_t{0} - static_cast<std::uint64_t>(m) : static_cast<std::uint64_t>(m);
         add_significand(mag, e + BIAS, neg);
     }
-    // value += sum_i digits[i] 2^(32 (first + i) - BIAS), i < count: a run of
-    // aligned digit words (a kernel's partial sums already cut at digit
-    // boundaries; not user terms: the zero-sign rule is left alone). Each
-    // |digits[i]| < 2^32 units: the run counts as `units` additions toward
-    // the next normalization (units in [1, 2^28]); 0 <= first, first + count
-    // <= DIGITS.
-    void add_digits(const std::int64_t* digits, int first, int count, std::uint32_t units) noexcept;
+    // value += sum_i digits[i stride] 2^(32 (first + i) - BIAS), i < count: a
+    // run of digit words of the accumulator's own grid (a kernel's partial
+    // sums already cut at digit boundaries; not user terms: the zero-sign rule
+    // is left alone). Each |digits[i stride]| < units 2^32: the run counts as
+    // `units` additions toward the next normalization (units in [1, 2^28]);
+    // 0 <= first, first + count <= DIGITS - 3 (the room add_integer leaves for
+    // carries). O(count).
+    void add_digits(const std::int64_t* digits, std::ptrdiff_t stride, int first, int count,
+                    std::uint32_t units) noexcept;
     // Zero-sign bookkeeping for kernels that add terms without add():
     // note_terms(has_nonzero, has_pos_zero, has_neg_zero).
     void note_terms(bool nonzero, bool pos_zero, bool neg_zero) noexcept

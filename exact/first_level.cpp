@@ -62,4 +62,11 @@ RowProductBins& thread_row_product_bins()
     return *bins;
 }
 
+RowDigits& thread_row_digits()
+{
+    thread_local std::unique_ptr<RowDigits> digits; // on the heap, as above
+    if (!digits) digits.reset(new RowDigits{});
+    return *digits;
+}
+
 } // namespace flamex::exact::detail

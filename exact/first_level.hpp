@@ -240,6 +240,15 @@ ProductBins& thread_product_bins();
 // Capacity: a product adds less than 2^(27 + BINADES - 1) to a word, so
 // MAX_PRODUCTS products keep every word below 2^53; the kernels move the bins to
 // the accumulators before more (as ProductBins').
+//
+// The move (the IFMA Simd's move_row_bins) goes through RowDigits: row r's
+// digit d of the accumulators' grid (weight 2^(32 d - Accumulator::BIAS)),
+// all rows at once, a row per lane: each group of bins (group_for) makes one
+// integer per piece and row, and since a bin, a piece and so their weight are
+// the same for every row, each is cut into three digits at the same place in
+// every lane. The digits are carried (digit 32-bit, top signed) and handed to
+// each row's accumulator (Accumulator::add_digits) once, so a row costs one
+// addition a digit of its range instead of four scalar additions a group.
 struct RowProductBins {
     static constexpr int ROWS = 32;
     static constexpr int LOG2_BINADES = 3, BINADES = 1 << LOG2_BINADES;
@@ -255,9 +264,32 @@ struct RowProductBins {
         const int b = 64 - __builtin_clzll(static_cast<unsigned long long>(products));
         return 1 + (28 - b) / BINADES;
     }
+    // The bit of the accumulators' grid (digit = bit / 32) where piece j of bin
+    // K starts: word[K][r][j] stands for itself times 2^(position - BIAS).
+    static constexpr int position(int K, int j) noexcept
+    {
+        return BINADES * K + ProductBins::SHIFT[j] - 2150 + Accumulator::BIAS;
+    }
+    // Piece j of a group starting at bin K, cut into three digits from
+    // position(K, j) / 32, and one digit of carry above them: in range for
+    // every bin (the last bin's pieces sum below 2^63, so its three digits
+    // reach position(SIZE - 1, 3) + 63 + 31), and within add_digits' range.
+    static_assert(((BINADES * (SIZE - 1) + ProductBins::SHIFT[3] - 2150 + Accumulator::BIAS) >> 5) + 4 <=
+                      Accumulator::DIGITS - 3,
+                  "the digits of the top bin's pieces and their carry lie on the accumulators' grid");
 };
 
 // This thread's row bins (allocated and zeroed at first use, empty between calls).
 RowProductBins& thread_row_product_bins();
+
+// The digits of RowProductBins' move: digit[d][r] is row r's digit d. (Apart
+// from the bins: in them, the walk over 4096 x 4096 subnormal-heavy panels
+// took 30-50% more time, an effect of where the bins lie, not of the digits.)
+struct RowDigits {
+    alignas(64) std::int64_t digit[Accumulator::DIGITS][RowProductBins::ROWS];
+};
+
+// This thread's digits (allocated and zeroed at first use, zero between moves).
+RowDigits& thread_row_digits();
 
 } // namespace flamex::exact::detail

@@ -216,8 +216,8 @@ struct Avx512Ifma {
         // Piece j of bin g is bit g + SHIFT[j] + POSITION of the digits; a sum
         // below 2^63 there spans three digits.
         constexpr int POSITION = Accumulator::BIAS - 2150;
-        static_assert(POSITION >= 0 && ((ProductBins::SIZE - 1 + ProductBins::SHIFT[3] + POSITION) >> 5) + 3 <= Accumulator::DIGITS,
-                      "every bin's digits lie in the accumulator's");
+        static_assert(POSITION >= 0 && ((ProductBins::SIZE - 1 + ProductBins::SHIFT[3] + POSITION) >> 5) + 3 <= Accumulator::DIGITS - 3,
+                      "every bin's digits lie in add_digits' range");
         const int first = (bins.lo + POSITION) >> 5;
         const int past = ((bins.hi - 1 + ProductBins::SHIFT[3] + POSITION) >> 5) + 3;
         alignas(64) std::int64_t digit[Accumulator::DIGITS];
@@ -255,23 +255,38 @@ struct Avx512Ifma {
             sums += ProductBins::PIECES;
         }
         // Each sum added less than 2^32 to each of its digits.
-        acc.add_digits(digit + first, first, past - first, sums);
+        acc.add_digits(digit + first, 1, first, past - first, sums);
         bins.lo = ProductBins::SIZE;
         bins.hi = 0;
     }
     // The same for RowProductBins' rows [0, valid) (ROWS_USED rows a bin are
     // read, the others hold zeros), their non-zero bins in [lo, hi): acc[r] +=
-    // row r's value, `products` products a row since the last move; groups of
-    // bins as in RowProductBins::group_for. A bin's rows are contiguous, two a
-    // vector: one sum per pair of rows and group of bins.
+    // row r's value, `products` products a row since the last move; the bins
+    // and the digits are left empty. Through RowDigits, a row per
+    // lane: per group of bins (group_for) one sum per pair of rows (a bin's
+    // rows are contiguous, two a vector), transposed to a vector per piece of
+    // 8 rows, cut into three digits where the group's piece starts (the same
+    // digits and shift in every lane); then the digits carried and each row's
+    // handed to its accumulator in one addition.
     template <int ROWS_USED>
     static void move_row_bins(RowProductBins& bins, int lo, int hi, Accumulator* acc, int valid, long long products)
     {
-        static_assert(ROWS_USED % 2 == 0 && ROWS_USED <= RowProductBins::ROWS, "pairs of rows");
-        constexpr int PAIRS = ROWS_USED / 2;
+        static_assert(ROWS_USED % 8 == 0 && ROWS_USED <= RowProductBins::ROWS, "vectors of 8 rows");
+        constexpr int PAIRS = ROWS_USED / 2, OCTETS = ROWS_USED / 8, ROWS = RowProductBins::ROWS;
         if (lo >= hi) return;
         assert(products > 0 && products <= ProductBins::MAX_PRODUCTS);
         const int group = RowProductBins::group_for(products);
+        std::int64_t(*const digit)[ROWS] = detail::thread_row_digits().digit;
+        const __m512i low32 = _mm512_set1_epi64(0xffffffffLL);
+        // From the unpacks of a quarter's sums (lanes: rows 0 2 0 2 1 3 1 3 of
+        // pieces 0 0 2 2 0 0 2 2, or 1 1 3 3 ...) and the next quarter's: rows 0..7
+        // of the lower piece, of the higher one.
+        const __m512i lower = _mm512_set_epi64(13, 9, 12, 8, 5, 1, 4, 0), higher = _mm512_set_epi64(15, 11, 14, 10, 7, 3, 6, 2);
+        // Digit words: a group's piece j (|sum| < 2^63, group_for) adds digits
+        // c0, c1 in [0, 2^32) and c2 in [-2^31, 2^31) (below) to digits d, d + 1,
+        // d + 2 of d = position / 32; the groups start 8 or more bits apart, so
+        // at most 12 groups reach a digit a piece, 48 in all: every digit word
+        // stays below 2^38 in magnitude before the carries.
         for (int g = lo; g < hi; g += group) {
             const int end = g + group < hi ? g + group : hi;
             __m512i sum[PAIRS];
@@ -286,14 +301,54 @@ struct Avx512Ifma {
                     _mm512_store_si512(w + 8 * q, _mm512_setzero_si512());
                 }
             }
-            alignas(64) std::int64_t s[ROWS_USED][ProductBins::PIECES];
-            #pragma GCC unroll 16
-            for (int q = 0; q < PAIRS; ++q) _mm512_store_si512(s[2 * q], sum[q]);
-            for (int r = 0; r < valid; ++r)
-                for (int j = 0; j < ProductBins::PIECES; ++j)
-                    if (s[r][j] != 0)
-                        acc[r].add_integer(s[r][j], g * RowProductBins::BINADES + ProductBins::SHIFT[j] - 2150);
+            #pragma GCC unroll 4
+            for (int o = 0; o < OCTETS; ++o) {
+                const __m512i* const v = sum + 4 * o; // rows 8 o + 2 i, 8 o + 2 i + 1 in v[i]
+                const __m512i even01 = _mm512_maskz_unpacklo_epi64(0xff, v[0], v[1]), even23 = _mm512_maskz_unpacklo_epi64(0xff, v[2], v[3]);
+                const __m512i odd01 = _mm512_maskz_unpackhi_epi64(0xff, v[0], v[1]), odd23 = _mm512_maskz_unpackhi_epi64(0xff, v[2], v[3]);
+                const __m512i piece[ProductBins::PIECES] = {
+                    _mm512_permutex2var_epi64(even01, lower, even23), _mm512_permutex2var_epi64(odd01, lower, odd23),
+                    _mm512_permutex2var_epi64(even01, higher, even23), _mm512_permutex2var_epi64(odd01, higher, odd23)};
+                #pragma GCC unroll 4
+                for (int j = 0; j < ProductBins::PIECES; ++j) {
+                    const int p = RowProductBins::position(g, j);
+                    const int s = p & 31;
+                    // piece 2^s = c0 + 2^32 c1 + 2^64 c2: the low 64 bits of
+                    // the shifted piece in two unsigned digits, and the piece
+                    // shifted down 64 - s (arithmetic: its sign when s = 0).
+                    const __m512i shifted = _mm512_maskz_sll_epi64(0xff, piece[j], _mm_cvtsi32_si128(s));
+                    std::int64_t* const d = digit[p >> 5] + 8 * o;
+                    _mm512_store_si512(d, _mm512_add_epi64(_mm512_load_si512(d), _mm512_and_si512(shifted, low32)));
+                    _mm512_store_si512(d + ROWS, _mm512_add_epi64(_mm512_load_si512(d + ROWS), _mm512_maskz_srli_epi64(0xff, shifted, 32)));
+                    _mm512_store_si512(d + 2 * ROWS, _mm512_add_epi64(_mm512_load_si512(d + 2 * ROWS),
+                                                                      _mm512_maskz_sra_epi64(0xff, piece[j], _mm_cvtsi32_si128(64 - s))));
+                }
+            }
         }
+        // The digits [first, last) the groups touched and one above them for the
+        // carry out of the top (below 2^7 in magnitude): each becomes a digit in
+        // [0, 2^32), the top one signed.
+        const int first = RowProductBins::position(lo, 0) >> 5;
+        const int last = (RowProductBins::position(hi - 1, ProductBins::PIECES - 1) >> 5) + 4;
+        #pragma GCC unroll 4
+        for (int o = 0; o < OCTETS; ++o) {
+            __m512i carry = _mm512_setzero_si512();
+            for (int d = first; d < last - 1; ++d) {
+                const __m512i v = _mm512_add_epi64(_mm512_load_si512(digit[d] + 8 * o), carry);
+                carry = _mm512_maskz_srai_epi64(0xff, v, 32);
+                _mm512_store_si512(digit[d] + 8 * o, _mm512_and_si512(v, low32));
+            }
+            _mm512_store_si512(digit[last - 1] + 8 * o, carry);
+        }
+        for (int r = 0; r < valid; ++r) {
+            int from = first, to = last; // the row's non-zero digits: a row of zeros leaves its accumulator alone
+            while (from < to && digit[from][r] == 0) ++from;
+            while (to > from && digit[to - 1][r] == 0) --to;
+            if (from < to) acc[r].add_digits(&digit[from][r], ROWS, from, to - from, 1);
+        }
+        for (int d = first; d < last; ++d)
+            #pragma GCC unroll 4
+            for (int o = 0; o < OCTETS; ++o) _mm512_store_si512(digit[d] + 8 * o, _mm512_setzero_si512());
     }
     // ProductBins' view of each lane's product x y (finite operands; NORMAL: both
     // normal; ZEROS: zeros may be among them): bin (as a byte offset into

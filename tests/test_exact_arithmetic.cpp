@@ -599,14 +599,14 @@ TEST(ExactArithmetic, AddDigitsRuns)
             for (std::int64_t& d : run) d = digit(r.units);
             if (k % 2 == 1) // all of one sign, at the largest magnitude
                 for (std::int64_t& d : run) d = (std::int64_t{1} << 32) * r.units - 1;
-            a.add_digits(run.data(), r.first, r.count, r.units);
+            a.add_digits(run.data(), 1, r.first, r.count, r.units);
             for (int i = 0; i < r.count; ++i)
                 b.add_integer(run[static_cast<std::size_t>(i)], 32 * (r.first + i) - Accumulator::BIAS);
         }
         EXPECT_TRUE(same_value(a, b)) << "run at " << r.first << ", " << r.count << " digits, " << r.units << " units";
         EXPECT_TRUE(same_bits(a.round(), b.round())) << r.first;
     }
-    // a run up to the top digit, then its negation: an exact zero
+    // a run up to the top digit add_digits takes, then its negation: an exact zero
     std::vector<std::int64_t> run(20), negated(20);
     for (std::size_t i = 0; i < run.size(); ++i) {
         run[i] = digit(9);
@@ -614,9 +614,9 @@ TEST(ExactArithmetic, AddDigitsRuns)
     }
     Accumulator c;
     c.add(1.0);
-    c.add_digits(run.data(), Accumulator::DIGITS - 20, 20, 9);
+    c.add_digits(run.data(), 1, Accumulator::DIGITS - 23, 20, 9);
     EXPECT_FALSE(c.is_zero());
-    c.add_digits(negated.data(), Accumulator::DIGITS - 20, 20, 9);
+    c.add_digits(negated.data(), 1, Accumulator::DIGITS - 23, 20, 9);
     c.add(-1.0);
     EXPECT_TRUE(c.is_zero());
     EXPECT_TRUE(same_bits(c.round(), 0.0));
@@ -653,6 +653,40 @@ TEST(ExactArithmetic, EmptyIsZeroButNotEveryZeroIsEmpty)
     a.add_product(-DBL_MAX, 4.0);
     EXPECT_TRUE(a.is_zero());
     EXPECT_FALSE(a.is_empty());
+}
+
+// add_digits (a kernel's digits on the accumulator's own grid, strided) adds
+// what add_integer adds digit by digit: digits of either sign below 2^32 in
+// magnitude, at both ends of the grid, into empty and non-empty accumulators,
+// the top one negative and the others non-negative (a carried negative value).
+TEST(ExactArithmetic, AddDigitsAddsEachDigitAtItsPlace)
+{
+    std::mt19937_64 gen(13);
+    for (int t = 0; t < 2000; ++t) {
+        const int count = std::uniform_int_distribution<int>(1, 12)(gen);
+        const int top = Accumulator::DIGITS - 3 - count; // the last place add_digits takes
+        const int first = t % 3 == 0 ? 0 : t % 3 == 1 ? top : std::uniform_int_distribution<int>(0, top)(gen);
+        const int stride = t % 2 == 0 ? 1 : 3;
+        std::vector<std::int64_t> digits(static_cast<std::size_t>(count * stride), 0);
+        for (int i = 0; i < count; ++i) {
+            std::int64_t d = static_cast<std::int64_t>(gen() & 0xffffffffu);
+            if (t % 4 == 1 ? i == count - 1 : gen() % 2 == 0) d = -d;
+            digits[static_cast<std::size_t>(i * stride)] = d;
+        }
+        Accumulator got, want;
+        if (t % 5 == 0) { // not empty: a value in the middle of the grid
+            got.add(0x1.23456789abcdefp-7);
+            want.add(0x1.23456789abcdefp-7);
+        }
+        got.add_digits(digits.data(), stride, first, count, 1);
+        for (int i = 0; i < count; ++i)
+            want.add_integer(digits[static_cast<std::size_t>(i * stride)], 32 * (first + i) - Accumulator::BIAS);
+        Accumulator difference = want;
+        difference.negate();
+        difference.merge(got);
+        EXPECT_EQ(difference.sign(), 0) << "t = " << t << ", first " << first << ", count " << count;
+        EXPECT_EQ(bits_of(got.round()), bits_of(want.round())) << "t = " << t;
+    }
 }
 
 TEST(ExactArithmetic, ScaleAndFusedDots)

@@ -7,10 +7,11 @@
 // switch path mid-vector; the contract's edge cases (signed zeros, specials,
 // products beyond the double range) on the radix path; products at both ends
 // of the bins' range, subnormal products of both signs, the steps after
-// subnormal operands, and more products than
-// the bins hold between two moves to the accumulator, the moves' group sums
-// at every offset within a digit; any split of a vector
-// into parts, and the backend's threads, give the same bits.
+// subnormal operands, and more products than the bins hold between two moves
+// to the accumulator, the moves' group sums at every offset within a digit;
+// any split of a vector into parts, and the backend's threads, give the same
+// bits; the panel kernels' rows (the radix path in lanes) keep their exact
+// values whole.
 #include <gtest/gtest.h>
 
 #include <cfloat>
@@ -488,6 +489,110 @@ TEST(ExactFirstLevel, BackendThreadsGiveTheSameBits)
         EXPECT_TRUE(bits_equal(two->dot(x, y), dot)) << classes[k].name;
         EXPECT_GT(flamex::exact_backend_parallel_runs(), runs) << "the 2-thread dot should split";
     }
+}
+
+namespace {
+
+// Whether acc holds exactly the value of want (finite values: their difference is zero).
+bool same_value(const Accumulator& acc, const Accumulator& want)
+{
+    Accumulator difference = want;
+    difference.negate();
+    difference.merge(acc);
+    return difference.sign() == 0 && !acc.has_special();
+}
+
+// A column panel (column c of rows [0, m) at A + c m) whose rows each have a
+// shape of their own (row % 6), against every kernel set's panel kernel, every
+// row's exact value compared whole (no rounding to hide a wrong digit):
+//  0: products over the whole exponent range, 2^-2148 (subnormal times
+//     subnormal) to 2^2046 (DBL_MAX squared), of random signs;
+//  1: as 0, all negative;
+//  2: (with x constant) the largest significand product, of one sign, in
+//     the top binade of one bin (the words' largest pre-shift, the group
+//     sums near their bound), and one product 4 binades below it;
+//  3: pairs x, -x over the whole range (an exact zero);
+//  4: one positive product (huge where x's last entry is) and many tiny
+//     negative ones: a borrow through every digit between them;
+//  5: a row of zeros (partial vectors too).
+void expect_panel_rows(index_t m, index_t n, std::uint64_t seed)
+{
+    std::mt19937_64 random(seed);
+    std::uniform_real_distribution<double> significand(1.0, 2.0);
+    const auto random_sign = [&] { return (random() & 1) != 0 ? -1.0 : 1.0; };
+    const double big = 0x1.fffffffffffffp0;
+    std::vector<double> A(static_cast<std::size_t>(m * n)), x(static_cast<std::size_t>(n));
+    for (index_t c = 0; c < n; ++c) // exponents -1074 (subnormal) .. 1023
+        x[static_cast<std::size_t>(c)] = c % 11 == 5 ? 0x1p-1074 * static_cast<double>(random() % 4096 + 1)
+                                                     : std::ldexp(significand(random), static_cast<int>(c * 2097 / n) - 1074);
+    for (index_t r = 0; r < m; ++r)
+        for (index_t c = 0; c < n; ++c) {
+            double& a = A[static_cast<std::size_t>(c * m + r)];
+            const double xc = x[static_cast<std::size_t>(c)];
+            switch (r % 6) {
+            case 0:
+            case 1: // the exponent sums sweep the range against x's
+                a = c % 7 == 3 ? 0x1p-1060 * significand(random)
+                               : std::ldexp(significand(random), static_cast<int>((c * 389 + r * 71) % 2046) - 1022);
+                if (r % 6 == 0) a *= random_sign();
+                else if ((a < 0) != (xc < 0)) a = -a;
+                break;
+            case 2: // with x2 below: exponent sums 8 (r % 23) + 2055, the top binade of a bin
+                a = std::ldexp(big, static_cast<int>(r % 23) * 8 + 304);
+                break;
+            case 3:
+                a = (c % 2 == 0 ? 1.0 : -1.0) * std::ldexp(big, static_cast<int>((c / 2 * 389 + r) % 2046) - 1022);
+                break;
+            case 4:
+                a = c == n - 1 ? 0x1p1000 : -0x1p-1074 * static_cast<double>(random() % 1000 + 1);
+                break;
+            default:
+                a = (c % 2 == 0) ? 0.0 : -0.0;
+                break;
+            }
+        }
+    // Row shape 3's pairs: column 2 i + 1 takes column 2 i's x (its a is the negated one).
+    std::vector<double> x3 = x;
+    for (index_t c = 1; c < n; c += 2) x3[static_cast<std::size_t>(c)] = x3[static_cast<std::size_t>(c - 1)];
+    // Shape 2 needs one x: its products' exponent sums are then constant a row
+    // (but for column 0, one product a few binades below).
+    std::vector<double> x2(static_cast<std::size_t>(n), big * 0x1p-295);
+    x2[0] = big * 0x1p-299;
+    for (const auto& xs : {x, x3, x2}) {
+        std::vector<Accumulator> want(static_cast<std::size_t>(m));
+        for (index_t r = 0; r < m; ++r)
+            for (index_t c = 0; c < n; ++c)
+                want[static_cast<std::size_t>(r)].add_product(A[static_cast<std::size_t>(c * m + r)], xs[static_cast<std::size_t>(c)]);
+        for (const FirstLevel level : {FirstLevel::Radix, FirstLevel::Adaptive}) {
+            const detail::ScopedFirstLevel scoped(level);
+            for (const auto& k : kernel_sets()) {
+                std::vector<Accumulator> got(static_cast<std::size_t>(m));
+                const long long lanes_before = detail::thread_first_level_counts().product_blocks;
+                k.columns(m, n, A.data(), m, xs.data(), 1, got.data(), nullptr);
+                if (std::string(k.isa) == "avx512ifma" && level == FirstLevel::Radix) {
+                    EXPECT_GT(detail::thread_first_level_counts().product_blocks, lanes_before) << "the rows ran in lanes";
+                }
+                for (index_t r = 0; r < m; ++r)
+                    EXPECT_TRUE(same_value(got[static_cast<std::size_t>(r)], want[static_cast<std::size_t>(r)]))
+                        << k.isa << (level == FirstLevel::Radix ? " radix" : " adaptive") << ", " << m << " x " << n
+                        << ", row " << r << " (shape " << r % 6 << ")";
+            }
+        }
+    }
+}
+
+} // namespace
+
+// The radix path in lanes of the column panels (the avx512ifma set: RowProductBins,
+// moved through digits in lanes) keeps every row's exact value: rows of every
+// shape of expect_panel_rows in full blocks of rows, blocks walked in step,
+// partial blocks (a last vector of fewer rows, and fewer vectors), short and
+// long rows (groups of 4 and 3 bins).
+TEST(ExactFirstLevel, PanelRowsKeepTheirExactValues)
+{
+    for (const index_t m : {77, 45, 13, 6})
+        for (const index_t n : {1, 37, 300}) expect_panel_rows(m, n, static_cast<std::uint64_t>(m * 1000 + n));
+    expect_panel_rows(45, 4100, 7);
 }
 
 // The tests above that run the active kernel set only (exact_dot, accumulate_dot,
