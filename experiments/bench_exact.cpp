@@ -279,56 +279,6 @@ std::vector<SweepRow> dot_sweep(const std::vector<dim_t>& lengths, int reps)
     return rows;
 }
 
-// The matrix-vector problems of a data class (n x n): x is the class's y; row
-// i of A is the class's x with the sign of each entry flipped by a hash of i
-// and the x_j it meets, so that the rows differ while entries that meet equal
-// x_j keep facing each other (the cancelling pairs still cancel exactly in
-// every row). The gemv T operand is A's transpose (the same dot products, read
-// along contiguous columns). The trsv operand is A's strict lower triangle
-// over a power-of-two diagonal, at least 1 and above twice each row's absolute
-// sum (the solution stays bounded, the products keep the class's exponent
-// range, but the solved x is no longer the class's y: pairs no longer cancel
-// exactly).
-struct MatrixProblem {
-    Matrix A, At, T, x;
-};
-
-bool hashed_sign(dim_t i, double xj)
-{
-    std::uint64_t h;
-    std::memcpy(&h, &xj, sizeof h);
-    h ^= static_cast<std::uint64_t>(i) * 0x9e3779b97f4a7c15ull;
-    h ^= h >> 31;
-    h *= 0xbf58476d1ce4e5b9ull;
-    h ^= h >> 29;
-    return (h & 1) != 0;
-}
-
-MatrixProblem matrix_problem(const gen::DotDataClass& c, dim_t n, std::uint64_t seed)
-{
-    std::vector<double> a(static_cast<std::size_t>(n)), y(a.size());
-    gen::Random r(seed);
-    c.fill(r, a, y);
-    MatrixProblem p{Matrix(n, n), Matrix(n, n), Matrix(n, n), Matrix(n, 1)};
-    for (dim_t j = 0; j < n; ++j) p.x(j, 0) = y[static_cast<std::size_t>(j)];
-    for (dim_t i = 0; i < n; ++i) {
-        double row_sum = 0;
-        for (dim_t j = 0; j < n; ++j) {
-            const double v = a[static_cast<std::size_t>(j)], e = hashed_sign(i, p.x(j, 0)) ? -v : v;
-            p.A(i, j) = e;
-            p.At(j, i) = e;
-            if (j < i) {
-                p.T(i, j) = e;
-                row_sum += std::fabs(e);
-            }
-        }
-        int k = 0;
-        std::frexp(row_sum, &k);
-        p.T(i, i) = std::max(1.0, std::ldexp(1.0, k + 1)); // (row_sum = 0: k = 0)
-    }
-    return p;
-}
-
 // EXGEMV N and T (y := -A x + y) and EXTRSV (lower, no transpose, non-unit) on
 // every class, 1 thread, against blis on the same data.
 std::vector<SweepRow> matrix_sweep(dim_t n, int reps)
@@ -339,7 +289,7 @@ std::vector<SweepRow> matrix_sweep(dim_t n, int reps)
     std::uint64_t seed = 200;
     for (const gen::DotDataClass& c : gen::dot_data_classes()) {
         const bool uniform = &c == &gen::dot_data_classes().front();
-        const MatrixProblem p = matrix_problem(c, n, ++seed);
+        const gen::MatrixProblem p = gen::matrix_problem(c, n, ++seed);
         Matrix y(n, 1), x(n, 1);
         const auto reset_y = [&] { copy_into(p.x, y); };
         const auto reset_x = [&] { copy_into(p.x, x); };
@@ -479,15 +429,7 @@ int main(int argc, char** argv)
     const Matrix A = random_matrix(sz.gemv, sz.gemv, 3), gx = random_matrix(sz.gemv, 1, 4), gy0 = random_matrix(sz.gemv, 1, 5);
     const Matrix T = well_conditioned_lower(sz.trsv, 6), b = random_matrix(sz.trsv, 1, 7);
     const Matrix L0 = random_matrix(sz.lu, sz.lu, 8);
-    // The same matrix badly scaled: entry times 2^k, k uniform in [-40, 40].
-    Matrix L0_scaled(sz.lu, sz.lu);
-    {
-        gen::Random r(9);
-        for (dim_t j = 0; j < sz.lu; ++j)
-            for (dim_t i = 0; i < sz.lu; ++i)
-                L0_scaled.view().buffer()[i + j * L0_scaled.view().col_stride()] =
-                    std::ldexp(L0(i, j), static_cast<int>(r.integer(-40, 40)));
-    }
+    const Matrix L0_scaled = gen::badly_scaled(L0, 40, 9);
     const flamex::LuVariant& var3 = flamex::find_lu_variant("lu_piv_unb_var3");
 
     std::vector<Row> rows;

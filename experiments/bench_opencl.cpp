@@ -5,6 +5,9 @@
 //   EXGEMV  y := A x (column-major A, and A^T x)   n = 512, 1024, 2048
 //   EXTRSV  lower, no transpose, non-unit and unit n = 512, 1024, 2048
 //   LU      lu_piv_unb_var3 (Algorithm 7)          n = 256, 512
+//   SWEEP   dot (n = 1e6), gemv N and T, trsv LN (n = 2048) on each data class of
+//           flamex_bench_exact's sweep (wide exponent ranges, exact cancellation,
+//           subnormals), and the LU at n = 512 on a badly scaled matrix (2^+-40)
 // The paper's overheads of exact over plain (NVIDIA GPUs): EXGEMV 4.26x, EXTRSV
 // 4x-25x, LU 11x-32x. Operands stay on the device for the device backends (held
 // resident); each timed call ends with one element read back, which waits for the
@@ -13,7 +16,7 @@
 // the kernels). The table also says whether `opencl` gave exactly the bits of
 // `exact` (it must). Not a test.
 //
-// usage: flamex_bench_opencl [--reps R] [--quick] [--only dot|gemv|trsv|lu]
+// usage: flamex_bench_opencl [--reps R] [--quick] [--only dot|gemv|trsv|lu|sweep]
 //        [--threads T]      threads of the CPU exact backend (default 1)
 //        [--trsv-block B]   unknowns per diagonal block of the `opencl` trsv (ExactTuning;
 //                           default 8 on a GPU, else 64): the trsv's serial part per
@@ -36,6 +39,7 @@
 #include "blas/blas.hpp"
 #include "blas/opencl/exact_backend.hpp"
 #include "opencl/devices.hpp"
+#include "reference/exact_data.hpp"
 #include "reference/generators.hpp"
 #include "variants/lu.hpp"
 
@@ -108,6 +112,80 @@ struct Backends {
     std::unique_ptr<Blas> plain, ocl, cpu;
 };
 
+// One operation timed on both device backends (operands resident) and on the CPU
+// exact backend, with whether `opencl` gave the CPU's bits.
+Row time_dot(const Backends& b, const std::string& op, const Matrix& x, const Matrix& y, int reps)
+{
+    const Blas* devices[2] = {b.plain.get(), b.ocl.get()};
+    double t[3], r[3];
+    for (int k = 0; k < 2; ++k) {
+        flamex::Resident hx(*devices[k], x), hy(*devices[k], y);
+        t[k] = best_of(reps, [] {}, [&] { r[k] = devices[k]->dot(x, y); });
+    }
+    t[2] = best_of(reps, [] {}, [&] { r[2] = b.cpu->dot(x, y); });
+    return {op, x.length(), t[0], t[1], t[2], std::memcmp(&r[1], &r[2], sizeof r[1]) == 0};
+}
+
+Row time_gemv(const Backends& b, const std::string& op, flamex::Trans trans, const Matrix& A, const Matrix& x, int reps)
+{
+    const Blas* devices[2] = {b.plain.get(), b.ocl.get()};
+    const dim_t n = A.length();
+    Matrix y[3] = {Matrix(n, 1), Matrix(n, 1), Matrix(n, 1)};
+    double t[3];
+    for (int k = 0; k < 2; ++k) {
+        const Blas& d = *devices[k];
+        flamex::Resident hA(d, A), hx(d, x), hy(d, y[k]);
+        t[k] = best_of(reps, [] {}, [&] {
+            d.gemv(trans, 1.0, A, x, 0.0, y[k]);
+            (void)d.element(y[k], n - 1, 0);
+        });
+    }
+    t[2] = best_of(reps, [] {}, [&] { b.cpu->gemv(trans, 1.0, A, x, 0.0, y[2]); });
+    return {op, n, t[0], t[1], t[2], same_bits(y[1], y[2])};
+}
+
+Row time_trsv(const Backends& b, const std::string& op, flamex::Diag diag, const Matrix& T, const Matrix& rhs, int reps)
+{
+    const Blas* devices[2] = {b.plain.get(), b.ocl.get()};
+    const dim_t n = T.length();
+    Matrix x[3] = {Matrix(n, 1), Matrix(n, 1), Matrix(n, 1)};
+    double t[3];
+    for (int k = 0; k < 2; ++k) {
+        const Blas& d = *devices[k];
+        flamex::Resident hT(d, T), hb(d, rhs), hx(d, x[k]);
+        t[k] = best_of(
+            reps,
+            [&] {
+                d.copy(rhs, x[k]);
+                (void)d.element(x[k], 0, 0);
+            },
+            [&] {
+                d.trsv(flamex::Uplo::Lower, flamex::Trans::No, diag, T, x[k]);
+                (void)d.element(x[k], n - 1, 0);
+            });
+    }
+    t[2] = best_of(
+        reps, [&] { b.cpu->copy(rhs, x[2]); },
+        [&] { b.cpu->trsv(flamex::Uplo::Lower, flamex::Trans::No, diag, T, x[2]); });
+    return {op, n, t[0], t[1], t[2], same_bits(x[1], x[2])};
+}
+
+// lu_piv_unb_var3 (Algorithm 7), including its one upload and download on the devices.
+Row time_lu(const Backends& b, const std::string& op, const Matrix& A0, int reps)
+{
+    const flamex::LuVariant& v = flamex::find_lu_variant("lu_piv_unb_var3");
+    const dim_t n = A0.length();
+    Matrix LU[3] = {A0, A0, A0};
+    flamex::Pivots p[3] = {flamex::Pivots(n), flamex::Pivots(n), flamex::Pivots(n)};
+    const Blas* all[3] = {b.plain.get(), b.ocl.get(), b.cpu.get()};
+    double t[3];
+    for (int k = 0; k < 3; ++k)
+        t[k] = best_of(reps, [&] { LU[k] = A0; }, [&] { flamex::lu(*all[k], v, LU[k], p[k]); });
+    bool same = same_bits(LU[1], LU[2]);
+    for (dim_t i = 0; i < n; ++i) same = same && p[1][i] == p[2][i];
+    return {op, n, t[0], t[1], t[2], same};
+}
+
 void print(const std::vector<Row>& rows, int reps, int threads)
 {
     std::printf("\n| operation | n | opencl-plain (ms) | opencl (ms) | exact CPU, %d thread%s (ms) | opencl / plain | "
@@ -120,6 +198,13 @@ void print(const std::vector<Row>& rows, int reps, int threads)
                     r.exact_ocl / r.plain, r.exact_ocl / r.exact_cpu, r.identical ? "yes" : "NO");
     std::printf("\nbest of %d runs each after a warm-up; device operands resident; load average %s\n", reps,
                 load_average().c_str());
+}
+
+bool is_part(const std::string& name)
+{
+    for (const char* part : {"dot", "gemv", "trsv", "lu", "sweep"})
+        if (name == part) return true;
+    return false;
 }
 
 } // namespace
@@ -140,11 +225,11 @@ int main(int argc, char** argv)
             trsv_block = std::max(1L, std::atol(argv[++i]));
         } else if (a == "--quick") {
             quick = true;
-        } else if (a == "--only" && i + 1 < argc) {
+        } else if (a == "--only" && i + 1 < argc && is_part(argv[i + 1])) {
             only = argv[++i];
         } else {
             std::fprintf(stderr,
-                         "usage: %s [--reps R] [--quick] [--only dot|gemv|trsv|lu] [--threads T] [--trsv-block B]\n",
+                         "usage: %s [--reps R] [--quick] [--only dot|gemv|trsv|lu|sweep] [--threads T] [--trsv-block B]\n",
                          argv[0]);
             return 2;
         }
@@ -168,40 +253,15 @@ int main(int argc, char** argv)
                     first_line_of("/proc/cpuinfo", "model name").c_str(),
                     std::to_string(std::max(1L, static_cast<long>(sysconf(_SC_NPROCESSORS_ONLN)))).c_str(),
                     device.c_str(), trsv_block > 0 ? std::to_string(trsv_block).c_str() : "the default");
-        const Blas* devices[2] = {b.plain.get(), b.ocl.get()};
         std::vector<Row> rows;
-
-        if (only.empty() || only == "dot") {
-            for (dim_t n : quick ? std::vector<dim_t>{1000} : std::vector<dim_t>{100000, 1000000}) {
-                const Matrix x = random_matrix(n, 1, 1), y = random_matrix(n, 1, 2);
-                double t[3], r[3];
-                for (int k = 0; k < 2; ++k) {
-                    flamex::Resident hx(*devices[k], x), hy(*devices[k], y);
-                    t[k] = best_of(reps, [] {}, [&] { r[k] = devices[k]->dot(x, y); });
-                }
-                t[2] = best_of(reps, [] {}, [&] { r[2] = b.cpu->dot(x, y); });
-                rows.push_back({"dot", n, t[0], t[1], t[2], std::memcmp(&r[1], &r[2], sizeof r[1]) == 0});
-            }
-        }
-        if (only.empty() || only == "gemv") {
+        if (only.empty() || only == "dot")
+            for (dim_t n : quick ? std::vector<dim_t>{1000} : std::vector<dim_t>{100000, 1000000})
+                rows.push_back(time_dot(b, "dot", random_matrix(n, 1, 1), random_matrix(n, 1, 2), reps));
+        if (only.empty() || only == "gemv")
             for (flamex::Trans trans : {flamex::Trans::No, flamex::Trans::Yes})
-                for (dim_t n : quick ? std::vector<dim_t>{64} : std::vector<dim_t>{512, 1024, 2048}) {
-                    const Matrix A = random_matrix(n, n, 3), x = random_matrix(n, 1, 4);
-                    Matrix y[3] = {Matrix(n, 1), Matrix(n, 1), Matrix(n, 1)};
-                    double t[3];
-                    for (int k = 0; k < 2; ++k) {
-                        const Blas& d = *devices[k];
-                        flamex::Resident hA(d, A), hx(d, x), hy(d, y[k]);
-                        t[k] = best_of(reps, [] {}, [&] {
-                            d.gemv(trans, 1.0, A, x, 0.0, y[k]);
-                            (void)d.element(y[k], n - 1, 0);
-                        });
-                    }
-                    t[2] = best_of(reps, [] {}, [&] { b.cpu->gemv(trans, 1.0, A, x, 0.0, y[2]); });
-                    rows.push_back({trans == flamex::Trans::No ? "gemv N" : "gemv T", n, t[0], t[1], t[2],
-                                    same_bits(y[1], y[2])});
-                }
-        }
+                for (dim_t n : quick ? std::vector<dim_t>{64} : std::vector<dim_t>{512, 1024, 2048})
+                    rows.push_back(time_gemv(b, trans == flamex::Trans::No ? "gemv N" : "gemv T", trans,
+                                             random_matrix(n, n, 3), random_matrix(n, 1, 4), reps));
         if (only.empty() || only == "trsv") {
             // Non-unit, each unknown a correctly rounded quotient, and unit (the LU's
             // trsv), each a rounded sum: L = T diag(T)^-1, as well conditioned as T.
@@ -213,44 +273,30 @@ int main(int argc, char** argv)
                             const double d = T(j, j);
                             for (dim_t i = j; i < n; ++i) T(i, j) /= d;
                         }
-                    const Matrix rhs = random_matrix(n, 1, 6);
-                    Matrix x[3] = {Matrix(n, 1), Matrix(n, 1), Matrix(n, 1)};
-                    double t[3];
-                    for (int k = 0; k < 2; ++k) {
-                        const Blas& d = *devices[k];
-                        flamex::Resident hT(d, T), hb(d, rhs), hx(d, x[k]);
-                        t[k] = best_of(
-                            reps,
-                            [&] {
-                                d.copy(rhs, x[k]);
-                                (void)d.element(x[k], 0, 0);
-                            },
-                            [&] {
-                                d.trsv(flamex::Uplo::Lower, flamex::Trans::No, diag, T, x[k]);
-                                (void)d.element(x[k], n - 1, 0);
-                            });
-                    }
-                    t[2] = best_of(
-                        reps, [&] { b.cpu->copy(rhs, x[2]); },
-                        [&] { b.cpu->trsv(flamex::Uplo::Lower, flamex::Trans::No, diag, T, x[2]); });
-                    rows.push_back({diag == flamex::Diag::Unit ? "trsv LN unit" : "trsv LN", n, t[0], t[1], t[2],
-                                    same_bits(x[1], x[2])});
+                    rows.push_back(time_trsv(b, diag == flamex::Diag::Unit ? "trsv LN unit" : "trsv LN", diag, T,
+                                             random_matrix(n, 1, 6), reps));
                 }
         }
-        if (only.empty() || only == "lu") {
-            const flamex::LuVariant& v = flamex::find_lu_variant("lu_piv_unb_var3");
-            for (dim_t n : quick ? std::vector<dim_t>{48} : std::vector<dim_t>{256, 512}) {
-                Matrix A0 = random_matrix(n, n, 7);
-                Matrix LU[3] = {A0, A0, A0};
-                flamex::Pivots p[3] = {flamex::Pivots(n), flamex::Pivots(n), flamex::Pivots(n)};
-                const Blas* all[3] = {b.plain.get(), b.ocl.get(), b.cpu.get()};
-                double t[3];
-                for (int k = 0; k < 3; ++k)
-                    t[k] = best_of(reps, [&] { LU[k] = A0; }, [&] { flamex::lu(*all[k], v, LU[k], p[k]); });
-                bool same = same_bits(LU[1], LU[2]);
-                for (dim_t i = 0; i < n; ++i) same = same && p[1][i] == p[2][i];
-                rows.push_back({"lu_piv_unb_var3", n, t[0], t[1], t[2], same});
+        if (only.empty() || only == "lu")
+            for (dim_t n : quick ? std::vector<dim_t>{48} : std::vector<dim_t>{256, 512})
+                rows.push_back(time_lu(b, "lu_piv_unb_var3", random_matrix(n, n, 7), reps));
+        if (only.empty() || only == "sweep") {
+            // The exact benchmark's data classes (reference/exact_data.hpp): wide exponent
+            // ranges, exact cancellation, subnormals; the matrices as its sweep builds them.
+            const dim_t nv = quick ? 1000 : 1000000, nm = quick ? 64 : 2048, nlu = quick ? 48 : 512;
+            std::uint64_t seed = 300;
+            for (const gen::DotDataClass& c : gen::dot_data_classes()) {
+                std::vector<double> xs(static_cast<std::size_t>(nv)), ys(xs.size());
+                gen::Random r(++seed);
+                c.fill(r, xs, ys);
+                rows.push_back(time_dot(b, std::string("dot, ") + c.name, Matrix(nv, 1, xs), Matrix(nv, 1, ys), reps));
+                const gen::MatrixProblem p = gen::matrix_problem(c, nm, ++seed);
+                rows.push_back(time_gemv(b, std::string("gemv N, ") + c.name, flamex::Trans::No, p.A, p.x, reps));
+                rows.push_back(time_gemv(b, std::string("gemv T, ") + c.name, flamex::Trans::Yes, p.At, p.x, reps));
+                rows.push_back(time_trsv(b, std::string("trsv LN, ") + c.name, flamex::Diag::NonUnit, p.T, p.x, reps));
             }
+            rows.push_back(time_lu(b, "lu_piv_unb_var3, badly scaled 2^+-40",
+                                   gen::badly_scaled(random_matrix(nlu, nlu, 7), 40, 9), reps));
         }
         print(rows, reps, threads);
     } catch (const std::exception& e) {

@@ -1,10 +1,14 @@
 // The data classes of the exact kernels' benchmark sweep and tests: pairs x, y
 // on which a first level that only suits well-scaled data would fall off a
-// cliff (wide exponent ranges, exact cancellation, subnormals). Header-only.
+// cliff (wide exponent ranges, exact cancellation, subnormals), and the
+// matrix-vector problems built from them (matrix_problem). Header-only.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "reference/generators.hpp"
@@ -83,6 +87,18 @@ inline void fill_mixed_signs(Random& r, std::vector<double>& x, std::vector<doub
     }
 }
 
+// A sign from a hash of a row index and an entry (matrix_problem).
+inline bool hashed_sign(dim_t i, double xj)
+{
+    std::uint64_t h;
+    std::memcpy(&h, &xj, sizeof h);
+    h ^= static_cast<std::uint64_t>(i) * 0x9e3779b97f4a7c15ull;
+    h ^= h >> 31;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 29;
+    return (h & 1) != 0;
+}
+
 } // namespace detail
 
 // Uniform [-1, 1]; exponents spread over 2^+-10, 2^+-50, 2^+-200, 2^+-500; exact
@@ -100,6 +116,45 @@ inline const std::vector<DotDataClass>& dot_data_classes()
         {"mixed signs, 2^+-20", detail::fill_mixed_signs},
     };
     return classes;
+}
+
+// The matrix-vector problems of a data class (n x n): x is the class's y; row
+// i of A is the class's x with the sign of each entry flipped by a hash of i
+// and the x_j it meets, so that the rows differ while entries that meet equal
+// x_j keep facing each other (the cancelling pairs still cancel exactly in
+// every row). The gemv T operand is A's transpose (the same dot products, read
+// along contiguous columns). The trsv operand is A's strict lower triangle
+// over a power-of-two diagonal, at least 1 and above twice each row's absolute
+// sum (the solution stays bounded, the products keep the class's exponent
+// range, but the solved x is no longer the class's y: pairs no longer cancel
+// exactly).
+struct MatrixProblem {
+    Matrix A, At, T, x;
+};
+
+inline MatrixProblem matrix_problem(const DotDataClass& c, dim_t n, std::uint64_t seed)
+{
+    std::vector<double> a(static_cast<std::size_t>(n)), y(a.size());
+    Random r(seed);
+    c.fill(r, a, y);
+    MatrixProblem p{Matrix(n, n), Matrix(n, n), Matrix(n, n), Matrix(n, 1)};
+    for (dim_t j = 0; j < n; ++j) p.x(j, 0) = y[static_cast<std::size_t>(j)];
+    for (dim_t i = 0; i < n; ++i) {
+        double row_sum = 0;
+        for (dim_t j = 0; j < n; ++j) {
+            const double v = a[static_cast<std::size_t>(j)], e = detail::hashed_sign(i, p.x(j, 0)) ? -v : v;
+            p.A(i, j) = e;
+            p.At(j, i) = e;
+            if (j < i) {
+                p.T(i, j) = e;
+                row_sum += std::fabs(e);
+            }
+        }
+        int k = 0;
+        std::frexp(row_sum, &k);
+        p.T(i, i) = std::max(1.0, std::ldexp(1.0, k + 1)); // (row_sum = 0: k = 0)
+    }
+    return p;
 }
 
 } // namespace flamex::gen

@@ -842,6 +842,15 @@ Matrix well_conditioned_lower(dim_t n, std::uint64_t seed)
     return T;
 }
 
+Matrix badly_scaled(const Matrix& A, int e, std::uint64_t seed)
+{
+    Random random(seed);
+    Matrix S(A.length(), A.width());
+    for (dim_t j = 0; j < A.width(); ++j)
+        for (dim_t i = 0; i < A.length(); ++i) S(i, j) = std::ldexp(A(i, j), static_cast<int>(random.integer(-e, e)));
+    return S;
+}
+
 Matrix spd_matrix(dim_t n, double cond, std::uint64_t seed)
 {
     check_request("spd", n, cond, 1.0, 1e300);

@@ -102,6 +102,9 @@ private:
 Matrix uniform_matrix(dim_t m, dim_t n, std::uint64_t seed);      // entries in [-1, 1)
 Matrix diagonally_dominant(dim_t n, std::uint64_t seed);          // uniform + n on the diagonal
 Matrix well_conditioned_lower(dim_t n, std::uint64_t seed);       // uniform / n below, diagonal +-[1, 2)
+// A's entries each times 2^k, k uniform in [-e, e]: the badly scaled LU of the exact
+// benchmarks (its rows' products spread over about 2^+-2e, as wide-range data does).
+Matrix badly_scaled(const Matrix& A, int e, std::uint64_t seed);
 
 // --- the generators -------------------------------------------------------------------------
 

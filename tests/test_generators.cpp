@@ -360,6 +360,34 @@ TEST(GenLu, SameSeedSameBitsOtherSeedsDiffer)
 // The generated bits are a function of the arguments only (own distributions, no
 // libm, no FMA contraction): these fingerprints must hold on every platform.
 // A deliberate change of a generator changes them; update them with it.
+// The badly scaled LU's matrix: each entry A's times 2^k, |k| <= e, every k used
+// (the spread is what the exact kernels' wide-range paths are measured on).
+TEST(GenBadlyScaled, EntriesArePowerOfTwoMultiplesOverTheWholeRange)
+{
+    const Matrix A = gen::uniform_matrix(40, 30, 5);
+    const Matrix S = gen::badly_scaled(A, 7, 9);
+    std::vector<int> seen(15, 0);
+    for (dim_t j = 0; j < A.width(); ++j)
+        for (dim_t i = 0; i < A.length(); ++i) {
+            ASSERT_NE(A(i, j), 0.0);
+            const double ratio = S(i, j) / A(i, j);
+            int k = 0;
+            ASSERT_EQ(std::frexp(ratio, &k), 0.5) << "entry (" << i << ", " << j << ") is no power-of-two multiple";
+            ASSERT_LE(std::abs(k - 1), 7);
+            ++seen[static_cast<std::size_t>(k - 1 + 7)];
+        }
+    for (int count : seen) EXPECT_GT(count, 0);
+    const Matrix again = gen::badly_scaled(A, 7, 9), other = gen::badly_scaled(A, 7, 10);
+    dim_t same_as_again = 0, same_as_other = 0;
+    for (dim_t j = 0; j < A.width(); ++j)
+        for (dim_t i = 0; i < A.length(); ++i) {
+            same_as_again += std::memcmp(&again(i, j), &S(i, j), sizeof(double)) == 0;
+            same_as_other += std::memcmp(&other(i, j), &S(i, j), sizeof(double)) == 0;
+        }
+    EXPECT_EQ(same_as_again, 40 * 30);
+    EXPECT_LT(same_as_other, 40 * 30 / 2);
+}
+
 TEST(GenProblem, FingerprintsAreStable)
 {
     const gen::DotProblem d = gen::dot(50, 1e20, 1);
