@@ -13,5 +13,6 @@
 #define FLAMEX_EXACT_META 4            /* ints of metadata per global one: flags, lo, hi, unused */
 #define FLAMEX_EXACT_COMPONENTS 3      /* doubles of an expansion */
 #define FLAMEX_EXACT_FAST_MAX 0x1p959  /* magnitudes below it go through TwoSum (Expansion::FAST_MAX) */
+#define FLAMEX_EXACT_STAGING_COPIES 4  /* a work-group's copies of its staged digits (dot_partial) */
 
 #endif

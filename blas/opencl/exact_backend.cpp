@@ -4,9 +4,10 @@
 // chunking and device.
 //
 //   sum, dot, dots   dot_partial: every work-item of `groups` work-groups takes a
-//                    stride of the vector into its own expansions, spilling into one
-//                    global superaccumulator (64-bit atomics); each work-group merges
-//                    its expansions in local memory and flushes them once;
+//                    stride of the vector into its own expansions, spilling into its
+//                    work-group's digits in local memory (64-bit local atomics); each
+//                    work-group merges its expansions there and adds its digits to
+//                    the one global superaccumulator once (global atomics);
 //                    dot_finish (one work-item) rounds, or rounds alpha S + beta rho
 //                    into rho on the device. sum / dot read their one double back.
 //   gemv, gemm       one output per work-item with a private expansion and
@@ -82,6 +83,7 @@ using opencl::range2;
 constexpr std::size_t kDigits = FLAMEX_EXACT_DIGITS;              // digits of a global superaccumulator
 constexpr std::size_t kMeta = FLAMEX_EXACT_META;                  // its ints of metadata
 constexpr std::size_t kComponents = 2 * FLAMEX_EXACT_COMPONENTS;  // doubles of a work-item's two expansions
+constexpr std::size_t kStagedDigits = FLAMEX_EXACT_STAGING_COPIES * kDigits; // a dot_partial group's staged digits
 static_assert(FLAMEX_EXACT_DIGITS == exact::Accumulator::DIGITS && FLAMEX_EXACT_BIAS == exact::Accumulator::BIAS,
               "the device superaccumulator must have the CPU's digits");
 static_assert(FLAMEX_EXACT_FAST_MAX == exact::Expansion<2>::FAST_MAX, "the device expansions must take the CPU's range");
@@ -130,7 +132,7 @@ public:
         opencl::check_requirements(context_->info(), opencl::Requirements{true, true});
         program_ = context_->program("exact", opencl::embedded_source("exact"));
         // dot_partial keeps kComponents doubles and 3 ints of local memory per
-        // work-item, iamax 16 bytes.
+        // work-item and kStagedDigits longs per work-group, iamax 16 bytes.
         const opencl::KernelMaker make(*context_, *program_, options, "opencl", 64);
         acc_reset_ = make("acc_reset");
         dot_partial_ = make("dot_partial");
@@ -404,7 +406,8 @@ private:
             const std::size_t local = dot_partial_.local, groups = reduction_groups(n, local);
             launch(*context_, dot_partial_.k, cl::NDRange(groups * local), cl::NDRange(local), cl_long(n),
                    cl_int(products ? 1 : 0), x.buffer, x.offset, x.inc, y.buffer, y.offset, y.inc, digits_, meta_,
-                   cl_long(0), cl::Local(local * kComponents * sizeof(double)), cl::Local(local * 3 * sizeof(cl_int)));
+                   cl_long(0), cl::Local(local * kComponents * sizeof(double)), cl::Local(local * 3 * sizeof(cl_int)),
+                   cl::Local(kStagedDigits * sizeof(cl_long)));
         }
         launch(*context_, dot_finish_.k, cl::NDRange(1), cl::NDRange(1), digits_, meta_, cl_long(0),
                cl_int(scaled ? 1 : 0), cl_double(alpha), cl_double(beta), out, off);
