@@ -595,6 +595,58 @@ TEST(ExactFirstLevel, PanelRowsKeepTheirExactValues)
     expect_panel_rows(45, 4100, 7);
 }
 
+// A partial block of rows (its last vector's lanes past the rows loaded as
+// zeros) on well-scaled data: every product of the rows lies in its row's
+// range, and the padding lanes' exact zero products pass the folds' first
+// range check with them (fold_products' padding), so that no step takes the
+// second check (fold_takes), which they would fail on every step otherwise.
+// The rows' exact values stay whole; with an x of 0, or an infinite one (0 *
+// inf in the padding lanes: such steps take the second check as before), the
+// rows round as their Accumulators do.
+TEST(ExactFirstLevel, PaddingLanesPassTheFirstRangeCheck)
+{
+    std::mt19937_64 random(41);
+    std::uniform_real_distribution<double> unit(1.0, 2.0);
+    const auto value = [&] { return (random() & 1) != 0 ? -unit(random) : unit(random); };
+    const index_t n = 12; // within the look-ahead: every row based for its largest product
+    for (const index_t m : {29, 13, 5}) {
+        std::vector<double> A(static_cast<std::size_t>(m * n)), x(static_cast<std::size_t>(n));
+        for (double& a : A) a = value();
+        for (double& v : x) v = value();
+        std::vector<Accumulator> want(static_cast<std::size_t>(m));
+        for (index_t r = 0; r < m; ++r)
+            for (index_t c = 0; c < n; ++c)
+                want[static_cast<std::size_t>(r)].add_product(A[static_cast<std::size_t>(c * m + r)], x[static_cast<std::size_t>(c)]);
+        const detail::ScopedFirstLevel folds(FirstLevel::Folds);
+        for (const auto& k : kernel_sets()) {
+            if (std::string(k.isa) == "generic") continue; // no folds in lanes
+            std::vector<Accumulator> got(static_cast<std::size_t>(m));
+            const long long before = detail::thread_first_level_counts().range_rechecks;
+            k.columns(m, n, A.data(), m, x.data(), 1, got.data(), nullptr);
+            EXPECT_EQ(detail::thread_first_level_counts().range_rechecks - before, 0) << k.isa << ", " << m << " rows";
+            for (index_t r = 0; r < m; ++r)
+                EXPECT_TRUE(same_value(got[static_cast<std::size_t>(r)], want[static_cast<std::size_t>(r)]))
+                    << k.isa << ", " << m << " rows, row " << r;
+        }
+        for (const double special : {0.0, HUGE_VAL}) {
+            std::vector<double> xs = x;
+            xs[5] = special;
+            std::vector<Accumulator> expected(static_cast<std::size_t>(m));
+            for (index_t r = 0; r < m; ++r)
+                for (index_t c = 0; c < n; ++c)
+                    expected[static_cast<std::size_t>(r)].add_product(A[static_cast<std::size_t>(c * m + r)],
+                                                                      xs[static_cast<std::size_t>(c)]);
+            for (const auto& k : kernel_sets()) {
+                std::vector<Accumulator> got(static_cast<std::size_t>(m));
+                k.columns(m, n, A.data(), m, xs.data(), 1, got.data(), nullptr);
+                for (index_t r = 0; r < m; ++r)
+                    EXPECT_TRUE(bits_equal(got[static_cast<std::size_t>(r)].round(), expected[static_cast<std::size_t>(r)].round()))
+                        << k.isa << ", " << m << " rows, x " << special << ", row " << r;
+            }
+        }
+    }
+}
+
 // The tests above that run the active kernel set only (exact_dot, accumulate_dot,
 // the backend) run again under every other set.
 TEST(ExactFirstLevel, EveryKernelSetPassesTheActiveSetTests)
