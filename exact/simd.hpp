@@ -201,6 +201,15 @@ struct Avx512Ifma {
         __m256i* const b = reinterpret_cast<__m256i*>(w);
         _mm256_store_si256(b, _mm256_add_epi64(_mm256_load_si256(b), _mm256_load_si256(reinterpret_cast<const __m256i*>(p))));
     }
+    // The same from a register: the halves of a pair of rows (product_pieces) at
+    // their bins' addresses.
+    static void add_row_pair(std::int64_t* low, std::int64_t* high, __m512i pair)
+    {
+        __m256i* const a = reinterpret_cast<__m256i*>(low);
+        __m256i* const b = reinterpret_cast<__m256i*>(high);
+        _mm256_store_si256(a, _mm256_add_epi64(_mm256_load_si256(a), _mm512_maskz_extracti64x4_epi64(0xf, pair, 0)));
+        _mm256_store_si256(b, _mm256_add_epi64(_mm256_load_si256(b), _mm512_maskz_extracti64x4_epi64(0xf, pair, 1)));
+    }
     // acc += the value of the bins, `products` (<= MAX_PRODUCTS) products since
     // the last move; the bins are left empty. Groups of bins as in
     // ProductBins::group_for, two bins a vector; each group's four sums are
@@ -365,6 +374,21 @@ struct Avx512Ifma {
     static __mmask8 split_product(__m512d x, __m512d y, std::int64_t* offset, std::int64_t (*pieces)[ProductBins::PIECES], __m512i& lowest,
                               __m512i& highest, __m512i lane_base = _mm512_setzero_si512())
     {
+        __m512i offsets, rows[ROW_PAIRS];
+        const __mmask8 normal = product_pieces<NORMAL, ZEROS, BIN_BYTES, LOG2_BINADES>(x, y, offsets, rows, lowest, highest, lane_base);
+        _mm512_store_si512(offset, offsets);
+        #pragma GCC unroll 4
+        for (int q = 0; q < ROW_PAIRS; ++q) _mm512_store_si512(pieces[2 * q], rows[q]);
+        return normal;
+    }
+    // split_product's work in registers: the offsets in lane order, and rows 2 q
+    // and 2 q + 1 of the pieces in the halves of rows[q] (lanes row_lane(2 q),
+    // row_lane(2 q + 1)).
+    static constexpr int ROW_PAIRS = 4;
+    template <bool NORMAL, bool ZEROS, int BIN_BYTES, int LOG2_BINADES>
+    static __mmask8 product_pieces(__m512d x, __m512d y, __m512i& offsets, __m512i (&rows)[ROW_PAIRS], __m512i& lowest, __m512i& highest,
+                                   __m512i lane_base)
+    {
         static_assert((BIN_BYTES & (BIN_BYTES - 1)) == 0, "a bin's offset is a shift");
         const __m512i bx = _mm512_castpd_si512(x), by = _mm512_castpd_si512(y);
         const __m512i exponent = _mm512_set1_epi64(0x7ff), one = _mm512_set1_epi64(1);
@@ -417,16 +441,16 @@ struct Avx512Ifma {
         if constexpr (ZEROS)
             bin = _mm512_mask_mov_epi64(_mm512_add_epi64(_mm512_set1_epi64(SINK), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0)),
                                         nonzero, k);
-        _mm512_store_si512(offset, _mm512_add_epi64(_mm512_maskz_slli_epi64(0xff, bin, __builtin_ctz(BIN_BYTES)), lane_base));
+        offsets = _mm512_add_epi64(_mm512_maskz_slli_epi64(0xff, bin, __builtin_ctz(BIN_BYTES)), lane_base);
         // Lane l's pieces p[0..3][l] into one row: t01 pairs pieces 0, 1 of lanes
         // (even | odd), t23 pieces 2, 3; one two-source shuffle per two rows.
         const __m512i t01e = _mm512_maskz_unpacklo_epi64(0xff, p[0], p[1]), t01o = _mm512_maskz_unpackhi_epi64(0xff, p[0], p[1]);
         const __m512i t23e = _mm512_maskz_unpacklo_epi64(0xff, p[2], p[3]), t23o = _mm512_maskz_unpackhi_epi64(0xff, p[2], p[3]);
         const __m512i first = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), second = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
-        _mm512_store_si512(pieces[0], _mm512_permutex2var_epi64(t01e, first, t23e));  // rows 0, 2
-        _mm512_store_si512(pieces[2], _mm512_permutex2var_epi64(t01e, second, t23e)); // rows 4, 6
-        _mm512_store_si512(pieces[4], _mm512_permutex2var_epi64(t01o, first, t23o));  // rows 1, 3
-        _mm512_store_si512(pieces[6], _mm512_permutex2var_epi64(t01o, second, t23o)); // rows 5, 7
+        rows[0] = _mm512_permutex2var_epi64(t01e, first, t23e);  // rows 0, 2
+        rows[1] = _mm512_permutex2var_epi64(t01e, second, t23e); // rows 4, 6
+        rows[2] = _mm512_permutex2var_epi64(t01o, first, t23o);  // rows 1, 3
+        rows[3] = _mm512_permutex2var_epi64(t01o, second, t23o); // rows 5, 7
         return normal;
     }
 };
