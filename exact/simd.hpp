@@ -201,6 +201,15 @@ struct Avx512Ifma {
         __m256i* const b = reinterpret_cast<__m256i*>(w);
         _mm256_store_si256(b, _mm256_add_epi64(_mm256_load_si256(b), _mm256_load_si256(reinterpret_cast<const __m256i*>(p))));
     }
+    // The same from a register: the halves of a pair of rows (product_pieces) at
+    // their bins' addresses.
+    static void add_row_pair(std::int64_t* low, std::int64_t* high, __m512i pair)
+    {
+        __m256i* const a = reinterpret_cast<__m256i*>(low);
+        __m256i* const b = reinterpret_cast<__m256i*>(high);
+        _mm256_store_si256(a, _mm256_add_epi64(_mm256_load_si256(a), _mm512_maskz_extracti64x4_epi64(0xf, pair, 0)));
+        _mm256_store_si256(b, _mm256_add_epi64(_mm256_load_si256(b), _mm512_maskz_extracti64x4_epi64(0xf, pair, 1)));
+    }
     // acc += the value of the bins, `products` (<= MAX_PRODUCTS) products since
     // the last move; the bins are left empty. Groups of bins as in
     // ProductBins::group_for, two bins a vector; each group's four sums are
@@ -359,37 +368,58 @@ struct Avx512Ifma {
     // fx fy for the fraction fields fx, fy; hi the high ones plus the hidden
     // bits' terms). The offsets are stored in lane order, the pieces' rows in
     // the order 0 2 4 6 1 3 5 7 (row_lane: the transpose is two shuffles deep).
-    // lowest, highest: the running extremes of the non-zero products' bins.
+    // lowest, highest: the running extremes of the non-zero products' bins, as
+    // byte offsets (bin BIN_BYTES, the lane's base not added).
     // Returns the lanes whose operands are both normal (all where NORMAL).
     template <bool NORMAL, bool ZEROS, int BIN_BYTES = sizeof(ProductBins::word[0]), int LOG2_BINADES = 0>
     static __mmask8 split_product(__m512d x, __m512d y, std::int64_t* offset, std::int64_t (*pieces)[ProductBins::PIECES], __m512i& lowest,
                               __m512i& highest, __m512i lane_base = _mm512_setzero_si512())
     {
+        __m512i offsets, rows[ROW_PAIRS];
+        const __mmask8 normal = product_pieces<NORMAL, ZEROS, BIN_BYTES, LOG2_BINADES>(x, y, offsets, rows, lowest, highest, lane_base);
+        _mm512_store_si512(offset, offsets);
+        #pragma GCC unroll 4
+        for (int q = 0; q < ROW_PAIRS; ++q) _mm512_store_si512(pieces[2 * q], rows[q]);
+        return normal;
+    }
+    // split_product's work in registers: the offsets in lane order, and rows 2 q
+    // and 2 q + 1 of the pieces in the halves of rows[q] (lanes row_lane(2 q),
+    // row_lane(2 q + 1)).
+    static constexpr int ROW_PAIRS = 4;
+    template <bool NORMAL, bool ZEROS, int BIN_BYTES, int LOG2_BINADES>
+    static __mmask8 product_pieces(__m512d x, __m512d y, __m512i& offsets, __m512i (&rows)[ROW_PAIRS], __m512i& lowest, __m512i& highest,
+                                   __m512i lane_base)
+    {
         static_assert((BIN_BYTES & (BIN_BYTES - 1)) == 0, "a bin's offset is a shift");
+        constexpr int BIN_SHIFT = __builtin_ctz(BIN_BYTES);
+        static_assert(52 + LOG2_BINADES >= BIN_SHIFT, "the bin's offset is the exponent sum shifted down");
         const __m512i bx = _mm512_castpd_si512(x), by = _mm512_castpd_si512(y);
-        const __m512i exponent = _mm512_set1_epi64(0x7ff), one = _mm512_set1_epi64(1);
-        const __m512i fraction = _mm512_set1_epi64((std::int64_t{1} << 52) - 1);
-        const __m512i hidden = _mm512_set1_epi64(std::int64_t{1} << 52);
-        const __m512i ex = _mm512_and_si512(_mm512_maskz_srli_epi64(0xff, bx, 52), exponent);
-        const __m512i ey = _mm512_and_si512(_mm512_maskz_srli_epi64(0xff, by, 52), exponent);
-        const __m512i fx = _mm512_and_si512(bx, fraction), fy = _mm512_and_si512(by, fraction);
+        const __m512i field = _mm512_set1_epi64(std::int64_t{0x7ff} << 52), one = _mm512_set1_epi64(1);
+        const __m512i hidden = _mm512_set1_epi64(std::int64_t{1} << 52); // also exponent field 1
+        // The exponent fields are summed where they lie: (ex + ey) 2^52 < 2^64
+        // (ex + ey <= 4094), one shift from the bin's offset. The multiply-adds
+        // read the low 52 bits of their factors: the fraction fields fx, fy,
+        // unmasked. Vector operations count here: the deposits are bound by
+        // them (a shift or a shuffle only on two of Zen 4's four pipes).
         // (fx + nx 2^52)(fy + ny 2^52) = fx fy + 2^52 (nx fy + ny fx + nx ny 2^52), nx: x normal
-        __m512i k, base;
+        __m512i sum, base;
         __mmask8 nonzero = 0xff, normal = 0xff;
         if constexpr (NORMAL) {
-            k = _mm512_add_epi64(ex, ey);
-            base = _mm512_add_epi64(_mm512_add_epi64(fx, fy), hidden);
+            sum = _mm512_add_epi64(_mm512_and_si512(bx, field), _mm512_and_si512(by, field));
+            base = _mm512_madd52lo_epu64(_mm512_madd52lo_epu64(hidden, bx, one), by, one);
         } else {
-            const __mmask8 nx = _mm512_test_epi64_mask(ex, ex), ny = _mm512_test_epi64_mask(ey, ey);
-            k = _mm512_add_epi64(_mm512_maskz_max_epu64(0xff, ex, one), _mm512_maskz_max_epu64(0xff, ey, one));
-            base = _mm512_maskz_mov_epi64(nx, fy);
-            base = _mm512_mask_add_epi64(base, ny, base, fx);
+            const __mmask8 nx = _mm512_test_epi64_mask(bx, field), ny = _mm512_test_epi64_mask(by, field);
+            // a subnormal's exponent counts as 1
+            sum = _mm512_add_epi64(_mm512_maskz_max_epu64(0xff, _mm512_and_si512(bx, field), hidden),
+                                   _mm512_maskz_max_epu64(0xff, _mm512_and_si512(by, field), hidden));
             normal = static_cast<__mmask8>(nx & ny);
-            base = _mm512_mask_add_epi64(base, normal, base, hidden);
+            base = _mm512_maskz_mov_epi64(normal, hidden);
+            base = _mm512_mask_madd52lo_epu64(base, ny, bx, one);
+            base = _mm512_mask_madd52lo_epu64(base, nx, by, one);
             if constexpr (ZEROS) nonzero = static_cast<__mmask8>(~zero_operands(x, y));
         }
-        __m512i hi = _mm512_madd52hi_epu64(base, fx, fy);                  // < 2^54
-        __m512i lo = _mm512_madd52lo_epu64(_mm512_setzero_si512(), fx, fy); // < 2^52
+        __m512i hi = _mm512_madd52hi_epu64(base, bx, by);                  // < 2^54
+        __m512i lo = _mm512_madd52lo_epu64(_mm512_setzero_si512(), bx, by); // < 2^52
         // The signed product (-1)^s (lo + 2^52 hi) = lo' + 2^52 hi', each half
         // cut into a non-negative low piece and a signed (arithmetic shift) high one.
         const __mmask8 negative = _mm512_cmplt_epi64_mask(_mm512_xor_si512(bx, by), _mm512_setzero_si512());
@@ -398,11 +428,13 @@ struct Avx512Ifma {
         // Bins of 2^LOG2_BINADES binades (RowProductBins): both halves shifted up
         // by the exponent sum's binade within its bin (their pieces below grow
         // by as many bits).
+        __m512i bin = _mm512_maskz_srli_epi64(0xff, sum, 52 + LOG2_BINADES - BIN_SHIFT);
         if constexpr (LOG2_BINADES > 0) {
-            const __m512i within = _mm512_and_si512(k, _mm512_set1_epi64((1 << LOG2_BINADES) - 1));
+            const __m512i within =
+                _mm512_and_si512(_mm512_maskz_srli_epi64(0xff, sum, 52), _mm512_set1_epi64((1 << LOG2_BINADES) - 1));
             lo = _mm512_maskz_sllv_epi64(0xff, lo, within);
             hi = _mm512_maskz_sllv_epi64(0xff, hi, within);
-            k = _mm512_maskz_srli_epi64(0xff, k, LOG2_BINADES);
+            bin = _mm512_and_si512(bin, _mm512_set1_epi64(-std::int64_t{BIN_BYTES}));
         }
         const __m512i p[4] = {
             _mm512_and_si512(lo, _mm512_set1_epi64((std::int64_t{1} << ProductBins::SHIFT[1]) - 1)),
@@ -411,22 +443,22 @@ struct Avx512Ifma {
             _mm512_maskz_srai_epi64(0xff, hi, ProductBins::SHIFT[3] - 52),
         };
         constexpr int SINK = (ProductBins::SIZE >> LOG2_BINADES) + (LOG2_BINADES > 0); // past the last bin
-        lowest = _mm512_mask_min_epu64(lowest, nonzero, lowest, k);
-        highest = _mm512_mask_max_epu64(highest, nonzero, highest, k);
-        __m512i bin = k;
+        lowest = _mm512_mask_min_epu64(lowest, nonzero, lowest, bin);
+        highest = _mm512_mask_max_epu64(highest, nonzero, highest, bin);
         if constexpr (ZEROS)
-            bin = _mm512_mask_mov_epi64(_mm512_add_epi64(_mm512_set1_epi64(SINK), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0)),
-                                        nonzero, k);
-        _mm512_store_si512(offset, _mm512_add_epi64(_mm512_maskz_slli_epi64(0xff, bin, __builtin_ctz(BIN_BYTES)), lane_base));
+            bin = _mm512_mask_mov_epi64(
+                _mm512_maskz_slli_epi64(0xff, _mm512_add_epi64(_mm512_set1_epi64(SINK), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0)), BIN_SHIFT),
+                nonzero, bin);
+        offsets = _mm512_add_epi64(bin, lane_base);
         // Lane l's pieces p[0..3][l] into one row: t01 pairs pieces 0, 1 of lanes
         // (even | odd), t23 pieces 2, 3; one two-source shuffle per two rows.
         const __m512i t01e = _mm512_maskz_unpacklo_epi64(0xff, p[0], p[1]), t01o = _mm512_maskz_unpackhi_epi64(0xff, p[0], p[1]);
         const __m512i t23e = _mm512_maskz_unpacklo_epi64(0xff, p[2], p[3]), t23o = _mm512_maskz_unpackhi_epi64(0xff, p[2], p[3]);
         const __m512i first = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), second = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
-        _mm512_store_si512(pieces[0], _mm512_permutex2var_epi64(t01e, first, t23e));  // rows 0, 2
-        _mm512_store_si512(pieces[2], _mm512_permutex2var_epi64(t01e, second, t23e)); // rows 4, 6
-        _mm512_store_si512(pieces[4], _mm512_permutex2var_epi64(t01o, first, t23o));  // rows 1, 3
-        _mm512_store_si512(pieces[6], _mm512_permutex2var_epi64(t01o, second, t23o)); // rows 5, 7
+        rows[0] = _mm512_permutex2var_epi64(t01e, first, t23e);  // rows 0, 2
+        rows[1] = _mm512_permutex2var_epi64(t01e, second, t23e); // rows 4, 6
+        rows[2] = _mm512_permutex2var_epi64(t01o, first, t23o);  // rows 1, 3
+        rows[3] = _mm512_permutex2var_epi64(t01o, second, t23o); // rows 5, 7
         return normal;
     }
 };

@@ -135,6 +135,35 @@ TEST(ExactFirstLevel, IntegerProductsInTheIfmaSetOnly)
     }
 }
 
+// Every block the chooser draws is walked: a walk of one path that stops on a
+// block of the other hands it back to its kernel (folds_walk, radix_walk). With
+// FirstLevel::Alternate (radix, folds, radix, ...) a dot or a sum of whole
+// blocks draws as many blocks as it walks, half of each path; a draw dropped at
+// each switch would draw more, and its path would never run (unseen in the
+// bits: both paths are exact).
+TEST(ExactFirstLevel, EveryDrawnBlockIsWalked)
+{
+    const long long blocks = 10;
+    detail::FirstLevelCounts& counts = detail::thread_first_level_counts();
+    detail::ScopedFirstLevel forced(FirstLevel::Alternate);
+    for (const auto& k : kernel_sets()) {
+        const std::string isa = k.isa;
+        if (isa == "generic") continue; // one first level, no blocks counted
+        const long long step = isa == "avx2" ? 8 : 16; // two vectors of doubles a step, sum and dot
+        const auto n = static_cast<index_t>(blocks * detail::PathChooser::BLOCK_STEPS * step);
+        const Pair p = data(flamex::gen::dot_data_classes()[4], static_cast<std::size_t>(n), 77);
+        detail::FirstLevelCounts before = counts;
+        EXPECT_TRUE(bits_equal(kernel_dot(k, n, p.x.data(), 1, p.y.data(), 1), reference_dot(p.x, p.y))) << isa;
+        EXPECT_EQ(counts.radix_blocks - before.radix_blocks, blocks / 2) << "dot, " << isa;
+        EXPECT_EQ(counts.folds_blocks - before.folds_blocks, blocks / 2) << "dot, " << isa;
+        EXPECT_EQ(counts.product_blocks - before.product_blocks, isa == "avx512ifma" ? blocks / 2 : 0) << "dot, " << isa;
+        before = counts;
+        EXPECT_TRUE(bits_equal(kernel_sum(k, n, p.x.data(), 1), reference_sum(p.x))) << isa;
+        EXPECT_EQ(counts.radix_blocks - before.radix_blocks, blocks / 2) << "sum, " << isa;
+        EXPECT_EQ(counts.folds_blocks - before.folds_blocks, blocks / 2) << "sum, " << isa;
+    }
+}
+
 // Products in the lowest and highest bins (subnormal times subnormal down to
 // 2^-2148, DBL_MAX squared), both signs, cancelling down to the ordinary ones
 // or to the tiny ones, amid ordinary products, zeros and specials-free data.
