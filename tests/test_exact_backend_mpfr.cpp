@@ -1829,8 +1829,9 @@ TEST(ExactMpfrFirstLevels, HandedOverRowsStartOnTheRadixPath)
 // start there, each block of rows probing the folds once, after 4 blocks of
 // columns (alone, each block of rows starts with a probe and probes again
 // after 2, 4 and 8 blocks), with MPFR's bits; a uniform panel after them goes
-// back to the folds at that probe. (The other sets hand rows over instead and
-// keep no history.)
+// back to the folds at that probe, and so does a uniform panel of 2 blocks of
+// columns (its probe before its last block). (The other sets hand rows over
+// instead and keep no history.)
 TEST(ExactMpfrFirstLevels, PanelHistoryKeepsSpillingRowsOnTheRadixPath)
 {
     using flamex::exact::detail::FirstLevelCounts;
@@ -1848,7 +1849,7 @@ TEST(ExactMpfrFirstLevels, PanelHistoryKeepsSpillingRowsOnTheRadixPath)
                          const std::string& what) {
         std::vector<flamex::exact::Accumulator> acc(static_cast<std::size_t>(m));
         const FirstLevelCounts before = counts;
-        flamex::exblas::accumulate_columns(m, n, p.A.view().buffer(), p.A.view().col_stride(), p.x.data(), 1,
+        flamex::exblas::accumulate_columns(m, p.A.width(), p.A.view().buffer(), p.A.view().col_stride(), p.x.data(), 1,
                                            acc.data(), nullptr, &history);
         folds = counts.folds_blocks - before.folds_blocks;
         radix = counts.radix_blocks - before.radix_blocks;
@@ -1876,6 +1877,12 @@ TEST(ExactMpfrFirstLevels, PanelHistoryKeepsSpillingRowsOnTheRadixPath)
         wrong += run(u, history, folds, radix, std::string("uniform after ") + classes[k].name);
         EXPECT_FALSE(history.on_radix()) << classes[k].name;
         EXPECT_LE(radix, 2 * 4) << classes[k].name;
+        wrong += run(p, history, folds, radix, classes[k].name);
+        EXPECT_TRUE(history.on_radix()) << classes[k].name;
+        const ClassRows short_uniform = class_rows(classes[0], m, 100, 160 + k);
+        wrong += run(short_uniform, history, folds, radix, std::string("100 uniform columns after ") + classes[k].name);
+        EXPECT_FALSE(history.on_radix()) << classes[k].name;
+        EXPECT_LE(radix, 2 * 1) << classes[k].name;
     }
     EXPECT_EQ(wrong, 0);
 }
