@@ -259,6 +259,12 @@ void ExactBackend::solve(const Triangle& tri, double alpha, double* x, bool may_
     // block whose panel ended on the radix path adds its sub-panels product by
     // product (sub_panel_products), the others through the kernel.
     exblas::PanelHistory history;
+    // The rows of the next block: after a panel that ended on the radix path,
+    // one block of the kernel (COLUMNS_ROW_BLOCK rows) instead of a pair. On
+    // the radix path each block of the kernel walks its columns alone, so a
+    // pair walks them no faster, while a block's sub-panels grow with its rows
+    // (half the products of a block of 64 rows are its sub-panels' for 32).
+    const auto block_rows = [&] { return history.on_radix() ? std::min(bs, exblas::COLUMNS_ROW_BLOCK) : bs; };
     const auto sub_panel = [&](index_t r0, index_t nr, index_t c0, index_t nc, Accumulator* a) {
         if (history.on_radix())
             sub_panel_products(E, r0, nr, c0, nc, x, a, csub);
@@ -268,7 +274,7 @@ void ExactBackend::solve(const Triangle& tri, double alpha, double* x, bool may_
     if (tri.forward) {
         const index_t ahead = align ? rows_to_line(E, 0) : 0;
         for (index_t i = 0, nb = 0; i < n; i += nb) {
-            nb = std::min(i == 0 && ahead != 0 ? ahead + bs - LINE_DOUBLES : bs, n - i);
+            nb = std::min(i == 0 && ahead != 0 ? ahead + bs - LINE_DOUBLES : block_rows(), n - i);
             for (index_t r = 0; r < nb; ++r) acc[r].reset();
             if (dot_rows) {
                 const bool split = may_thread && parts_for(nb * i) > 1;
@@ -295,7 +301,7 @@ void ExactBackend::solve(const Triangle& tri, double alpha, double* x, bool may_
     } else {
         const index_t ahead = align ? rows_to_line(E, n - bs) : 0;
         for (index_t hi = n; hi > 0;) {
-            const index_t nb = std::min(hi == n ? bs - ahead : bs, hi), lo = hi - nb;
+            const index_t nb = std::min(hi == n ? bs - ahead : block_rows(), hi), lo = hi - nb;
             for (index_t r = 0; r < nb; ++r) acc[r].reset();
             if (dot_rows) {
                 const bool split = may_thread && parts_for(nb * (n - hi)) > 1;
