@@ -283,6 +283,12 @@ void ExactBackend::solve(const Triangle& tri, double alpha, double* x, bool may_
         else
             panel_serial(E, r0, nr, c0, nc, x, 1, a, csub);
     };
+    // The lines of sub_panel_products' rows, read a sub-block ahead (the
+    // kernel fetches its columns ahead itself; reading them here too made the
+    // exact LU at n = 1024, its data in cache, 3% slower).
+    const auto fetch_ahead = [&](index_t r0, index_t nr, index_t c0, index_t c1) {
+        if (history.on_radix() && nr > 0) fetch_sub_block(E, tri.forward, r0, nr, c0, c1);
+    };
     if (tri.forward) {
         const index_t ahead = align ? rows_to_line(E, 0) : 0;
         for (index_t i = 0, nb = 0; i < n; i += nb) {
@@ -300,11 +306,11 @@ void ExactBackend::solve(const Triangle& tri, double alpha, double* x, bool may_
             }
             panel(E, i, nb, 0, i, x, acc, cpanel, may_thread, &history); // columns solved in earlier blocks
             const index_t first = std::min(SUB_BLOCK, nb); // the first sub-block's rows, [i, i + first)
-            fetch_sub_block(E, tri.forward, i, first, i, i + first);
+            fetch_ahead(i, first, i, i + first);
             for (index_t k0 = i; k0 < i + nb; k0 += SUB_BLOCK) {
                 const index_t ns = std::min(SUB_BLOCK, i + nb - k0), k1 = k0 + ns;
                 const index_t next = std::min(SUB_BLOCK, i + nb - k1); // the next sub-block's rows, fetched during this one
-                if (next > 0) fetch_sub_block(E, tri.forward, k1, next, i, k1 + next);
+                fetch_ahead(k1, next, i, k1 + next);
                 sub_panel(k0, ns, i, k0 - i, acc + (k0 - i)); // earlier sub-blocks
                 for (index_t k = k0; k < k0 + ns; ++k)
                     x[k] = unknown(acc[k - i], cpanel + (k - i) * NC, csub + (k - k0) * NC, k, k0, k);
@@ -328,11 +334,11 @@ void ExactBackend::solve(const Triangle& tri, double alpha, double* x, bool may_
             }
             panel(E, lo, nb, hi, n - hi, x, acc, cpanel, may_thread, &history);
             const index_t last = std::min(SUB_BLOCK, nb); // the first sub-block's rows, [hi - last, hi)
-            fetch_sub_block(E, tri.forward, hi - last, last, hi - last, hi);
+            fetch_ahead(hi - last, last, hi - last, hi);
             for (index_t k1 = hi; k1 > lo;) {
                 const index_t ns = std::min(SUB_BLOCK, k1 - lo), k0 = k1 - ns;
                 const index_t next = std::min(SUB_BLOCK, k0 - lo); // the next sub-block's rows, fetched during this one
-                if (next > 0) fetch_sub_block(E, tri.forward, k0 - next, next, k0 - next, hi);
+                fetch_ahead(k0 - next, next, k0 - next, hi);
                 sub_panel(k0, ns, k1, hi - k1, acc + (k0 - lo));
                 for (index_t k = k1 - 1; k >= k0; --k)
                     x[k] = unknown(acc[k - lo], cpanel + (k - lo) * NC, csub + (k - k0) * NC, k, k + 1, k1);
