@@ -160,13 +160,13 @@ Mat op(Obj A, Trans t)
 }
 
 void panel_serial(const Mat& E, index_t r0, index_t nr, index_t c0, index_t nc, const double* x, index_t incx,
-                  Accumulator* acc, double* comps)
+                  Accumulator* acc, double* comps, exblas::PanelHistory* history)
 {
     if (nr <= 0) return;
     const double* base = E.p + r0 * E.rs + c0 * E.cs;
     const double* xs = x + c0 * incx;
     if (E.rs == 1 && nr > 1) {
-        exblas::accumulate_columns(nr, nc, base, E.cs, xs, incx, acc, comps);
+        exblas::accumulate_columns(nr, nc, base, E.cs, xs, incx, acc, comps, history);
         return;
     }
     if (E.cs == 1 && nr > 1) {
@@ -303,10 +303,11 @@ void ExactBackend::gemv(Trans trans, double alpha, Obj A, Obj x, double beta, Ob
         const auto [lo, hi] = share(m, t, T, exblas::COLUMNS_ROW_BLOCK);
         Accumulator* acc = accumulators(workspace().acc, ROWS);
         double* comps = doubles(workspace().comps, ROWS * NC);
+        exblas::PanelHistory history; // this thread's panels, one after the other
         for (index_t r = lo, nr = 0; r < hi; r += nr) {
             nr = panel_rows(E, lo, r, hi);
             for (index_t k = 0; k < nr; ++k) acc[k].reset();
-            panel_serial(E, r, nr, 0, n, px, incx, acc, comps);
+            panel_serial(E, r, nr, 0, n, px, incx, acc, comps, &history);
             for (index_t k = 0; k < nr; ++k) {
                 double* yi = py + (r + k) * incy;
                 *yi = finish(acc[k], comps + k * NC, alpha, beta, yi);

@@ -60,9 +60,10 @@ index_t rows_to_line(const Mat& E, index_t r);
 // acc[r] += sum_{c < nc} E(r0 + r, c0 + c) * x[(c0 + c) * incx] exactly, on this
 // thread. With comps (nr * NC doubles), part of each row's sum may be handed out
 // there instead (see exblas::accumulate_columns): the row's exact sum is then
-// acc[r] + comps[r * NC ..].
+// acc[r] + comps[r * NC ..]. history: the operation's, handed from one panel of
+// its rows to the next (exblas::PanelHistory; column panels only), or null.
 void panel_serial(const Mat& E, index_t r0, index_t nr, index_t c0, index_t nc, const double* x, index_t incx,
-                  Accumulator* acc, double* comps = nullptr);
+                  Accumulator* acc, double* comps = nullptr, exblas::PanelHistory* history = nullptr);
 
 // One triangular system: equation k is sum_j E(k, j) x_j = rhs_k, E triangular.
 struct Triangle {
@@ -159,9 +160,10 @@ private:
     void accumulate_dot(Accumulator& acc, Obj x, Obj y) const;
 
     // acc[r] += sum_{c < nc} E(r0 + r, c0 + c) x[c0 + c], threaded by columns when
-    // large; comps (nr * NC) as in panel_serial (zeros when threaded).
+    // large; comps (nr * NC) and history as in panel_serial (comps zeros when
+    // threaded; history then the first thread's part's).
     void panel(const Mat& E, index_t r0, index_t nr, index_t c0, index_t nc, const double* x, Accumulator* acc,
-               double* comps, bool may_thread) const;
+               double* comps, bool may_thread, exblas::PanelHistory* history) const;
 
     // x[k * incx] := round(alpha S_k) for k in [lo, hi): S_k the exact sum of
     // E(k, j) v_j over row k's triangle of the n x n E (lower: j <= k, else j >= k),

@@ -7,13 +7,18 @@
 // triangle), each x_k from its own exact residual: nothing is rounded between
 // the panel and the division. The left-looking order keeps each row's folds
 // in registers over the whole panel and needs only `block` Accumulators; the
-// right-looking order of the paper gives the same exact residuals. (A view with
+// right-looking order of the paper gives the same exact residuals. On data
+// whose panels end on the radix path (exblas::PanelHistory, handed from one
+// block's panel to the next), the blocks are one kernel block of rows (32) and
+// their sub-panels go product by product into the accumulators. (A view with
 // neither unit stride gets one exact dot product per residual instead.) trsm
 // solves its right-hand sides this way, each independently, except that
 // right-hand sides lying side by side in memory (side RIGHT, column-major B) go
 // through the kernel together, 32 at a time: for each unknown, one kernel pass
 // over the unknowns already solved gives all their residuals.
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "blas/exact_backend.hpp"
@@ -35,6 +40,58 @@ static_assert(2 * NC + 2 * (SUB_BLOCK - 1) + 2 <= exblas::MAX_TERMS, "terms of o
 Triangle triangle(Uplo uplo, Trans trans, Diag diag, Obj T)
 {
     return {op(T, trans), (uplo == Uplo::Lower) == (trans == Trans::No), diag == Diag::Unit};
+}
+
+// Reads the lines of rows [r0, r0 + nr) over columns [c0, c1) (a sub-block's
+// sub-panel and triangle) all at once, one double a line, so that their misses
+// overlap: the block's panel read only the columns before the block, so every
+// line of them comes from memory, and with E's rows contiguous each column lies
+// a page or more from the next. Called a sub-block ahead. (Measured, perf,
+// trsv n = 4096 on 2^+-500 data: read column after column, each read waited
+// for its own miss, half the solver's own time; with prefetches a sub-block
+// ahead instead of these reads, still half.) Only elements of E's triangle
+// (lower or upper) are read, as bits (no floating-point operation on them);
+// their union only keeps the reads.
+void fetch_sub_block(const Mat& E, bool lower, index_t r0, index_t nr, index_t c0, index_t c1)
+{
+    constexpr index_t LINE = 64 / sizeof(double);
+    const auto inside = [lower](index_t r, index_t j) { return lower ? j <= r : j >= r; };
+    std::uint64_t seen = 0;
+    const auto read = [&seen](const double* p) {
+        std::uint64_t bits;
+        std::memcpy(&bits, p, sizeof bits);
+        seen |= bits;
+    };
+    if (E.rs == 1) {
+        for (index_t j = c0; j < c1; ++j)
+            for (const index_t r : {r0, r0 + nr - 1})
+                if (inside(r, j)) read(&E.p[r + j * E.cs]);
+    } else if (E.cs == 1) {
+        for (index_t r = r0; r < r0 + nr; ++r) {
+            const index_t from = lower ? c0 : std::max(c0, r), to = lower ? std::min(c1, r + 1) : c1;
+            for (index_t j = from; j < to; j += LINE) read(&E.p[r * E.rs + j]);
+            if (from < to) read(&E.p[r * E.rs + to - 1]);
+        }
+    }
+    const volatile std::uint64_t kept = seen;
+    (void)kept;
+}
+
+// A sub-panel of rows [r0, r0 + nr) and columns [c0, c0 + nc) product by
+// product into the rows' accumulators (comps, nr * NC, zeros): for rows whose
+// block's panel ended on the radix path (exblas::PanelHistory), whose products
+// spread too widely for the folds. There each product spilled from the last
+// fold as two components (r and e of its TwoProd, each an Accumulator
+// addition) after a walk through every fold; here it is one Accumulator
+// addition of its exact 106-bit product. (perf, trsv n = 4096 on 2^+-500 data,
+// one thread: the sub-panels 7.8% of the time through the kernel, 4.4% this
+// way with their lines read ahead, fetch_sub_block.)
+void sub_panel_products(const Mat& E, index_t r0, index_t nr, index_t c0, index_t nc, const double* x,
+                        Accumulator* acc, double* comps)
+{
+    std::fill(comps, comps + nr * NC, 0.0);
+    for (index_t j = c0; j < c0 + nc; ++j)
+        for (index_t r = 0; r < nr; ++r) acc[r].add_product(E(r0 + r, j), x[j]);
 }
 
 } // namespace
@@ -87,11 +144,11 @@ void ExactBackend::trsm(Side side, Uplo uplo, Trans trans, Diag diag, double alp
 }
 
 void ExactBackend::panel(const Mat& E, index_t r0, index_t nr, index_t c0, index_t nc, const double* x,
-                         Accumulator* acc, double* comps, bool may_thread) const
+                         Accumulator* acc, double* comps, bool may_thread, exblas::PanelHistory* history) const
 {
     const int parts = may_thread ? parts_for(nr * nc) : 1;
     if (parts == 1) {
-        panel_serial(E, r0, nr, c0, nc, x, 1, acc, comps);
+        panel_serial(E, r0, nr, c0, nc, x, 1, acc, comps, history);
         return;
     }
     std::fill(comps, comps + nr * NC, 0.0);
@@ -103,7 +160,7 @@ void ExactBackend::panel(const Mat& E, index_t r0, index_t nr, index_t c0, index
             a = extra + (t - 1) * nr;
             for (index_t r = 0; r < nr; ++r) a[r].reset();
         }
-        panel_serial(E, r0, nr, c0 + lo, hi - lo, x, 1, a);
+        panel_serial(E, r0, nr, c0 + lo, hi - lo, x, 1, a, nullptr, t == 0 ? history : nullptr);
     });
     for (int t = 1; t < parts; ++t)
         for (index_t r = 0; r < nr; ++r) acc[r].merge(extra[(t - 1) * nr + r]);
@@ -210,14 +267,36 @@ void ExactBackend::solve(const Triangle& tri, double alpha, double* x, bool may_
     // contiguous, and so do their panels (rows_to_line): the first block is
     // shortened, forward to end where a line starts, backward to start there.
     const bool align = n >= ALIGN_MIN_ROWS && bs % LINE_DOUBLES == 0 && bs > LINE_DOUBLES;
+    // What the blocks' panels saw of the data, from one block to the next; a
+    // block whose panel ended on the radix path adds its sub-panels product by
+    // product (sub_panel_products), the others through the kernel.
+    exblas::PanelHistory history;
+    // The rows of the next block: after a panel that ended on the radix path,
+    // one block of the kernel (COLUMNS_ROW_BLOCK rows) instead of a pair. On
+    // the radix path each block of the kernel walks its columns alone, so a
+    // pair walks them no faster, while a block's sub-panels grow with its rows
+    // (half the products of a block of 64 rows are its sub-panels' for 32).
+    const auto block_rows = [&] { return history.on_radix() ? std::min(bs, exblas::COLUMNS_ROW_BLOCK) : bs; };
+    const auto sub_panel = [&](index_t r0, index_t nr, index_t c0, index_t nc, Accumulator* a) {
+        if (history.on_radix())
+            sub_panel_products(E, r0, nr, c0, nc, x, a, csub);
+        else
+            panel_serial(E, r0, nr, c0, nc, x, 1, a, csub);
+    };
+    // The lines of sub_panel_products' rows, read a sub-block ahead (the
+    // kernel fetches its columns ahead itself; reading them here too made the
+    // exact LU at n = 1024, its data in cache, 3% slower).
+    const auto fetch_ahead = [&](index_t r0, index_t nr, index_t c0, index_t c1) {
+        if (history.on_radix() && nr > 0) fetch_sub_block(E, tri.forward, r0, nr, c0, c1);
+    };
     if (tri.forward) {
         const index_t ahead = align ? rows_to_line(E, 0) : 0;
         for (index_t i = 0, nb = 0; i < n; i += nb) {
-            nb = std::min(i == 0 && ahead != 0 ? ahead + bs - LINE_DOUBLES : bs, n - i);
+            nb = std::min(i == 0 && ahead != 0 ? ahead + bs - LINE_DOUBLES : block_rows(), n - i);
             for (index_t r = 0; r < nb; ++r) acc[r].reset();
             if (dot_rows) {
                 const bool split = may_thread && parts_for(nb * i) > 1;
-                if (split) panel(E, i, nb, 0, i, x, acc, cpanel, true);
+                if (split) panel(E, i, nb, 0, i, x, acc, cpanel, true, nullptr);
                 const index_t c0 = split ? i : 0;
                 for (index_t k = i; k < i + nb; ++k) {
                     exact::accumulate_dot(acc[k - i], k - c0, E.p + k * E.rs + c0 * E.cs, E.cs, x + c0, 1);
@@ -225,10 +304,14 @@ void ExactBackend::solve(const Triangle& tri, double alpha, double* x, bool may_
                 }
                 continue;
             }
-            panel(E, i, nb, 0, i, x, acc, cpanel, may_thread); // columns solved in earlier blocks
+            panel(E, i, nb, 0, i, x, acc, cpanel, may_thread, &history); // columns solved in earlier blocks
+            const index_t first = std::min(SUB_BLOCK, nb); // the first sub-block's rows, [i, i + first)
+            fetch_ahead(i, first, i, i + first);
             for (index_t k0 = i; k0 < i + nb; k0 += SUB_BLOCK) {
-                const index_t ns = std::min(SUB_BLOCK, i + nb - k0);
-                panel_serial(E, k0, ns, i, k0 - i, x, 1, acc + (k0 - i), csub); // earlier sub-blocks
+                const index_t ns = std::min(SUB_BLOCK, i + nb - k0), k1 = k0 + ns;
+                const index_t next = std::min(SUB_BLOCK, i + nb - k1); // the next sub-block's rows, fetched during this one
+                fetch_ahead(k1, next, i, k1 + next);
+                sub_panel(k0, ns, i, k0 - i, acc + (k0 - i)); // earlier sub-blocks
                 for (index_t k = k0; k < k0 + ns; ++k)
                     x[k] = unknown(acc[k - i], cpanel + (k - i) * NC, csub + (k - k0) * NC, k, k0, k);
             }
@@ -236,11 +319,11 @@ void ExactBackend::solve(const Triangle& tri, double alpha, double* x, bool may_
     } else {
         const index_t ahead = align ? rows_to_line(E, n - bs) : 0;
         for (index_t hi = n; hi > 0;) {
-            const index_t nb = std::min(hi == n ? bs - ahead : bs, hi), lo = hi - nb;
+            const index_t nb = std::min(hi == n ? bs - ahead : block_rows(), hi), lo = hi - nb;
             for (index_t r = 0; r < nb; ++r) acc[r].reset();
             if (dot_rows) {
                 const bool split = may_thread && parts_for(nb * (n - hi)) > 1;
-                if (split) panel(E, lo, nb, hi, n - hi, x, acc, cpanel, true);
+                if (split) panel(E, lo, nb, hi, n - hi, x, acc, cpanel, true, nullptr);
                 const index_t c1 = split ? hi : n;
                 for (index_t k = hi - 1; k >= lo; --k) {
                     exact::accumulate_dot(acc[k - lo], c1 - k - 1, E.p + k * E.rs + (k + 1) * E.cs, E.cs, x + k + 1, 1);
@@ -249,10 +332,14 @@ void ExactBackend::solve(const Triangle& tri, double alpha, double* x, bool may_
                 hi = lo;
                 continue;
             }
-            panel(E, lo, nb, hi, n - hi, x, acc, cpanel, may_thread);
+            panel(E, lo, nb, hi, n - hi, x, acc, cpanel, may_thread, &history);
+            const index_t last = std::min(SUB_BLOCK, nb); // the first sub-block's rows, [hi - last, hi)
+            fetch_ahead(hi - last, last, hi - last, hi);
             for (index_t k1 = hi; k1 > lo;) {
                 const index_t ns = std::min(SUB_BLOCK, k1 - lo), k0 = k1 - ns;
-                panel_serial(E, k0, ns, k1, hi - k1, x, 1, acc + (k0 - lo), csub);
+                const index_t next = std::min(SUB_BLOCK, k0 - lo); // the next sub-block's rows, fetched during this one
+                fetch_ahead(k0 - next, next, k0 - next, hi);
+                sub_panel(k0, ns, k1, hi - k1, acc + (k0 - lo));
                 for (index_t k = k1 - 1; k >= k0; --k)
                     x[k] = unknown(acc[k - lo], cpanel + (k - lo) * NC, csub + (k - k0) * NC, k, k + 1, k1);
                 k1 = k0;

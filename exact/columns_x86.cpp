@@ -80,9 +80,9 @@ constexpr int U = 4;
 } // namespace avx2
 
 void columns_avx2(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
-                  Accumulator* acc, double* comps)
+                  Accumulator* acc, double* comps, exblas::PanelHistory* history)
 {
-    avx2::columns_impl<avx2::U>(nrows, ncols, A, lda, x, incx, acc, comps);
+    avx2::columns_impl<avx2::U>(nrows, ncols, A, lda, x, incx, acc, comps, history);
 }
 
 void rows_avx2(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
@@ -166,9 +166,9 @@ constexpr int U = 4, ROWS_U = 4;
 } // namespace avx512
 
 void columns_avx512(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
-                  Accumulator* acc, double* comps)
+                  Accumulator* acc, double* comps, exblas::PanelHistory* history)
 {
-    avx512::columns_impl<avx512::U>(nrows, ncols, A, lda, x, incx, acc, comps);
+    avx512::columns_impl<avx512::U>(nrows, ncols, A, lda, x, incx, acc, comps, history);
 }
 
 void rows_avx512(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
@@ -215,9 +215,9 @@ struct Simd : avx512::Simd, simd::Avx512Ifma {
 } // namespace avx512ifma
 
 void columns_avx512ifma(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
-                        Accumulator* acc, double* comps)
+                        Accumulator* acc, double* comps, exblas::PanelHistory* history)
 {
-    avx512ifma::columns_impl<avx512::U>(nrows, ncols, A, lda, x, incx, acc, comps);
+    avx512ifma::columns_impl<avx512::U>(nrows, ncols, A, lda, x, incx, acc, comps, history);
 }
 
 void rows_avx512ifma(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,

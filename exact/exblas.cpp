@@ -15,11 +15,13 @@ namespace {
 
 using exact::detail::KernelSet;
 
-// The active set's panel kernel (columns or rows) on a panel whose row r has its
-// entries at A + r * row_step, col_step apart; then the zero-sign rule of each
-// row whose products were all zeros (the SIMD kernels leave it to the caller).
-void panel(exact::detail::PanelKernel KernelSet::*kernel, index_t nrows, index_t ncols, const double* A, index_t lda,
-           index_t row_step, index_t col_step, const double* x, index_t incx, Accumulator* acc, double* comps)
+// The active set's panel kernel (run(set): its columns or rows kernel) on a
+// panel whose row r has its entries at A + r * row_step, col_step apart; then
+// the zero-sign rule of each row whose products were all zeros (the SIMD
+// kernels leave it to the caller).
+template <class Run>
+void panel(const Run& run, index_t nrows, index_t ncols, const double* A, index_t row_step, index_t col_step,
+           const double* x, index_t incx, Accumulator* acc, double* comps)
 {
     if (nrows <= 0) return;
     if (ncols <= 0) {
@@ -27,7 +29,7 @@ void panel(exact::detail::PanelKernel KernelSet::*kernel, index_t nrows, index_t
         return;
     }
     const KernelSet& k = exact::detail::active_kernels();
-    (k.*kernel)(nrows, ncols, A, lda, x, incx, acc, comps);
+    run(k);
     if (k.panels_note_zero_signs) return;
     for (index_t r = 0; r < nrows; ++r)
         if (acc[r].zero_sign_open())
@@ -37,15 +39,17 @@ void panel(exact::detail::PanelKernel KernelSet::*kernel, index_t nrows, index_t
 } // namespace
 
 void accumulate_columns(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
-                        Accumulator* acc, double* comps)
+                        Accumulator* acc, double* comps, PanelHistory* history)
 {
-    panel(&KernelSet::columns, nrows, ncols, A, lda, 1, lda, x, incx, acc, comps);
+    const auto run = [&](const KernelSet& k) { k.columns(nrows, ncols, A, lda, x, incx, acc, comps, history); };
+    panel(run, nrows, ncols, A, 1, lda, x, incx, acc, comps);
 }
 
 void accumulate_rows(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
                      Accumulator* acc, double* comps)
 {
-    panel(&KernelSet::rows, nrows, ncols, A, lda, lda, 1, x, incx, acc, comps);
+    const auto run = [&](const KernelSet& k) { k.rows(nrows, ncols, A, lda, x, incx, acc, comps); };
+    panel(run, nrows, ncols, A, lda, 1, x, incx, acc, comps);
 }
 
 void fma_update(index_t n, const double* h, index_t inch, double s, double* a, index_t inca)

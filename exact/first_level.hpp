@@ -82,12 +82,22 @@ public:
     // path as if MAX_PROBE_INTERVAL probes had spilled already: a row's first
     // probe, a step of spills, cost as much as a few hundred of its products.
     explicit PathChooser(FirstLevel level, bool spilling = false) noexcept
+        : PathChooser(level, spilling ? MAX_PROBE_INTERVAL : 0, MAX_PROBE_INTERVAL)
+    {
+    }
+    // Adaptive, given the radix_interval() of a chooser before it on like data
+    // (a multi-row kernel's previous block of rows; 0: none, or it ended on the
+    // folds path): starts on the radix path at that interval, its first probe
+    // after at most first_probe radix blocks (then as after a probe that
+    // spilled), so that data which keeps spilling is not probed from scratch
+    // by every block, while a change of the data shows at that probe.
+    PathChooser(FirstLevel level, int radix_interval, int first_probe) noexcept
         : level_(level),
           radix_(level_ == FirstLevel::Radix || level_ == FirstLevel::Adaptive)
     {
-        if (spilling && level_ == FirstLevel::Adaptive) {
-            interval_ = MAX_PROBE_INTERVAL;
-            countdown_ = interval_ + 1;
+        if (radix_interval > 0 && level_ == FirstLevel::Adaptive) {
+            interval_ = radix_interval < MAX_PROBE_INTERVAL ? radix_interval : MAX_PROBE_INTERVAL;
+            countdown_ = (interval_ < first_probe ? interval_ : first_probe) + 1;
         }
     }
     ~PathChooser()
@@ -109,6 +119,10 @@ public:
         ++(block.radix ? counts_.radix_blocks : counts_.folds_blocks);
         return block;
     }
+    // The radix blocks between probes where the chooser stands on the radix
+    // path (the interval its last probe set: 1 if none spilled yet), 0 on
+    // the folds path.
+    int radix_interval() const noexcept { return radix_ ? interval_ : 0; }
     // After a block on the folds path: `spilled` of its `steps` steps spilled.
     void folds_done(int steps, int spilled) noexcept
     {

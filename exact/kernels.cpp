@@ -31,7 +31,7 @@ namespace {
 
 // The panels row by row, each row one accumulate_dot; nothing is handed out.
 void columns_generic(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
-                     Accumulator* acc, double* comps)
+                     Accumulator* acc, double* comps, exblas::PanelHistory*)
 {
     for (index_t r = 0; r < nrows; ++r) accumulate_dot(acc[r], ncols, A + r, lda, x, incx);
     if (comps != nullptr) std::fill(comps, comps + nrows * exblas::COMPONENTS, 0.0);

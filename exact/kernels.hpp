@@ -12,6 +12,7 @@
 #pragma once
 
 #include "exact/exact.hpp"
+#include "exact/exblas.hpp"
 
 namespace flamex::exact::detail {
 
@@ -24,6 +25,9 @@ using DotKernel = void (*)(Accumulator& acc, index_t n, const double* x, index_t
 // (columns) or A[r * lda + c] (rows); comps: see exblas::accumulate_columns.
 using PanelKernel = void (*)(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x,
                              index_t incx, Accumulator* acc, double* comps);
+// The column panels' kernel, with the caller's history (exblas::PanelHistory, or null).
+using ColumnsKernel = void (*)(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x,
+                               index_t incx, Accumulator* acc, double* comps, exblas::PanelHistory* history);
 // a[i] := fma(h[i], s, a[i]) for i < n, contiguous arrays.
 using FmaKernel = void (*)(index_t n, const double* h, double s, double* a);
 
@@ -43,7 +47,7 @@ struct KernelSet {
     const char* isa; // "avx512ifma", "avx512", "avx2", "generic"
     SumKernel sum;
     DotKernel dot;
-    PanelKernel columns;
+    ColumnsKernel columns;
     PanelKernel rows;
     FmaKernel fma_update;
     // The generic panel kernels run accumulate_dot per row, which applies the
@@ -87,17 +91,17 @@ void dot_spilling_avx512ifma(Accumulator& acc, index_t n, const double* x, index
                              index_t incy);
 // columns_x86.cpp
 void columns_avx2(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
-                  Accumulator* acc, double* comps);
+                  Accumulator* acc, double* comps, exblas::PanelHistory* history);
 void rows_avx2(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
                Accumulator* acc, double* comps);
 void fma_update_avx2(index_t n, const double* h, double s, double* a);
 void columns_avx512(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
-                    Accumulator* acc, double* comps);
+                    Accumulator* acc, double* comps, exblas::PanelHistory* history);
 void rows_avx512(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
                  Accumulator* acc, double* comps);
 void fma_update_avx512(index_t n, const double* h, double s, double* a);
 void columns_avx512ifma(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
-                        Accumulator* acc, double* comps);
+                        Accumulator* acc, double* comps, exblas::PanelHistory* history);
 void rows_avx512ifma(index_t nrows, index_t ncols, const double* A, index_t lda, const double* x, index_t incx,
                      Accumulator* acc, double* comps);
 #endif

@@ -1824,6 +1824,69 @@ TEST(ExactMpfrFirstLevels, HandedOverRowsStartOnTheRadixPath)
     }
 }
 
+// A panel history (exblas::PanelHistory) hands the radix path in lanes from one
+// column panel to the next: on wide-range data the panels after the first
+// start there, each block of rows probing the folds once, after 4 blocks of
+// columns (alone, each block of rows starts with a probe and probes again
+// after 2, 4 and 8 blocks), with MPFR's bits; a uniform panel after them goes
+// back to the folds at that probe, and so does a uniform panel of 2 blocks of
+// columns (its probe before its last block). (The other sets hand rows over
+// instead and keep no history.)
+TEST(ExactMpfrFirstLevels, PanelHistoryKeepsSpillingRowsOnTheRadixPath)
+{
+    using flamex::exact::detail::FirstLevelCounts;
+    if (std::string(flamex::exact::kernel_isa()) != "avx512ifma")
+        GTEST_SKIP() << "the radix path in lanes is the avx512ifma set's";
+    const flamex::exact::detail::ScopedFirstLevel scoped(FirstLevel::Adaptive);
+    FirstLevelCounts& counts = flamex::exact::detail::thread_first_level_counts();
+    const auto& classes = gen::dot_data_classes();
+    const dim_t m = 64, n = 1100; // two blocks of 32 rows walking 17 blocks of 64 columns
+    const std::vector<double> y0(static_cast<std::size_t>(m), 0.0);
+    // acc[r] += row r of A times x through the kernel, with history; returns the
+    // blocks of columns its blocks of rows put on the folds path (probes) and
+    // on the radix path, and counts the rows whose sum is not MPFR's.
+    const auto run = [&](const ClassRows& p, flamex::exblas::PanelHistory& history, long long& folds, long long& radix,
+                         const std::string& what) {
+        std::vector<flamex::exact::Accumulator> acc(static_cast<std::size_t>(m));
+        const FirstLevelCounts before = counts;
+        flamex::exblas::accumulate_columns(m, p.A.width(), p.A.view().buffer(), p.A.view().col_stride(), p.x.data(), 1,
+                                           acc.data(), nullptr, &history);
+        folds = counts.folds_blocks - before.folds_blocks;
+        radix = counts.radix_blocks - before.radix_blocks;
+        std::vector<double> got;
+        for (const flamex::exact::Accumulator& a : acc) got.push_back(a.round());
+        return count_wrong(got, gemv_reference(Trans::No, 1.0, p.A, p.x, 0.0, y0), what);
+    };
+    int wrong = 0;
+    for (const std::size_t k : {3u, 4u, 6u}) { // 2^+-200, 2^+-500, subnormal-heavy
+        const ClassRows p = class_rows(classes[k], m, n, 140 + k);
+        flamex::exblas::PanelHistory history;
+        for (int panel = 0; panel < 3; ++panel) {
+            const std::string what = std::string(classes[k].name) + ", panel " + std::to_string(panel);
+            long long folds = 0, radix = 0;
+            wrong += run(p, history, folds, radix, what);
+            EXPECT_TRUE(history.on_radix()) << what;
+            if (panel == 0) {
+                EXPECT_GE(folds, 2 * 3) << what;
+            } else {
+                EXPECT_LE(folds, 2 * 1) << what;
+            }
+        }
+        const ClassRows u = class_rows(classes[0], m, n, 150 + k);
+        long long folds = 0, radix = 0;
+        wrong += run(u, history, folds, radix, std::string("uniform after ") + classes[k].name);
+        EXPECT_FALSE(history.on_radix()) << classes[k].name;
+        EXPECT_LE(radix, 2 * 4) << classes[k].name;
+        wrong += run(p, history, folds, radix, classes[k].name);
+        EXPECT_TRUE(history.on_radix()) << classes[k].name;
+        const ClassRows short_uniform = class_rows(classes[0], m, 100, 160 + k);
+        wrong += run(short_uniform, history, folds, radix, std::string("100 uniform columns after ") + classes[k].name);
+        EXPECT_FALSE(history.on_radix()) << classes[k].name;
+        EXPECT_LE(radix, 2 * 1) << classes[k].name;
+    }
+    EXPECT_EQ(wrong, 0);
+}
+
 // The same hand-over for rows panels whose rows start at each double of a cache
 // line (rows_block takes the columns up to the next line in its first block,
 // on top of the chooser's steps: a probe cut to those few columns could miss

@@ -597,7 +597,7 @@ void expect_panel_rows(index_t m, index_t n, std::uint64_t seed)
             for (const auto& k : kernel_sets()) {
                 std::vector<Accumulator> got(static_cast<std::size_t>(m));
                 const long long lanes_before = detail::thread_first_level_counts().product_blocks;
-                k.columns(m, n, A.data(), m, xs.data(), 1, got.data(), nullptr);
+                k.columns(m, n, A.data(), m, xs.data(), 1, got.data(), nullptr, nullptr);
                 if (std::string(k.isa) == "avx512ifma" && level == FirstLevel::Radix) {
                     EXPECT_GT(detail::thread_first_level_counts().product_blocks, lanes_before) << "the rows ran in lanes";
                 }
