@@ -651,7 +651,7 @@ TEST(ExactFirstLevel, PaddingLanesPassTheFirstRangeCheck)
             if (std::string(k.isa) == "generic") continue; // no folds in lanes
             std::vector<Accumulator> got(static_cast<std::size_t>(m));
             const long long before = detail::thread_first_level_counts().range_rechecks;
-            k.columns(m, n, A.data(), m, x.data(), 1, got.data(), nullptr);
+            k.columns(m, n, A.data(), m, x.data(), 1, got.data(), nullptr, nullptr);
             EXPECT_EQ(detail::thread_first_level_counts().range_rechecks - before, 0) << k.isa << ", " << m << " rows";
             for (index_t r = 0; r < m; ++r)
                 EXPECT_TRUE(same_value(got[static_cast<std::size_t>(r)], want[static_cast<std::size_t>(r)]))
@@ -667,7 +667,7 @@ TEST(ExactFirstLevel, PaddingLanesPassTheFirstRangeCheck)
                                                                       xs[static_cast<std::size_t>(c)]);
             for (const auto& k : kernel_sets()) {
                 std::vector<Accumulator> got(static_cast<std::size_t>(m));
-                k.columns(m, n, A.data(), m, xs.data(), 1, got.data(), nullptr);
+                k.columns(m, n, A.data(), m, xs.data(), 1, got.data(), nullptr, nullptr);
                 for (index_t r = 0; r < m; ++r)
                     EXPECT_TRUE(bits_equal(got[static_cast<std::size_t>(r)].round(), expected[static_cast<std::size_t>(r)].round()))
                         << k.isa << ", " << m << " rows, x " << special << ", row " << r;
