@@ -64,7 +64,7 @@ struct FirstLevelCounts {
     long long folds_blocks = 0;
     long long radix_blocks = 0;
     long long product_blocks = 0; // of the radix blocks: on ProductBins
-    long long range_rechecks = 0; // steps of products on the folds that failed the first range check
+    long long range_rechecks = 0; // steps of the column panels' folds walks that failed the first range check
 };
 FirstLevelCounts& thread_first_level_counts() noexcept;
 
