@@ -562,13 +562,14 @@ void pacc_take(PAcc* a, __global long* g, __global int* meta)
 
 // Staged (dot_partial): the digits go to the work-group's own copies in local memory,
 // which the group adds to the global one once, at the end of dot_partial. On
-// wide-range data nearly every product spills, and atomics of every work-item of the
-// device on the same few dozen global words serialize; local atomics contend only
-// within a work-group, and a work-item uses copy (local id mod STAGING_COPIES), so
-// only within a quarter of it. Measured on an H100 (the dot at n = 1e6, alternated
-// with the unstaged kernel, best of 7): 2^+-500 data 1.30 -> 0.58 ms, subnormal-heavy
-// 2.12 -> 0.58, 2^+-50 0.81 -> 0.48 (one copy: 0.62, 1.35, 0.80 ms), uniform
-// 0.145-0.151 -> 0.154-0.159 ms (zeroing the copies).
+// wide-range data the expansions spill often, and atomics of every work-item of the
+// device on the same few dozen global words serialize (the reading of the times
+// below, not profiled); local atomics contend only within a work-group, and a
+// work-item uses copy (local id mod STAGING_COPIES), so only within a quarter of
+// it. Measured on an H100 (the dot at n = 1e6, alternated with the unstaged
+// kernel, best of 7): 2^+-500 data 1.30 -> 0.58 ms, subnormal-heavy 2.12 -> 0.58,
+// 2^+-50 0.81 -> 0.48 (one copy: 0.62, 1.35, 0.80 ms), uniform 0.145-0.151 ->
+// 0.154-0.159 ms (the staging's fixed cost a work-group).
 typedef struct {
     __global long* d;
     __local long* staging;
