@@ -51,6 +51,7 @@ InPlace in_place_or_copy(py::handle A, const char* what, bool overwrite, bool ve
 void bind_blas(py::module_& m);    // blas.cpp: Backend, backends(), devices()
 void bind_drivers(py::module_& m); // drivers.cpp: lu, solve, trsv_solve
 void bind_factorizations(py::module_& m); // factorizations.cpp: chol, ldlt, trinv, trsm_lln, variants
+void bind_operations(py::module_& m); // operations.cpp: run, operations
 void bind_derive(py::module_& m);  // derive.cpp: derive, derive_invariants
 void bind_tools(py::module_& m);   // tools.cpp: gen, mpfr, Matrix Market
 void bind_batched(py::module_& m); // batched.cpp: the batched symmetric solvers

@@ -217,6 +217,7 @@ PYBIND11_MODULE(_flamex, m)
     bind_blas(m);
     bind_drivers(m);
     bind_factorizations(m);
+    bind_operations(m);
     bind_derive(m);
     bind_tools(m);
     bind_batched(m);

@@ -18,6 +18,7 @@
 #include "variants/ldlt.hpp"
 #include "variants/ldlt_blas.hpp"
 #include "variants/lu.hpp"
+#include "variants/operations.hpp"
 #include "variants/trinv.hpp"
 #include "variants/trsm.hpp"
 

@@ -130,7 +130,8 @@ Args parse(const Command& c, int first, int argc, char** argv)
         }
         a.values[o.name] = value;
     }
-    if (a.operands.size() > c.operands.size())
+    const bool variadic = !c.operands.empty() && std::string(c.operands.back()).find("...") != std::string::npos;
+    if (a.operands.size() > c.operands.size() && !variadic)
         throw UsageError("unexpected argument '" + a.operands[c.operands.size()] + "'");
     for (const Option* o : c.required)
         if (!a.has(*o)) throw UsageError(std::string("option ") + (o->alias ? o->alias : o->name) + " is required");

@@ -62,7 +62,7 @@ struct Args {
 
 struct Command {
     const char* name;                  // "lu", or two words for a family's action: "batch solve"
-    std::vector<const char*> operands; // names, all required
+    std::vector<const char*> operands; // names, all required; a last one with "..." takes any more
     const char* description;
     std::vector<const Option*> options;
     std::vector<const Option*> required; // of options: parse() rejects a command line without them

@@ -19,6 +19,7 @@
 #include "variants/ldlt.hpp"
 #include "variants/ldlt_blas.hpp"
 #include "variants/lu.hpp"
+#include "variants/operations.hpp"
 #include "variants/trinv.hpp"
 
 namespace flamex::cli {
@@ -49,6 +50,9 @@ const Option kCond{"--cond", nullptr, "C", "target condition number (default 1e8
 const Option kAllRows{"--all-rows", nullptr, nullptr, "gemv: every row ill-conditioned (default: one row, as the paper)"};
 const Option kNoMeasure{"--no-measure", nullptr, nullptr, "skip measuring the condition number with MPFR"};
 const Option kPrefix{"--output", "-o", "PREFIX", "write PREFIX_<operand>.mtx files (default: the kind)"};
+const Option kRunVariant{"--variant", nullptr, "NAME", "variant of OP (default: the operation's; see `flamex run OP --list`)"};
+const Option kRunInner{"--inner", nullptr, "NAME", "unblocked variant of OP for the blocks of a blocked one"};
+const Option kRunList{"--list", nullptr, nullptr, "list the operations, or with OP its operands and variants, and exit"};
 
 int threads_of(const Args& a) { return static_cast<int>(integer_option(a, kThreads, 1, 1, 1024)); }
 dim_t block_of(const Args& a, dim_t fallback) { return integer_option(a, kBlock, fallback, 1, dim_t{1} << 30); }
@@ -121,16 +125,26 @@ int singular(const Args& a, const std::string& where)
     return kNumericalFailure;
 }
 
+// Prints "name  summary" lines, the names padded to one column.
+template <class Variants>
+void print_variants(const Variants& variants)
+{
+    size_t width = 0;
+    for (const auto& v : variants) width = std::max(width, v.name.size());
+    for (const auto& v : variants) std::cout << v.name << std::string(width + 2 - v.name.size(), ' ') << v.summary << "\n";
+}
+
+template <class Variants>
+int list_variants(const Args& a, const Variants& variants)
+{
+    if (!a.operands.empty()) throw UsageError("--list takes no matrix file");
+    print_variants(variants);
+    return kSuccess;
+}
+
 int run_lu(const Args& a)
 {
-    if (a.has(kList)) {
-        if (!a.operands.empty()) throw UsageError("--list takes no matrix file");
-        size_t width = 0;
-        for (const LuVariant& v : lu_variants()) width = std::max(width, v.name.size());
-        for (const LuVariant& v : lu_variants())
-            std::cout << v.name << std::string(width + 2 - v.name.size(), ' ') << v.summary << "\n";
-        return kSuccess;
-    }
+    if (a.has(kList)) return list_variants(a, lu_variants());
     require_operands(command("lu"), a);
     const auto out = a.get(kOutput), pivot_file = a.get(kPivots);
     if (out && pivot_file && to_stdout(out) && to_stdout(pivot_file))
@@ -165,17 +179,6 @@ int run_lu(const Args& a)
 }
 
 // --- chol, ldlt, trinv: a square matrix transformed in place from its lower triangle
-
-// Prints "name  summary" lines, the names padded to one column.
-template <class Variants>
-int list_variants(const Args& a, const Variants& variants)
-{
-    if (!a.operands.empty()) throw UsageError("--list takes no matrix file");
-    size_t width = 0;
-    for (const auto& v : variants) width = std::max(width, v.name.size());
-    for (const auto& v : variants) std::cout << v.name << std::string(width + 2 - v.name.size(), ' ') << v.summary << "\n";
-    return kSuccess;
-}
 
 Matrix read_square(const Args& a)
 {
@@ -394,6 +397,89 @@ int run_trsv(const Args& a)
     return kSuccess;
 }
 
+// --- run: any registered operation (variants/operations.hpp) ---------------------
+
+int list_operations(const Args& a)
+{
+    if (a.operands.empty()) {
+        size_t width = 0;
+        for (const Operation& op : operations()) width = std::max(width, op.name.size());
+        for (const Operation& op : operations())
+            std::cout << op.name << std::string(width + 2 - op.name.size(), ' ') << op.title << "\n";
+        return kSuccess;
+    }
+    if (a.operands.size() > 1) throw UsageError("--list takes at most the operation's name");
+    const Operation& op = find_operation(a.operands[0]);
+    std::cout << op.name << ": " << op.title << "\n";
+    for (const OperandSpec& o : op.operands) std::cout << "  operand " << o.name << ": " << o.meaning << "\n";
+    print_variants(op.variants());
+    return kSuccess;
+}
+
+int run_operation_command(const Args& a)
+{
+    if (a.has(kRunList)) return list_operations(a);
+    require_operands(command("run"), a);
+    const Operation& op = find_operation(a.operands[0]);
+    const std::vector<std::string> files(a.operands.begin() + 1, a.operands.end());
+    if (files.size() != op.operands.size()) {
+        std::string names;
+        for (const OperandSpec& o : op.operands) names += " " + o.name + ".mtx";
+        throw UsageError(op.name + " takes " + std::to_string(op.operands.size()) + " matrix file" +
+                         (op.operands.size() == 1 ? "" : "s") + ":" + names);
+    }
+    if (a.has(kPivots) && !op.pivots) throw UsageError("option --pivots applies only to operations with pivoting, not " + op.name);
+    const auto out = a.get(kOutput), pivot_file = a.get(kPivots);
+    if (out && pivot_file && to_stdout(out) && to_stdout(pivot_file)) throw UsageError("-o and --pivots cannot both write to stdout");
+    const std::string variant = a.get(kRunVariant).value_or(op.default_variant);
+    find_variant(op, variant);
+    OperationControl control;
+    control.block = block_of(a, control.block);
+    control.inner = a.get(kRunInner).value_or("");
+    if (!control.inner.empty() && !find_variant(op, variant).blocked)
+        throw UsageError("option --inner applies only to blocked variants; " + variant + " is unblocked");
+    const auto blas = backend_of(a);
+
+    std::vector<Matrix> matrices;
+    std::vector<Obj> views;
+    for (const std::string& f : files) matrices.push_back(io::read_matrix_market(f));
+    for (size_t i = 0; i < matrices.size(); ++i) {
+        if (op.operands[i].structure != Structure::General && matrices[i].length() != matrices[i].width())
+            throw Error(files[i] + ": " + op.name + "'s " + op.operands[i].name + " is triangular and must be square, got " +
+                        dims(matrices[i]));
+        views.push_back(matrices[i]);
+    }
+    Pivots p(op.pivots ? views[0].min_dim() : 0);
+
+    const auto start = std::chrono::steady_clock::now();
+    const dim_t info = run_operation(*blas, op, variant, views, p, control);
+    const double seconds = seconds_since(start);
+
+    size_t result = 0;
+    for (size_t i = 0; i < op.operands.size(); ++i)
+        if (op.operands[i].overwritten) result = i;
+    const bool written = info == 0 || op.result_on_failure;
+    bool stdout_used = (out && to_stdout(out)) || (pivot_file && to_stdout(pivot_file));
+    if (written && out) {
+        zero_outside(op.operands[result].structure, views[result]);
+        write_result(a, views[result], op.title + ": " + op.operands[result].name + " of " + files[result] + " by " + variant);
+    }
+    if (written && pivot_file) io::write_pivots(*pivot_file, p);
+    if (!stdout_used)
+        Summary()
+            .add("operation", op.name)
+            .add("m", views[result].length())
+            .add("n", views[result].width())
+            .add("variant", variant)
+            .add("backend", blas->name())
+            .add("time_s", seconds)
+            .add("info", info)
+            .print();
+    if (info == 0) return kSuccess;
+    std::cerr << "flamex run " << op.name << ": " << op.failure_text << " " << info << "\n";
+    return kNumericalFailure;
+}
+
 int run_backends(const Args& a)
 {
     require_operands(command("backends"), a);
@@ -483,6 +569,20 @@ std::vector<Command> dense_commands()
          {},
          {},
          run_trinv},
+        {"run", {"OP", "FILE.mtx..."},
+         "Runs any registered operation (`flamex run --list`) by one of its variants: its\n"
+         "operands are Matrix Market files in the operation's order (`flamex run OP --list`\n"
+         "names them and lists the variants), of which only the part its structure names\n"
+         "(a triangle, or all) is read. With -o, the overwritten operand is written (zeros\n"
+         "outside its structure); --pivots writes the row interchanges of lu_piv. Prints one\n"
+         "summary line (operation, m, n, variant, backend, time_s, info) unless stdout\n"
+         "carries a result. A zero pivot, a matrix not positive definite or a zero on a\n"
+         "triangle's diagonal is reported on stderr with its column (exit status 1); nothing\n"
+         "is written then, except by lu_piv, which goes on as LAPACK's getrf.",
+         {&kRunVariant, &kBackend, &kBlock, &kRunInner, &kThreads, &kDevice, &kOutput, &kPivots, &kRunList, &kHelp},
+         {},
+         {},
+         run_operation_command},
         {"solve", {"A.mtx", "b.mtx"},
          "Solves A x = b (A n x n, b n x 1 or 1 x n) by LU and two triangular solves, with\n"
          "optional iterative refinement. Writes x to -o FILE (then prints one summary line:\n"
