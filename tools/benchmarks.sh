@@ -7,7 +7,9 @@
 # usage: tools/benchmarks.sh [--quick] [PROGRAM...]
 #   --quick   every program's small sizes and one run (minutes, not hours: the
 #             numbers then only show the format and that everything runs)
-#   PROGRAM   some of lu_blis exact opencl batch batch_opencl (default: all)
+#   PROGRAM   some of lu_blis exact opencl batch batch_opencl (default: all), each
+#             with its own arguments in the same word if wanted: 'exact --only level3'
+#             rewrites only the tables that run writes
 # FLAMEX_BUILD_DIR picks the build folder (default build/, the release preset).
 # The full runs take hours on 2 cores: run them on a quiet machine.
 set -euo pipefail
@@ -15,17 +17,19 @@ cd "$(dirname "$0")/.."
 quick=()
 programs=()
 for arg in "$@"; do
-  case "$arg" in
+  case "${arg%% *}" in
     --quick) quick=(--quick) ;;
     lu_blis | exact | opencl | batch | batch_opencl) programs+=("$arg") ;;
-    *) echo "usage: tools/benchmarks.sh [--quick] [lu_blis|exact|opencl|batch|batch_opencl ...]" >&2; exit 2 ;;
+    *) echo "usage: tools/benchmarks.sh [--quick] ['lu_blis|exact|opencl|batch|batch_opencl [ARGS]' ...]" >&2; exit 2 ;;
   esac
 done
 [ ${#programs[@]} -gt 0 ] || programs=(lu_blis exact opencl batch batch_opencl)
 
 build=${FLAMEX_BUILD_DIR:-build}
 [ -f "$build/CMakeCache.txt" ] || cmake --preset release >/dev/null
-cmake --build "$build" -j2 --target "${programs[@]/#/flamex_bench_}"
+targets=()
+for p in "${programs[@]}"; do targets+=("flamex_bench_${p%% *}"); done
+cmake --build "$build" -j2 --target "${targets[@]}"
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -38,10 +42,11 @@ run() { # NAME ARGS...: one run, its tables into $out
   "$build/experiments/flamex_bench_$name" "$@" "${quick[@]}" --markdown >"$out/$runs-$name.md"
 }
 for p in "${programs[@]}"; do
+  read -r -a args <<<"$p"
   case "$p" in
     batch) run batch --table all ;;
     batch_opencl) run batch_opencl && run batch_opencl --sweep ;;
-    *) run "$p" ;;
+    *) run "${args[@]}" ;;
   esac
 done
 /usr/bin/python3 tools/bench_markdown.py splice docs/benchmarks.md "$out"/*.md
