@@ -54,5 +54,6 @@ void bind_factorizations(py::module_& m); // factorizations.cpp: chol, ldlt, tri
 void bind_derive(py::module_& m);  // derive.cpp: derive, derive_invariants
 void bind_tools(py::module_& m);   // tools.cpp: gen, mpfr, Matrix Market
 void bind_batched(py::module_& m); // batched.cpp: the batched symmetric solvers
+void bind_config(py::module_& m);  // config.cpp: __version__, _config() (show_config's facts)
 
 } // namespace flamex::python

@@ -220,4 +220,5 @@ PYBIND11_MODULE(_flamex, m)
     bind_derive(m);
     bind_tools(m);
     bind_batched(m);
+    bind_config(m);
 }
