@@ -14,6 +14,7 @@ packages=(
   clang libclang-rt-14-dev
   oclgrind
   texlive-latex-base
+  chromium python3-pil
 )
 
 missing=()
