@@ -6,6 +6,8 @@
 
 #include "opencl/devices.hpp"
 
+#include <cmath>
+
 namespace flamex::python {
 
 PyBackend backend_of(py::handle backend, int threads)
@@ -43,6 +45,27 @@ InPlace in_place_or_copy(py::handle A, const char* what, bool overwrite, bool ve
                           std::to_string(dims) + " dimensions");
     if (dims == 1) out.obj.view = as_column(out.obj.view); // a strided 1-D array is a 1 x n view
     return out;
+}
+
+void require_finite(const char* op, const char* what, Obj v, bool one_d)
+{
+    dim_t bad_i = -1, bad_j = -1;
+    {
+        py::gil_scoped_release nogil;
+        for (dim_t j = 0; j < v.width() && bad_i < 0; ++j)
+            for (dim_t i = 0; i < v.length(); ++i)
+                if (!std::isfinite(v(i, j))) {
+                    bad_i = i;
+                    bad_j = j;
+                    break;
+                }
+    }
+    if (bad_i < 0) return;
+    const double x = v(bad_i, bad_j);
+    const std::string index = one_d ? "[" + std::to_string(bad_i + bad_j) + "]"
+                                    : "[" + std::to_string(bad_i) + ", " + std::to_string(bad_j) + "]";
+    throw Error(std::string(op) + ": " + what + index + " is " + (std::isnan(x) ? "nan" : x > 0 ? "inf" : "-inf") +
+                ": the input must not contain infinities or NaNs (check_finite=False skips this check)");
 }
 
 namespace {

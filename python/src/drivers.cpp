@@ -55,11 +55,12 @@ void bind_drivers(py::module_& m)
        "True when alpha11 is zero, recording column j (0-based) as info's first zero pivot.");
 
     m.def("lu", [](py::handle A, const std::string& variant, py::handle backend, dim_t block,
-                   std::optional<std::string> inner, int threads, bool overwrite_a) {
+                   std::optional<std::string> inner, int threads, bool overwrite_a, bool check_finite) {
         const LuVariant& v = find_lu_variant(variant);
         const LuControl control = control_of(block, inner);
         const PyBackend blas = backend_of(backend, threads);
         const InPlace a = in_place_or_copy(A, "A", overwrite_a);
+        if (check_finite) require_finite("lu", "A", a.obj.view, false);
         Pivots p(a.obj.view.min_dim());
         LuInfo info;
         {
@@ -69,6 +70,7 @@ void bind_drivers(py::module_& m)
         return py::make_tuple(a.result, int_array(p.to_lapack()), info.zero_pivot);
     }, py::arg("A"), py::arg("variant") = "lu_piv_unb_var3", py::arg("backend") = py::none(), py::arg("block") = 128,
        py::arg("inner") = py::none(), py::arg("threads") = 1, py::arg("overwrite_a") = false,
+       py::arg("check_finite") = true,
        R"(LU factorization by a flamex variant: returns (LU, ipiv, info).
 
 LU holds L (unit lower, below the diagonal) and U; ipiv is LAPACK's (1-based rows,
@@ -77,7 +79,7 @@ row i swapped with ipiv[i] - 1; the identity for variants without pivoting); inf
 (a Fortran-ordered float64 array or view) is factored in place and returned as LU.)");
 
     m.def("solve", [](py::handle A, py::handle b, const std::string& variant, py::handle backend, int refine, dim_t block,
-                      std::optional<std::string> inner, int threads, bool report) -> py::object {
+                      std::optional<std::string> inner, int threads, bool report, bool check_finite) -> py::object {
         const LuVariant& v = find_lu_variant(variant);
         const LuControl control = control_of(block, inner);
         const PyBackend blas = backend_of(backend, threads);
@@ -88,6 +90,10 @@ row i swapped with ipiv[i] - 1; the identity for variants without pivoting); inf
         const bool is_view = py::isinstance<PyObj>(b);
         const bool one_d = !is_view && py::cast<py::array>(rhs.keep).ndim() == 1;
         const bool row_view = is_view && rhs.view.length() == 1 && rhs.view.width() > 1;
+        if (check_finite) {
+            require_finite("solve", "A", a.view, false);
+            require_finite("solve", "b", rhs.view, one_d);
+        }
         const Obj vb = one_d || row_view ? as_column(rhs.view) : rhs.view;
         py::array x = fortran_zeros(vb.length(), vb.width());
         const Obj vx = as_obj(x, "x", true);
@@ -107,7 +113,7 @@ row i swapped with ipiv[i] - 1; the identity for variants without pivoting); inf
                                                py::arg("residual_norm") = r.residual_norm));
     }, py::arg("A"), py::arg("b"), py::arg("variant") = "lu_piv_unb_var3", py::arg("backend") = py::none(),
        py::arg("refine") = 0, py::arg("block") = 128, py::arg("inner") = py::none(), py::arg("threads") = 1,
-       py::arg("report") = false,
+       py::arg("report") = false, py::arg("check_finite") = true,
        R"(x = A^{-1} b by LU and two triangular solves, then up to `refine` steps of iterative
 refinement. b is a vector (n,) or an (n, k) matrix of k right-hand sides (one
 factorization; each column solved and refined on its own, bit-identical to solving it

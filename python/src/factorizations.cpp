@@ -87,11 +87,12 @@ as dicts (name, blocked, number, summary; LU's also pivoting, LDL^T's on_backend
 what `flamex lu --list` (chol, ldlt, trinv) prints.)");
 
     m.def("chol", [](py::handle A, const std::string& variant, py::handle backend, dim_t block,
-                     std::optional<std::string> inner, int threads, bool overwrite_a) {
+                     std::optional<std::string> inner, int threads, bool overwrite_a, bool check_finite) {
         const CholVariant& v = find_chol_variant(variant);
         const auto control = control_of<CholControl>(v, block, inner, find_chol_variant);
         const PyBackend blas = backend_of(backend, threads);
         const InPlace a = in_place_or_copy(A, "A", overwrite_a);
+        if (check_finite) require_finite("chol", "A", a.obj.view, false);
         CholInfo info;
         {
             py::gil_scoped_release nogil;
@@ -105,6 +106,7 @@ what `flamex lu --list` (chol, ldlt, trinv) prints.)");
         return a.result;
     }, py::arg("A"), py::arg("variant") = "chol_unb_var3", py::arg("backend") = py::none(), py::arg("block") = 128,
        py::arg("inner") = py::none(), py::arg("threads") = 1, py::arg("overwrite_a") = false,
+       py::arg("check_finite") = true,
        R"(Cholesky factor L (A = L L^T, L lower) from A's lower triangle by a flamex variant.
 
 Returns L with zeros above the diagonal; with overwrite_a, A (a Fortran-ordered float64
@@ -112,10 +114,12 @@ array or view) has L written over its lower triangle, its strict upper triangle
 untouched, and is returned. Raises flamex.NotPositiveDefiniteError (.column, 1-based)
 where an updated diagonal element is not positive.)");
 
-    m.def("ldlt", [](py::handle A, const std::string& variant, py::handle backend, int threads, bool overwrite_a) {
+    m.def("ldlt", [](py::handle A, const std::string& variant, py::handle backend, int threads, bool overwrite_a,
+                     bool check_finite) {
         const LdltDriverVariant& v = find_ldlt_driver_variant(variant);
         const PyBackend blas = backend_of(backend, threads);
         const InPlace a = in_place_or_copy(A, "A", overwrite_a);
+        if (check_finite) require_finite("ldlt", "A", a.obj.view, false);
         LdltInfo info;
         {
             py::gil_scoped_release nogil;
@@ -127,7 +131,7 @@ where an updated diagonal element is not positive.)");
                                 info.breakdown);
         return a.result;
     }, py::arg("A"), py::arg("variant") = "ldlt_unb_var3", py::arg("backend") = py::none(), py::arg("threads") = 1,
-       py::arg("overwrite_a") = false,
+       py::arg("overwrite_a") = false, py::arg("check_finite") = true,
        R"(LDL^T without pivoting (A = L D L^T, L unit lower, D diagonal) from A's lower triangle.
 
 Returns the factors in one matrix: L strictly below the diagonal, D on it, zeros above
@@ -137,11 +141,12 @@ the backend (flamex.variants("ldlt")'s on_backend). Raises flamex.ZeroPivotError
 (.column) on a zero or non-finite pivot.)");
 
     m.def("trinv", [](py::handle A, const std::string& variant, py::handle backend, dim_t block,
-                      std::optional<std::string> inner, int threads, bool overwrite_a) {
+                      std::optional<std::string> inner, int threads, bool overwrite_a, bool check_finite) {
         const TrinvVariant& v = find_trinv_variant(variant);
         const auto control = control_of<TrinvControl>(v, block, inner, find_trinv_variant);
         const PyBackend blas = backend_of(backend, threads);
         const InPlace a = in_place_or_copy(A, "A", overwrite_a);
+        if (check_finite) require_finite("trinv", "A", a.obj.view, false);
         TrinvInfo info;
         {
             py::gil_scoped_release nogil;
@@ -155,6 +160,7 @@ the backend (flamex.variants("ldlt")'s on_backend). Raises flamex.ZeroPivotError
         return a.result;
     }, py::arg("A"), py::arg("variant") = "trinv_unb_var3", py::arg("backend") = py::none(), py::arg("block") = 128,
        py::arg("inner") = py::none(), py::arg("threads") = 1, py::arg("overwrite_a") = false,
+       py::arg("check_finite") = true,
        R"(The inverse of A's lower triangle L (non-unit) by a flamex variant.
 
 Returns L^{-1} with zeros above the diagonal; with overwrite_a, written over A's lower
@@ -162,12 +168,16 @@ triangle, the strict upper untouched. Raises flamex.SingularMatrixError (.column
 zero on the diagonal, before anything is computed (A is then unchanged).)");
 
     m.def("trsm_lln", [](py::handle L, py::handle B, const std::string& variant, py::handle backend, dim_t block,
-                         std::optional<std::string> inner, int threads, bool overwrite_b) {
+                         std::optional<std::string> inner, int threads, bool overwrite_b, bool check_finite) {
         const TrsmVariant& v = find_trsm_variant(variant);
         const auto control = control_of<TrsmControl>(v, block, inner, find_trsm_variant);
         const PyBackend blas = backend_of(backend, threads);
         const PyObj l = input_obj(L, "L");
         const InPlace b = in_place_or_copy(B, "B", overwrite_b, true);
+        if (check_finite) {
+            require_finite("trsm_lln", "L", l.view, false);
+            require_finite("trsm_lln", "B", b.obj.view, is_one_d(b.result));
+        }
         TrsmInfo info;
         {
             py::gil_scoped_release nogil;
@@ -180,6 +190,7 @@ zero on the diagonal, before anything is computed (A is then unchanged).)");
         return b.result;
     }, py::arg("L"), py::arg("B"), py::arg("variant") = "trsm_lln_unb_var2", py::arg("backend") = py::none(),
        py::arg("block") = 128, py::arg("inner") = py::none(), py::arg("threads") = 1, py::arg("overwrite_b") = false,
+       py::arg("check_finite") = true,
        R"(X = L^{-1} B for the lower triangle L (non-unit) of the square L and an (n, k) or (n,) B.
 
 Returns X in B's shape; with overwrite_b, B (a Fortran-ordered float64 array or view)
