@@ -68,10 +68,9 @@ const Node* last_matrix(const Node& row)
     return found;
 }
 
-// States (rows 6 and 7) as FLAME draws them: each operand's 3x3 repartitioning (from
-// row 5a) with each block's state in its place; a block the listing leaves out (not
-// referenced) is "*". Empty when some state's block is in no grid: the caller lists them.
-std::string state_grids(const Worksheet& w, const WorksheetRow& states)
+} // namespace
+
+std::vector<notation::Node> state_drawings(const Worksheet& w, const WorksheetRow& states)
 {
     std::vector<Node> grids;
     for (const WorksheetRow& r : w.rows)
@@ -80,7 +79,7 @@ std::string state_grids(const Worksheet& w, const WorksheetRow& states)
                 const Node line = notation::parse(cells.front());
                 if (const Node* m = last_matrix(line)) grids.push_back(*m);
             }
-    if (grids.empty()) return {};
+    if (grids.empty() || states.lines.empty()) return {};
     std::vector<std::vector<std::vector<bool>>> filled;
     for (Node& g : grids) {
         filled.emplace_back();
@@ -101,16 +100,18 @@ std::string state_grids(const Worksheet& w, const WorksheetRow& states)
                     }
         if (!placed) return {};
     }
-    std::string out;
+    std::vector<Node> drawings;
     for (size_t g = 0; g < grids.size(); ++g) {
         if (!used[g]) continue; // an operand with no states listed (the pivots)
         for (size_t r = 0; r < grids[g].cells.size(); ++r)
             for (size_t c = 0; c < grids[g].cells[r].size(); ++c)
                 if (!filled[g][r][c]) grids[g].cells[r][c] = notation::parse("\u2217");
-        out += "<div class=\"line\">" + mathml(grids[g], true) + "</div>";
+        drawings.push_back(std::move(grids[g]));
     }
-    return out;
+    return drawings;
 }
+
+namespace {
 
 std::string row_html(const Worksheet& w, const WorksheetRow& r)
 {
@@ -118,7 +119,7 @@ std::string row_html(const Worksheet& w, const WorksheetRow& r)
     if (!r.listing) {
         for (const auto& cells : r.lines) body += "<div class=\"line\">" + mathml(cells.front()) + "</div>";
     } else if (!r.lines.empty() && r.lines.front().size() == 3) {
-        body = state_grids(w, r);
+        for (const Node& drawing : state_drawings(w, r)) body += "<div class=\"line\">" + mathml(drawing, true) + "</div>";
         if (body.empty()) {
             body = "<table class=\"states\">";
             for (const auto& cells : r.lines)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "derive/derive.hpp"
+#include "derive/notation.hpp"
 
 namespace flamex::derive {
 
@@ -23,6 +24,12 @@ struct SiteEntry {
     bool blocked = false;
 };
 std::string emit_html_index(const std::vector<SiteEntry>& entries);
+
+// The states of a worksheet's row 6 or 7 as FLAME draws them: each operand's 3x3
+// repartitioning (from row 5a) with each block's state in its place, a block the row
+// leaves out (not referenced) as *. Empty when a state is too long to sit in its block,
+// or its block is in no drawing: the row is then listed. The LaTeX worksheet draws them too.
+std::vector<notation::Node> state_drawings(const Worksheet& w, const WorksheetRow& states);
 
 // The file names the site uses for an operation's page.
 std::string html_page_name(const std::string& operation, bool blocked);

@@ -382,10 +382,31 @@ std::string node_mathml(const Node& n)
 
 // --- LaTeX -------------------------------------------------------------------------
 
+// Text for \mbox{}: LaTeX's special characters escaped; a character outside ASCII as
+// LaTeX's own symbol when it has one (Greek, *, x, minus, <=, >=), else '?', so that the
+// document never needs a Unicode font.
 std::string text_latex(const std::string& s)
 {
+    static const std::pair<const char*, const char*> kSymbols[] = {
+        {"\u2217", "$\\ast$"}, {"\u00d7", "$\\times$"}, {"\u2212", "$-$"},  {"\u2264", "$\\le$"}, {"\u2265", "$\\ge$"},
+        {"\u22c5", "$\\cdot$"}, {"\u2192", "$\\rightarrow$"}, {"\u2190", "$\\leftarrow$"}, {"\u00b7", "$\\cdot$"}};
     std::string out;
-    for (const char c : s) {
+    for (size_t i = 0; i < s.size(); ++i) {
+        const char c = s[i];
+        const unsigned char u = static_cast<unsigned char>(c);
+        if (u >= 0x80) {
+            size_t len = u >= 0xf0 ? 4 : u >= 0xe0 ? 3 : u >= 0xc0 ? 2 : 1;
+            len = std::min(len, s.size() - i);
+            const std::string ch = s.substr(i, len);
+            i += len - 1;
+            std::string symbol = "?";
+            for (const auto& [utf8, tex] : kSymbols)
+                if (ch == utf8) symbol = tex;
+            for (const Greek& g : kGreek)
+                if (ch == g.utf8) symbol = std::string("$\\") + g.name + "$";
+            out += symbol;
+            continue;
+        }
         switch (c) {
         case '\\': out += "\\textbackslash{}"; break;
         case '{': out += "\\{"; break;
