@@ -95,7 +95,12 @@ std::vector<notation::Node> state_drawings(const Worksheet& w, const WorksheetRo
             for (size_t r = 0; r < grids[g].cells.size() && !placed; ++r)
                 for (size_t c = 0; c < grids[g].cells[r].size() && !placed; ++c)
                     if (!filled[g][r][c] && key(grids[g].cells[r][c]) == name) {
-                        grids[g].cells[r][c] = notation::parse(cells[2]);
+                        // "a01 = uhat01" in the block a01 is its value, uhat01, as FLAME draws it.
+                        Node state = notation::parse(cells[2]);
+                        if (state.children.size() > 2 && key(state.children[0]) == name && state.children[1].kind == Node::Kind::Op &&
+                            state.children[1].text == "=")
+                            state.children.erase(state.children.begin(), state.children.begin() + 2);
+                        grids[g].cells[r][c] = std::move(state);
                         filled[g][r][c] = placed = used[g] = true;
                     }
         if (!placed) return {};
@@ -105,7 +110,11 @@ std::vector<notation::Node> state_drawings(const Worksheet& w, const WorksheetRo
         if (!used[g]) continue; // an operand with no states listed (the pivots)
         for (size_t r = 0; r < grids[g].cells.size(); ++r)
             for (size_t c = 0; c < grids[g].cells[r].size(); ++c)
-                if (!filled[g][r][c]) grids[g].cells[r][c] = notation::parse("\u2217");
+                if (!filled[g][r][c]) {
+                    grids[g].cells[r][c] = Node{};
+                    grids[g].cells[r][c].kind = Node::Kind::Op;
+                    grids[g].cells[r][c].text = "\u2217";
+                }
         drawings.push_back(std::move(grids[g]));
     }
     return drawings;

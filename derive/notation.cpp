@@ -163,6 +163,16 @@ struct Parser {
                 ++i;
             }
             n.children = std::move(inside);
+            if (c == '{' && !n.close.empty()) {
+                // {L\U}00, {L\U}TL: the block's subscript written against the braces.
+                size_t end = i;
+                while (end < s.size() && std::isalnum(static_cast<unsigned char>(s[end]))) ++end;
+                const std::string run = s.substr(i, end - i);
+                if (!run.empty() && (is_part(run) || std::all_of(run.begin(), run.end(), [](char d) { return std::isdigit(static_cast<unsigned char>(d)); }))) {
+                    n.sub = run;
+                    i = end;
+                }
+            }
             return c == '(' ? partitioned(std::move(n)) : n;
         }
         if (std::isdigit(c) || (c == '.' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
@@ -438,6 +448,7 @@ std::string op_latex(const std::string& op)
     if (op == "*") return "\\cdot";
     if (op == "\\") return "\\backslash";
     if (op == "\u00d7") return "\\times";
+    if (op == "\u2217") return "\\ast";
     if (op == ";") return ";\\;";
     if (op == ",") return ",\\,";
     if (op == "{" || op == "}" || op == "&" || op == "%" || op == "#" || op == "$" || op == "_") return "\\" + op;

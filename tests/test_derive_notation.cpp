@@ -79,6 +79,28 @@ TEST(DeriveNotation, UnknownTextIsKeptAsText)
     EXPECT_EQ(latex("x # y"), "x \\mbox{ \\# } y");
 }
 
+// Rows 6 and 7 drawn as FLAME draws them, from a worksheet in the notation the
+// derivation engine writes ("block = value"): each value in its block of the 3x3
+// repartitioning, an unlisted block as *, and a state too long for a block listed.
+TEST(DeriveNotation, StatesDrawnInTheRepartitionedMatrix)
+{
+    using flamex::derive::Worksheet;
+    using flamex::derive::WorksheetRow;
+    Worksheet w;
+    w.rows.push_back({"5a repartitioning", false, {{"( ATL ATR ; ABL ABR ) -> ( A00 a01 A02 ; a10^T alpha11 a12^T ; A20 a21 A22 )"}, {"alpha11 is 1 x 1"}}});
+    w.rows.push_back({"7  after the update", true,
+                      {{"A00", "TL", "A00 = {L\\U}00"}, {"a01", "TL", "a01 = uhat01"}, {"a10^T", "TL", "a10t = l10^T"},
+                       {"alpha11", "TL", "alpha11 = upsilon11"}, {"A20", "BL", "A20 = Ahat20"}, {"a21", "BL", "a21 = ahat21"},
+                       {"A22", "BR", "as it was"}}});
+    const auto drawings = flamex::derive::state_drawings(w, w.rows.back());
+    ASSERT_EQ(drawings.size(), 1u);
+    EXPECT_EQ(latex(drawings.front()),
+              "\\left(\\begin{array}{c|c|c} {\\left\\{ L \\backslash U \\right\\}}_{00} & \\hat{u}_{01} & \\ast \\\\ \\hline l_{10}^{T} & "
+              "\\upsilon_{11} & \\ast \\\\ \\hline \\hat{A}_{20} & \\hat{a}_{21} & \\mbox{as it was } \\end{array}\\right)");
+    w.rows.back().lines[1][2] = "a01 = " + std::string(60, 'x');
+    EXPECT_TRUE(flamex::derive::state_drawings(w, w.rows.back()).empty());
+}
+
 // A minimal XML reader: the page's tags balance, and within <math> every element is
 // MathML and every scripted element has its number of children.
 struct XmlCheck {
