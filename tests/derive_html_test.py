@@ -41,6 +41,7 @@ PROBE = """<script>
     });
   const probe = document.createElement("pre");
   probe.id = "flamex-probe";
+  probe.style.display = "none";
   probe.textContent = "formulas " + maths.length + "\\n" + bad.join("\\n");
   document.body.appendChild(probe);
 })();
@@ -108,7 +109,7 @@ def check_page(chromium, page, expected, workdir):
              "--window-size=1600,2000", "--screenshot=" + png, "--dump-dom", "file://" + os.path.abspath(probe)])
     dom = r.stdout
     problems = []
-    m = re.search(r'<pre id="flamex-probe">(.*?)</pre>', dom, re.S)
+    m = re.search(r'<pre id="flamex-probe"[^>]*>(.*?)</pre>', dom, re.S)
     if r.returncode != 0 or not m:
         return ["chromium did not lay the page out (status %d): %s" % (r.returncode, r.stderr[-2000:])]
     report = html.unescape(m.group(1)).splitlines()
@@ -167,6 +168,7 @@ def main():
         for p in problems:
             print("FAIL %s: %s" % (os.path.basename(page), p))
         failed |= bool(problems)
+    shutil.rmtree(os.path.join(workdir, "profile"), ignore_errors=True)
     sys.exit(1 if failed else 0)
 
 
