@@ -99,6 +99,8 @@ Node classify(std::string word, bool hat, bool call)
 struct Parser {
     const std::string& s;
     size_t i = 0;
+    int depth = 0; // of nested groups: past kMaxDepth a bracket is text, so no input exhausts the stack
+    static constexpr int kMaxDepth = 64;
 
     bool at(const char* token) const { return s.compare(i, std::strlen(token), token) == 0; }
 
@@ -152,10 +154,12 @@ struct Parser {
     Node primary()
     {
         const unsigned char c = static_cast<unsigned char>(s[i]);
-        if (c == '(' || c == '[' || c == '{') {
+        if ((c == '(' || c == '[' || c == '{') && depth < kMaxDepth) {
             const char closer = c == '(' ? ')' : c == '[' ? ']' : '}';
             ++i;
+            ++depth;
             std::vector<Node> inside = sequence(closer);
+            --depth;
             Node n = make(Kind::Fence);
             n.open = std::string(1, static_cast<char>(c));
             if (i < s.size()) {
@@ -215,7 +219,7 @@ struct Parser {
                 i += std::strlen(op);
                 return make(Kind::Op, op);
             }
-        if (std::strchr("+-*/=<>,;:?|\\!.')]}&", static_cast<char>(c))) {
+        if (std::strchr("+-*/=<>,;:?|\\!.')]}&([{", static_cast<char>(c))) {
             ++i;
             return make(Kind::Op, std::string(1, static_cast<char>(c)));
         }
@@ -371,6 +375,17 @@ std::string base_mathml(const Node& n)
     return {};
 }
 
+// Scripts are parsed when drawn: a counter bounds scripts within scripts (a^{a^{...}}),
+// past which a script is drawn as its text.
+thread_local int script_depth = 0;
+struct ScriptDepth {
+    ScriptDepth() { ++script_depth; }
+    ~ScriptDepth() { --script_depth; }
+    ScriptDepth(const ScriptDepth&) = delete;
+    ScriptDepth& operator=(const ScriptDepth&) = delete;
+    static bool too_deep() { return script_depth > 16; }
+};
+
 std::string script_mathml(const std::string& script)
 {
     // Digits and quadrant letters as they are; anything else through the parser (-1, -T, {-1}).
@@ -378,6 +393,8 @@ std::string script_mathml(const std::string& script)
         return "<mn>" + script + "</mn>";
     if (!script.empty() && std::all_of(script.begin(), script.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); }))
         return "<mi>" + xml_escape(script) + "</mi>";
+    const ScriptDepth guard;
+    if (ScriptDepth::too_deep()) return "<mtext>" + xml_escape(script) + "</mtext>";
     return node_mathml(parse(script));
 }
 
@@ -507,6 +524,8 @@ std::string script_latex(const std::string& script)
 {
     if (!script.empty() && std::all_of(script.begin(), script.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)); }))
         return "{" + script + "}";
+    const ScriptDepth guard;
+    if (ScriptDepth::too_deep()) return "{\\mbox{" + text_latex(script) + "}}";
     return "{" + node_latex(parse(script)) + "}";
 }
 

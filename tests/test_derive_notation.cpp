@@ -75,6 +75,13 @@ TEST(DeriveNotation, UnknownTextIsKeptAsText)
         for (const char c : tex) EXPECT_LT(static_cast<unsigned char>(c), 0x80u) << s << " -> " << tex;
         EXPECT_EQ(ml.find("merror"), std::string::npos) << ml;
     }
+    // Nesting past any stack: brackets and scripts within scripts beyond a depth are text.
+    std::string deep_groups(100000, '('), deep_scripts;
+    for (int k = 0; k < 20000; ++k) deep_scripts += "a^{";
+    for (const std::string& s : {deep_groups, deep_scripts, deep_groups + std::string(100000, ')')}) {
+        EXPECT_FALSE(latex(s).empty());
+        EXPECT_FALSE(mathml(s).empty());
+    }
     EXPECT_NE(mathml("\u00e9t\u00e9").find("<mtext>\u00e9t\u00e9"), std::string::npos) << mathml("\u00e9t\u00e9");
     EXPECT_EQ(latex("x # y"), "x \\mbox{ \\# } y");
 }
