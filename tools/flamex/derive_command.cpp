@@ -1,5 +1,6 @@
 // `flamex derive`: the derivation of derive/derive.hpp from the command line.
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -82,9 +83,12 @@ void write_file(const std::string& path, const std::string& text)
     if (!out) throw Error("cannot write '" + path + "'");
 }
 
-// --site DIR: OP.html and OP_blk.html for every operation, and index.html.
+// --site DIR (created when missing): OP.html and OP_blk.html for every operation, and index.html.
 void write_site(const std::string& dir)
 {
+    std::error_code error;
+    std::filesystem::create_directories(dir, error);
+    if (error) throw Error("cannot create '" + dir + "': " + error.message());
     std::vector<derive::SiteEntry> entries;
     for (const std::string& name : derive::operation_names()) {
         const derive::Pme pme = derive::load_operation(name);
