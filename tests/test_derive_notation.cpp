@@ -13,6 +13,7 @@
 
 #include "derive/emit_html.hpp"
 #include "derive/notation.hpp"
+#include "support/test_support.hpp"
 
 namespace {
 
@@ -170,6 +171,38 @@ TEST(DeriveNotation, EveryPageIsWellFormedMathml)
             EXPECT_GT(check.formulas, 20u) << name;
         }
     }
+}
+
+// The command line: --emit html writes one self-contained page (no script, nothing
+// fetched), --site a page per operation and form and an index linking them all; a
+// family (lu) is bad usage for --emit html, as for --emit latex.
+TEST(DeriveNotation, EmitHtmlAndSiteFromTheCommandLine)
+{
+    using flamex::test::run_program;
+    using flamex::test::slurp;
+    flamex::test::ScratchDir scratch("derive-html");
+    auto r = run_program(FLAMEX_CLI, {"derive", "lu_piv", "--emit", "html", "-o", scratch.path("lu_piv.html")}, scratch);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string page = slurp(scratch.path("lu_piv.html"));
+    EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
+    for (const char* absent : {"<script", "http:", "https:", "<link", "<img", "@import"})
+        EXPECT_EQ(page.find(absent), std::string::npos) << absent;
+    for (const char* present : {"variant 3", "FLA_LU_piv_unb_var3", "infeasible: task tl", "lu_piv_unb_var4(const Blas&"})
+        EXPECT_NE(page.find(present), std::string::npos) << present;
+
+    r = run_program(FLAMEX_CLI, {"derive", "--site", scratch.path("site")}, scratch);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string index = slurp(scratch.path("site/index.html"));
+    for (const std::string& name : flamex::derive::operation_names()) {
+        EXPECT_NE(index.find("href=\"" + name + ".html\""), std::string::npos) << name;
+        EXPECT_FALSE(slurp(scratch.path("site/" + name + ".html")).empty()) << name;
+    }
+    EXPECT_NE(index.find("href=\"lu_piv_blk.html\""), std::string::npos);
+    EXPECT_FALSE(slurp(scratch.path("site/lu_piv_blk.html")).empty());
+
+    r = run_program(FLAMEX_CLI, {"derive", "lu", "--emit", "html"}, scratch);
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("names several operations"), std::string::npos) << r.err;
 }
 
 } // namespace
