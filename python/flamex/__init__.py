@@ -7,6 +7,12 @@ Zero copy: a Fortran-ordered float64 array (or a slice of one with unit row
 stride) is a FLAME view as it is; part_* / repart_* / cont_with_* return
 flamex.Obj windows of the same memory, and operations write into the caller's
 array. C-ordered arrays are rejected with a ValueError (numpy.asfortranarray).
+
+Conventions (docs/python-conventions.md): flamex.__version__ is `flamex --version`'s;
+flamex.show_config() tells the backends, OpenCL devices, exact kernels and BLIS; every
+function has a numpy-style docstring (help(flamex.lu)) and type stubs ship with the
+module; lu, solve, chol, ldlt, trinv and trsm_lln reject NaN and infinity in their
+inputs unless check_finite=False, as scipy.linalg does.
 """
 import os as _os
 

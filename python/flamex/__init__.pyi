@@ -2,8 +2,7 @@
 # IDEs and mypy. The docstrings are the module's own (help(flamex.lu)). Kept in step with
 # the bindings by python/tests/test_docs_stubs.py: every public name of the module is here,
 # every name here exists, and mypy checks a typed sample program against this file.
-import enum
-from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union, overload
+from typing import Any, ClassVar, Dict, List, Literal, Optional, Sequence, Tuple, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -19,45 +18,85 @@ __all__: List[str]
 _F64 = npt.NDArray[np.float64]
 _I32 = npt.NDArray[np.int32]
 
-class Quadrant(enum.Enum):
-    TL = 0
-    TR = 1
-    BL = 2
-    BR = 3
+class Quadrant:
+    TL: ClassVar[Quadrant]
+    TR: ClassVar[Quadrant]
+    BL: ClassVar[Quadrant]
+    BR: ClassVar[Quadrant]
+    __members__: ClassVar[Dict[str, Quadrant]]
+    def __init__(self, value: int) -> None: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def value(self) -> int: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
 
 TL: Quadrant
 TR: Quadrant
 BL: Quadrant
 BR: Quadrant
 
-class Side(enum.Enum):
-    TOP = 0
-    BOTTOM = 1
-    LEFT = 2
-    RIGHT = 3
+class Side:
+    TOP: ClassVar[Side]
+    BOTTOM: ClassVar[Side]
+    LEFT: ClassVar[Side]
+    RIGHT: ClassVar[Side]
+    __members__: ClassVar[Dict[str, Side]]
+    def __init__(self, value: int) -> None: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def value(self) -> int: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
 
 TOP: Side
 BOTTOM: Side
 LEFT: Side
 RIGHT: Side
 
-class Trans(enum.Enum):
-    NO_TRANSPOSE = 0
-    TRANSPOSE = 1
+class Trans:
+    NO_TRANSPOSE: ClassVar[Trans]
+    TRANSPOSE: ClassVar[Trans]
+    __members__: ClassVar[Dict[str, Trans]]
+    def __init__(self, value: int) -> None: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def value(self) -> int: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
 
 NO_TRANSPOSE: Trans
 TRANSPOSE: Trans
 
-class Uplo(enum.Enum):
-    LOWER = 0
-    UPPER = 1
+class Uplo:
+    LOWER: ClassVar[Uplo]
+    UPPER: ClassVar[Uplo]
+    __members__: ClassVar[Dict[str, Uplo]]
+    def __init__(self, value: int) -> None: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def value(self) -> int: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
 
 LOWER: Uplo
 UPPER: Uplo
 
-class Diag(enum.Enum):
-    NONUNIT = 0
-    UNIT = 1
+class Diag:
+    NONUNIT: ClassVar[Diag]
+    UNIT: ClassVar[Diag]
+    __members__: ClassVar[Dict[str, Diag]]
+    def __init__(self, value: int) -> None: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def value(self) -> int: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
 
 NONUNIT: Diag
 UNIT: Diag

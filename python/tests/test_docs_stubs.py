@@ -103,6 +103,8 @@ def test_every_public_class_and_property_has_a_docstring(module):
         if isinstance(node, ast.ClassDef) and is_public(node.name):
             cls = runtime(module, node.name)
             assert cls.__doc__ and len(cls.__doc__.strip()) > 20, node.name
+            if hasattr(cls, "__members__"):
+                continue  # a pybind11 enum: name, value, __int__ are pybind11's, undocumented
             for item in node.body:
                 if isinstance(item, ast.FunctionDef) and is_public(item.name):
                     assert (getattr(cls, item.name).__doc__ or "").strip(), f"{node.name}.{item.name}"
