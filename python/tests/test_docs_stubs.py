@@ -2,6 +2,8 @@
 
 - Every public name of flamex (flamex.__all__, and flamex.gen, .mpfr, .batched) is in the
   stubs, and every name in the stubs exists: the stubs cannot drift from the module.
+- Each stub function has the bindings' parameters, in order, with their defaults, and
+  returns None exactly when the binding does (pybind11's signature line says).
 - Every public function, method, class and property has a docstring; a function's is
   numpy-style: a "Parameters" section naming each of its parameters (the stub's) when it
   has some, and a "Returns" section when it returns something.
@@ -136,6 +138,75 @@ def test_numpy_style_docstring(module, qualified):
         assert "Parameters" not in s, f"{qualified}: Parameters without parameters"
     if returns:
         assert s.get("Returns", "").strip(), f"{qualified}: no Returns section"
+
+
+def split_top_level(text):
+    """Split at the commas outside brackets."""
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        depth += c in "([{<"
+        depth -= c in ")]}>"
+        if c == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    if text[start:].strip():
+        parts.append(text[start:].strip())
+    return parts
+
+
+def normalized(default):
+    """A default as comparable text: enum members as Class.MEMBER, literals by value."""
+    m = re.fullmatch(r"<(\w+)\.(\w+): -?\d+>", default)
+    if m:
+        return f"{m.group(1)}.{m.group(2)}"
+    try:
+        return repr(ast.literal_eval(default))
+    except (ValueError, SyntaxError):
+        return default
+
+
+def runtime_signature(obj):
+    """[(name, default or None)] and whether it returns None, from pybind11's signature line
+    (the docstring's first line) or, for a Python function, inspect."""
+    if inspect.isfunction(obj):
+        sig = inspect.signature(obj)
+        params = [(n, None if p.default is p.empty else normalized(repr(p.default))) for n, p in sig.parameters.items()]
+        return params, None
+    m = re.match(r"\w+\((.*)\) -> (.+)$", obj.__doc__.splitlines()[0])
+    assert m, obj.__doc__.splitlines()[0]
+    params = []
+    for part in split_top_level(m.group(1)):
+        if part.startswith("*"):
+            params.append(("*", None))
+            continue
+        name, _, rest = part.partition(":")
+        default = rest.partition(" = ")[2] if " = " in rest else None
+        if name != "self":
+            params.append((name, None if default is None else normalized(default)))
+    return params, m.group(2) == "None"
+
+
+def stub_signature(fn):
+    a = fn.args
+    positional = [p for p in a.posonlyargs + a.args]
+    defaults = [None] * (len(positional) - len(a.defaults)) + [normalized(ast.unparse(d)) for d in a.defaults]
+    params = [(p.arg, d) for p, d in zip(positional, defaults) if p.arg != "self"]
+    if a.vararg:
+        params.append(("*", None))
+    params += [(p.arg, None if d is None else normalized(ast.unparse(d))) for p, d in zip(a.kwonlyargs, a.kw_defaults)]
+    returns_none = isinstance(fn.returns, ast.Constant) and fn.returns.value is None
+    return params, returns_none
+
+
+@pytest.mark.parametrize("module,qualified", CASES, ids=[f"{m}.{q}" for m, q in CASES])
+def test_stub_signatures_are_the_bindings(module, qualified):
+    """Names, order and defaults of the parameters, and whether something is returned: a
+    keyword renamed or a default changed in the bindings fails here until the stub follows."""
+    stub_params, stub_none = stub_signature(functions(stub_tree(module))[qualified])
+    params, returns_none = runtime_signature(runtime(module, qualified))
+    assert stub_params == params
+    if returns_none is not None:
+        assert stub_none == returns_none
 
 
 def test_help_shows_the_sections():
