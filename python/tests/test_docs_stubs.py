@@ -256,3 +256,24 @@ def test_the_typed_sample_runs():
     assert version.startswith(flamex.__version__) and config is not None and "chol" in names
     assert sample_ok.batched(4)["x"].shape == (64, 4)
     assert sample_ok.errors(-np.eye(3, order="F")) == 1
+
+
+def test_stubs_are_installed_with_the_module(tmp):
+    """`cmake --install --component python` puts the stubs and py.typed beside the module,
+    and mypy finds them there."""
+    build = os.environ.get("FLAMEX_BUILD_DIR")
+    if not build:
+        pytest.skip("FLAMEX_BUILD_DIR not set (ctest sets it)")
+    subprocess.run([shutil.which("cmake") or "cmake", "--install", build, "--component", "python", "--prefix", str(tmp)],
+                   check=True, capture_output=True)
+    packages = [os.path.dirname(os.path.join(root, "__init__.py")) for root, _, files in os.walk(tmp)
+                if "__init__.py" in files and os.path.basename(root) == "flamex"]
+    assert len(packages) == 1, packages
+    installed = sorted(os.listdir(packages[0]))
+    for name in ("__init__.pyi", "gen.pyi", "mpfr.pyi", "batched.pyi", "py.typed"):
+        assert name in installed, installed
+    exe = shutil.which("mypy")
+    r = subprocess.run([exe, "--strict", "--no-incremental", "--cache-dir", os.devnull, "sample_ok.py"],
+                       capture_output=True, text=True, cwd=TYPING,
+                       env=dict(os.environ, MYPYPATH=os.path.dirname(packages[0])))
+    assert r.returncode == 0, r.stdout + r.stderr
