@@ -41,16 +41,33 @@ def run_config(env_extra, code):
                           env=env).stdout
 
 
-@pytest.mark.parametrize("isa", ["generic", "avx2"])
-def test_kernel_isa_is_the_one_the_exact_kernels_use(isa):
-    # FLAMEX_EXACT_ISA moves a set to the front when this CPU can run it; the config reports
-    # the set the kernels dispatch to, not the variable.
-    out = run_config({"FLAMEX_EXACT_ISA": isa}, "c = flamex.show_config('dicts'); print(c['exact']['kernel_isa'], "
-                     "c['exact']['FLAMEX_EXACT_ISA'])")
+def cpu_flags():
+    try:
+        with open("/proc/cpuinfo") as f:
+            return next((set(line.split(":", 1)[1].split()) for line in f if line.startswith("flags")), None)
+    except OSError:
+        return None
+
+
+# What each kernel set needs of the CPU (exact/kernels.hpp), best first.
+NEEDS = {"avx512ifma": {"avx512f", "avx512dq", "avx512ifma"}, "avx512": {"avx512f"}, "avx2": {"avx2", "fma"},
+         "generic": set()}
+
+
+@pytest.mark.parametrize("isa", [None] + list(NEEDS))
+def test_kernel_isa_is_the_set_the_exact_kernels_use(isa):
+    # FLAMEX_EXACT_ISA moves a set to the front when this CPU can run it; the configuration
+    # reports the set the kernels dispatch to (the best one otherwise), not the variable.
+    out = run_config({"FLAMEX_EXACT_ISA": isa} if isa else {},
+                     "c = flamex.show_config('dicts'); print(c['exact']['kernel_isa'], c['exact']['FLAMEX_EXACT_ISA'])")
     chosen, forced = out.split()
-    assert forced == isa
+    assert forced == (isa or "None")
+    flags = cpu_flags()
     if isa == "generic":
         assert chosen == "generic"
+    elif flags is not None and "FLAMEX_EXACT_ISA" not in os.environ:
+        best = next(name for name, needs in NEEDS.items() if needs <= flags)
+        assert chosen == (isa if isa and NEEDS[isa] <= flags else best)
 
 
 def test_show_config_prints(capsys):
