@@ -11,9 +11,11 @@ packages=(
   python3-matplotlib
   pybind11-dev python3-dev python3-numpy python3-scipy python3-pytest
   python3-nbclient python3-nbformat python3-ipykernel python3-venv python3-pip
+  mypy
   clang libclang-rt-14-dev
   oclgrind
   texlive-latex-base
+  chromium python3-pil
 )
 
 missing=()
