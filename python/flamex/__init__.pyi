@@ -242,6 +242,10 @@ def trinv(A: npt.ArrayLike, variant: str = "trinv_unb_var3", backend: _BackendLi
 def trsm_lln(L: npt.ArrayLike, B: npt.ArrayLike, variant: str = "trsm_lln_unb_var2", backend: _BackendLike = None,
              block: int = 128, inner: Optional[str] = None, threads: int = 1, overwrite_b: bool = False,
              check_finite: bool = True) -> _F64: ...
+def operations() -> List[Dict[str, Any]]: ...
+def run(op: str, *operands: npt.ArrayLike, variant: Optional[str] = None, backend: _BackendLike = None,
+        block: int = 128, inner: Optional[str] = None, threads: int = 1,
+        check_finite: bool = True) -> Union[_F64, Tuple[_F64, _I32]]: ...
 
 # --- derivation ------------------------------------------------------------------------
 

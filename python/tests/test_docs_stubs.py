@@ -42,9 +42,10 @@ def is_public(name):
 def signature(fn):
     """(parameter names as a docstring names them, returns something) of a stub function."""
     a = fn.args
-    names = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs if p.arg != "self"]
+    names = [p.arg for p in a.posonlyargs + a.args if p.arg != "self"]
     if a.vararg:
         names.append("*" + a.vararg.arg)
+    names += [p.arg for p in a.kwonlyargs]
     returns = not (isinstance(fn.returns, ast.Constant) and fn.returns.value is None)
     return names, returns
 
