@@ -45,27 +45,36 @@ double sqrt_round(const Accumulator& acc)
     if (s == 0) return acc.zero_is_negative() ? -0.0 : 0.0;
     if (s < 0) return std::numeric_limits<double>::quiet_NaN();
 
-    // A candidate: sqrt of the rounded value where that is a positive normal double,
-    // else a power of two inside the root's range, then Newton steps on the exact
-    // residual d = S - r^2 (r := r + d / 2r), doubling r while d overflows.
+    // A candidate: the root of the rounded value, scaled by an even power of two
+    // into the normal range first where it lies outside (the scaling is exact:
+    // the accumulator's window holds the value's bits times 2^-1024 or 2^1200),
+    // then Newton steps on the exact residual d = S - r^2 (r := r + d / 2r).
     const double v = acc.round();
-    double r = v >= 0x1p-1022 && v <= std::numeric_limits<double>::max() ? std::sqrt(v)
-               : v > 1.0                                                  ? 0x1p1000
-                                                                          : 0x1p-537;
-    for (int it = 0; it < 200; ++it) {
+    double r;
+    if (v >= 0x1p-1022 && v <= std::numeric_limits<double>::max()) {
+        r = std::sqrt(v);
+    } else {
+        Accumulator scaled = acc;
+        const bool huge = v > 1.0;
+        if (huge) {
+            scaled.scale(0x1p-1024);
+        } else {
+            scaled.scale(0x1p600);
+            scaled.scale(0x1p600);
+        }
+        const double w = scaled.round();
+        if (std::isinf(w)) return w; // S >= 2^2048 - 2^1994: the root rounds to +inf
+        r = std::ldexp(std::sqrt(w), huge ? 512 : -600);
+    }
+    if (!(r >= TINY)) r = TINY;
+    for (int it = 0; it < 8; ++it) {
         Accumulator d = acc;
         d.add_product(-r, r);
         const double dv = d.round();
-        if (dv == 0) break;
-        double next;
-        if (std::isinf(dv)) {
-            next = dv > 0 ? 2 * r : 0.5 * r;
-        } else {
-            next = r + dv / (2 * r);
-            if (!(next > 0)) next = 0.5 * r;
-        }
+        if (dv == 0 || !std::isfinite(dv)) break;
+        double next = r + dv / (2 * r);
+        if (!(next >= TINY)) next = TINY;
         if (next > std::numeric_limits<double>::max()) next = std::numeric_limits<double>::max();
-        if (next < TINY) next = TINY;
         if (next == r) break;
         r = next;
     }
