@@ -2,8 +2,8 @@
 // the reference's argument conventions, and every routine's error exits.
 //
 // The library is opened with dlopen and each routine taken with dlsym from it
-// alone: this program also links BLIS (through libflamex), whose dgemm_ must not
-// be the one tested. Its xerbla_ (this file's, exported) takes the error reports.
+// alone, after BLIS was opened RTLD_GLOBAL (library()). This program's xerbla_
+// (exported) takes the error reports.
 //
 // The model of each output is its exact definition rounded once (MPFR at 6400
 // bits holds every sum of these tests exactly; quotients and square roots are
@@ -49,6 +49,10 @@ using C = const char*;
 void* library()
 {
     static void* handle = [] {
+        // BLIS first, RTLD_GLOBAL: its dgemm_, ddot_, ... come before the library's
+        // own in every lookup from the library, so a call of the library's to its
+        // own names (cblas_ddot -> ddot_) that were left open would reach BLIS.
+        if (dlopen(FLAMEX_BLIS_LIBRARY, RTLD_NOW | RTLD_GLOBAL) == nullptr) throw std::runtime_error(dlerror());
         void* h = dlopen(FLAMEX_BLAS_ABI_LIBRARY, RTLD_NOW | RTLD_LOCAL);
         if (h == nullptr) throw std::runtime_error(dlerror());
         return h;
