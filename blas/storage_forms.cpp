@@ -31,16 +31,14 @@ struct Stored {
     bool lower, packed;
     double at(index_t i, index_t j) const
     {
-        if (packed)
-            return lower ? p[(i - j) + j * (2 * n - j + 1) / 2] : p[i + j * (j + 1) / 2];
+        if (packed) return lower ? p[(i - j) + j * (2 * n - j + 1) / 2] : p[i + j * (j + 1) / 2];
         return lower ? p[(i - j) + j * lda] : p[(k + i - j) + j * lda];
     }
     // Element (i, j) of the full symmetric matrix, |i - j| <= k.
     double sym(index_t i, index_t j) const { return (lower ? i >= j : i <= j) ? at(i, j) : at(j, i); }
 };
 
-template <class Row>
-void matvec(index_t n, double alpha, double beta, double* y, index_t incy, Row&& row)
+template <class Row> void matvec(index_t n, double alpha, double beta, double* y, index_t incy, Row&& row)
 {
     for (index_t i = 0; i < n; ++i) {
         Accumulator acc;
@@ -53,7 +51,8 @@ void sym_matvec(const Stored& A, double alpha, const double* x, index_t incx, do
 {
     matvec(A.n, alpha, beta, y, incy, [&](index_t i, Accumulator& acc) {
         const index_t lo = std::max<index_t>(0, i - A.k), hi = std::min(A.n - 1, i + A.k);
-        for (index_t j = lo; j <= hi; ++j) acc.add_product(A.sym(i, j), x[j * incx]);
+        for (index_t j = lo; j <= hi; ++j)
+            acc.add_product(A.sym(i, j), x[j * incx]);
     });
 }
 
@@ -72,13 +71,16 @@ void tri_matvec(const Triangular& t, double* x, index_t incx)
 {
     const index_t n = t.T.n;
     std::vector<double> old(static_cast<std::size_t>(n));
-    for (index_t i = 0; i < n; ++i) old[static_cast<std::size_t>(i)] = x[i * incx];
+    for (index_t i = 0; i < n; ++i)
+        old[static_cast<std::size_t>(i)] = x[i * incx];
     for (index_t i = 0; i < n; ++i) {
         Accumulator acc;
         for (index_t j = t.first(i); j <= t.last(i); ++j) {
             const double xj = old[static_cast<std::size_t>(j)];
-            if (j == i && t.unit) acc.add(xj);
-            else acc.add_product(t.op(i, j), xj);
+            if (j == i && t.unit)
+                acc.add(xj);
+            else
+                acc.add_product(t.op(i, j), xj);
         }
         x[i * incx] = acc.round();
     }
@@ -136,7 +138,8 @@ double asum(index_t n, const double* x, index_t incx)
     Accumulator acc;
     for (index_t lo = 0; lo < n; lo += CHUNK) {
         const index_t len = std::min(CHUNK, n - lo);
-        for (index_t i = 0; i < len; ++i) buf[i] = std::fabs(x[(lo + i) * incx]);
+        for (index_t i = 0; i < len; ++i)
+            buf[i] = std::fabs(x[(lo + i) * incx]);
         exact::accumulate_sum(acc, len, buf, 1);
     }
     return acc.round();
@@ -196,34 +199,39 @@ void rot(index_t n, double* x, index_t incx, double* y, index_t incy, double c, 
 
 void swap(index_t n, double* x, index_t incx, double* y, index_t incy)
 {
-    for (index_t i = 0; i < n; ++i) std::swap(x[i * incx], y[i * incy]);
+    for (index_t i = 0; i < n; ++i)
+        std::swap(x[i * incx], y[i * incy]);
 }
 
 void copy(index_t n, const double* x, index_t incx, double* y, index_t incy)
 {
-    for (index_t i = 0; i < n; ++i) y[i * incy] = x[i * incx];
+    for (index_t i = 0; i < n; ++i)
+        y[i * incy] = x[i * incx];
 }
 
 void axpy(index_t n, double alpha, const double* x, index_t incx, double* y, index_t incy)
 {
-    for (index_t i = 0; i < n; ++i) y[i * incy] = std::fma(alpha, x[i * incx], y[i * incy]); // one rounding
+    for (index_t i = 0; i < n; ++i)
+        y[i * incy] = std::fma(alpha, x[i * incx], y[i * incy]); // one rounding
 }
 
 void scale_vector(index_t n, double beta, double* y, index_t incy)
 {
-    for (index_t i = 0; i < n; ++i) y[i * incy] = beta == 0.0 ? 0.0 : beta * y[i * incy];
+    for (index_t i = 0; i < n; ++i)
+        y[i * incy] = beta == 0.0 ? 0.0 : beta * y[i * incy];
 }
 
 void scale_matrix(Part part, index_t m, index_t n, double beta, double* c, index_t ldc)
 {
     for (index_t j = 0; j < n; ++j) {
         const index_t lo = part == Part::Lower ? j : 0, hi = part == Part::Upper ? std::min(j + 1, m) : m;
-        for (index_t i = lo; i < hi; ++i) c[i + j * ldc] = beta == 0.0 ? 0.0 : beta * c[i + j * ldc];
+        for (index_t i = lo; i < hi; ++i)
+            c[i + j * ldc] = beta == 0.0 ? 0.0 : beta * c[i + j * ldc];
     }
 }
 
-void symv(bool lower, index_t n, double alpha, const double* a, index_t lda, const double* x, index_t incx,
-          double beta, double* y, index_t incy)
+void symv(bool lower, index_t n, double alpha, const double* a, index_t lda, const double* x, index_t incx, double beta,
+          double* y, index_t incy)
 {
     // Row i of the full matrix: one stretch along row i of the stored triangle
     // (stride lda), one down column i (stride 1): two exact strided dots.
@@ -238,14 +246,14 @@ void symv(bool lower, index_t n, double alpha, const double* a, index_t lda, con
     });
 }
 
-void sbmv(bool lower, index_t n, index_t k, double alpha, const double* a, index_t lda, const double* x,
-          index_t incx, double beta, double* y, index_t incy)
+void sbmv(bool lower, index_t n, index_t k, double alpha, const double* a, index_t lda, const double* x, index_t incx,
+          double beta, double* y, index_t incy)
 {
     sym_matvec({a, n, k, lda, lower, false}, alpha, x, incx, beta, y, incy);
 }
 
-void spmv(bool lower, index_t n, double alpha, const double* ap, const double* x, index_t incx, double beta,
-          double* y, index_t incy)
+void spmv(bool lower, index_t n, double alpha, const double* ap, const double* x, index_t incx, double beta, double* y,
+          index_t incy)
 {
     sym_matvec({ap, n, std::max<index_t>(n - 1, 0), 0, lower, true}, alpha, x, incx, beta, y, incy);
 }
@@ -304,15 +312,14 @@ void spr(bool lower, index_t n, double alpha, const double* x, index_t incx, dou
     });
 }
 
-void syr2(bool lower, index_t n, double alpha, const double* x, index_t incx, const double* y, index_t incy,
-          double* a, index_t lda)
+void syr2(bool lower, index_t n, double alpha, const double* x, index_t incx, const double* y, index_t incy, double* a,
+          index_t lda)
 {
     rank_update(lower, n, alpha, x, incx, y, incy, true,
                 [&](index_t i, index_t j) -> double& { return a[i + j * lda]; });
 }
 
-void spr2(bool lower, index_t n, double alpha, const double* x, index_t incx, const double* y, index_t incy,
-          double* ap)
+void spr2(bool lower, index_t n, double alpha, const double* x, index_t incx, const double* y, index_t incy, double* ap)
 {
     rank_update(lower, n, alpha, x, incx, y, incy, true, [&](index_t i, index_t j) -> double& {
         return lower ? ap[(i - j) + j * (2 * n - j + 1) / 2] : ap[i + j * (j + 1) / 2];
@@ -328,12 +335,14 @@ void symm(const Blas& exact, bool left, bool lower, index_t m, index_t n, double
         for (index_t i = 0; i < ka; ++i)
             full[static_cast<std::size_t>(i + j * ka)] = (lower ? i >= j : i <= j) ? a[i + j * lda] : a[j + i * lda];
     const Obj A = view(full.data(), ka, ka, ka), B = view(b, m, n, ldb), C = view(c, m, n, ldc);
-    if (left) exact.gemm(Trans::No, Trans::No, alpha, A, B, beta, C);
-    else exact.gemm(Trans::No, Trans::No, alpha, B, A, beta, C);
+    if (left)
+        exact.gemm(Trans::No, Trans::No, alpha, A, B, beta, C);
+    else
+        exact.gemm(Trans::No, Trans::No, alpha, B, A, beta, C);
 }
 
-void syr2k(const Blas& exact, bool lower, bool trans, index_t n, index_t k, double alpha, const double* a,
-           index_t lda, const double* b, index_t ldb, double beta, double* c, index_t ldc)
+void syr2k(const Blas& exact, bool lower, bool trans, index_t n, index_t k, double alpha, const double* a, index_t lda,
+           const double* b, index_t ldb, double beta, double* c, index_t ldc)
 {
     // alpha (A B^T + B A^T) = alpha [A B] [B A]^T (trans: [A; B]^T [B; A]): one exact
     // gemm, each element one exact sum of 2k products, into a copy of C's triangle.

@@ -44,8 +44,8 @@ void dgemv_(const char*, const int*, const int*, const double*, const double*, c
             const double*, double*, const int*);
 void dgbmv_(const char*, const int*, const int*, const int*, const int*, const double*, const double*, const int*,
             const double*, const int*, const double*, double*, const int*);
-void dsymv_(const char*, const int*, const double*, const double*, const int*, const double*, const int*,
-            const double*, double*, const int*);
+void dsymv_(const char*, const int*, const double*, const double*, const int*, const double*, const int*, const double*,
+            double*, const int*);
 void dsbmv_(const char*, const int*, const int*, const double*, const double*, const int*, const double*, const int*,
             const double*, double*, const int*);
 void dspmv_(const char*, const int*, const double*, const double*, const double*, const int*, const double*, double*,
@@ -71,8 +71,8 @@ void dsymm_(const char*, const char*, const int*, const int*, const double*, con
             const int*, const double*, double*, const int*);
 void dsyrk_(const char*, const char*, const int*, const int*, const double*, const double*, const int*, const double*,
             double*, const int*);
-void dsyr2k_(const char*, const char*, const int*, const int*, const double*, const double*, const int*,
-             const double*, const int*, const double*, double*, const int*);
+void dsyr2k_(const char*, const char*, const int*, const int*, const double*, const double*, const int*, const double*,
+             const int*, const double*, double*, const int*);
 void dtrmm_(const char*, const char*, const char*, const char*, const int*, const int*, const double*, const double*,
             const int*, double*, const int*);
 void dtrsm_(const char*, const char*, const char*, const char*, const int*, const int*, const double*, const double*,
@@ -138,12 +138,14 @@ void cblas_drot(int n, double* x, int incx, double* y, int incy, double c, doubl
     drot_(&n, x, &incx, y, &incy, &c, &s);
 }
 
-void cblas_dgemv(int order, int trans, int m, int n, double alpha, const double* a, int lda, const double* x,
-                 int incx, double beta, double* y, int incy)
+void cblas_dgemv(int order, int trans, int m, int n, double alpha, const double* a, int lda, const double* x, int incx,
+                 double beta, double* y, int incy)
 {
     if (!order_ok(order, "cblas_dgemv")) return;
-    if (order == ColMajor) dgemv_(trans_letter(trans, false), &m, &n, &alpha, a, &lda, x, &incx, &beta, y, &incy);
-    else dgemv_(trans_letter(trans, true), &n, &m, &alpha, a, &lda, x, &incx, &beta, y, &incy);
+    if (order == ColMajor)
+        dgemv_(trans_letter(trans, false), &m, &n, &alpha, a, &lda, x, &incx, &beta, y, &incy);
+    else
+        dgemv_(trans_letter(trans, true), &n, &m, &alpha, a, &lda, x, &incx, &beta, y, &incy);
 }
 
 void cblas_dgbmv(int order, int trans, int m, int n, int kl, int ku, double alpha, const double* a, int lda,
@@ -152,7 +154,8 @@ void cblas_dgbmv(int order, int trans, int m, int n, int kl, int ku, double alph
     if (!order_ok(order, "cblas_dgbmv")) return;
     if (order == ColMajor)
         dgbmv_(trans_letter(trans, false), &m, &n, &kl, &ku, &alpha, a, &lda, x, &incx, &beta, y, &incy);
-    else dgbmv_(trans_letter(trans, true), &n, &m, &ku, &kl, &alpha, a, &lda, x, &incx, &beta, y, &incy);
+    else
+        dgbmv_(trans_letter(trans, true), &n, &m, &ku, &kl, &alpha, a, &lda, x, &incx, &beta, y, &incy);
 }
 
 void cblas_dsymv(int order, int uplo, int n, double alpha, const double* a, int lda, const double* x, int incx,
@@ -190,16 +193,14 @@ void cblas_dtrsv(int order, int uplo, int trans, int diag, int n, const double* 
     dtrsv_(uplo_letter(uplo, r), trans_letter(trans, r), diag_letter(diag), &n, a, &lda, x, &incx);
 }
 
-void cblas_dtbmv(int order, int uplo, int trans, int diag, int n, int k, const double* a, int lda, double* x,
-                 int incx)
+void cblas_dtbmv(int order, int uplo, int trans, int diag, int n, int k, const double* a, int lda, double* x, int incx)
 {
     if (!order_ok(order, "cblas_dtbmv")) return;
     const bool r = order == RowMajor;
     dtbmv_(uplo_letter(uplo, r), trans_letter(trans, r), diag_letter(diag), &n, &k, a, &lda, x, &incx);
 }
 
-void cblas_dtbsv(int order, int uplo, int trans, int diag, int n, int k, const double* a, int lda, double* x,
-                 int incx)
+void cblas_dtbsv(int order, int uplo, int trans, int diag, int n, int k, const double* a, int lda, double* x, int incx)
 {
     if (!order_ok(order, "cblas_dtbsv")) return;
     const bool r = order == RowMajor;
@@ -220,12 +221,14 @@ void cblas_dtpsv(int order, int uplo, int trans, int diag, int n, const double* 
     dtpsv_(uplo_letter(uplo, r), trans_letter(trans, r), diag_letter(diag), &n, ap, x, &incx);
 }
 
-void cblas_dger(int order, int m, int n, double alpha, const double* x, int incx, const double* y, int incy,
-                double* a, int lda)
+void cblas_dger(int order, int m, int n, double alpha, const double* x, int incx, const double* y, int incy, double* a,
+                int lda)
 {
     if (!order_ok(order, "cblas_dger")) return;
-    if (order == ColMajor) dger_(&m, &n, &alpha, x, &incx, y, &incy, a, &lda);
-    else dger_(&n, &m, &alpha, y, &incy, x, &incx, a, &lda);
+    if (order == ColMajor)
+        dger_(&m, &n, &alpha, x, &incx, y, &incy, a, &lda);
+    else
+        dger_(&n, &m, &alpha, y, &incy, x, &incx, a, &lda);
 }
 
 void cblas_dsyr(int order, int uplo, int n, double alpha, const double* x, int incx, double* a, int lda)
@@ -259,11 +262,11 @@ void cblas_dgemm(int order, int transa, int transb, int m, int n, int k, double 
 {
     if (!order_ok(order, "cblas_dgemm")) return;
     if (order == ColMajor)
-        dgemm_(trans_letter(transa, false), trans_letter(transb, false), &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta,
-               c, &ldc);
+        dgemm_(trans_letter(transa, false), trans_letter(transb, false), &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c,
+               &ldc);
     else
-        dgemm_(trans_letter(transb, false), trans_letter(transa, false), &n, &m, &k, &alpha, b, &ldb, a, &lda, &beta,
-               c, &ldc);
+        dgemm_(trans_letter(transb, false), trans_letter(transa, false), &n, &m, &k, &alpha, b, &ldb, a, &lda, &beta, c,
+               &ldc);
 }
 
 void cblas_dsymm(int order, int side, int uplo, int m, int n, double alpha, const double* a, int lda, const double* b,
@@ -271,8 +274,10 @@ void cblas_dsymm(int order, int side, int uplo, int m, int n, double alpha, cons
 {
     if (!order_ok(order, "cblas_dsymm")) return;
     const bool r = order == RowMajor;
-    if (!r) dsymm_(side_letter(side, false), uplo_letter(uplo, false), &m, &n, &alpha, a, &lda, b, &ldb, &beta, c, &ldc);
-    else dsymm_(side_letter(side, true), uplo_letter(uplo, true), &n, &m, &alpha, a, &lda, b, &ldb, &beta, c, &ldc);
+    if (!r)
+        dsymm_(side_letter(side, false), uplo_letter(uplo, false), &m, &n, &alpha, a, &lda, b, &ldb, &beta, c, &ldc);
+    else
+        dsymm_(side_letter(side, true), uplo_letter(uplo, true), &n, &m, &alpha, a, &lda, b, &ldb, &beta, c, &ldc);
 }
 
 void cblas_dsyrk(int order, int uplo, int trans, int n, int k, double alpha, const double* a, int lda, double beta,
@@ -283,8 +288,8 @@ void cblas_dsyrk(int order, int uplo, int trans, int n, int k, double alpha, con
     dsyrk_(uplo_letter(uplo, r), trans_letter(trans, r), &n, &k, &alpha, a, &lda, &beta, c, &ldc);
 }
 
-void cblas_dsyr2k(int order, int uplo, int trans, int n, int k, double alpha, const double* a, int lda,
-                  const double* b, int ldb, double beta, double* c, int ldc)
+void cblas_dsyr2k(int order, int uplo, int trans, int n, int k, double alpha, const double* a, int lda, const double* b,
+                  int ldb, double beta, double* c, int ldc)
 {
     if (!order_ok(order, "cblas_dsyr2k")) return;
     const bool r = order == RowMajor;
@@ -299,8 +304,8 @@ void cblas_dtrmm(int order, int side, int uplo, int transa, int diag, int m, int
         dtrmm_(side_letter(side, false), uplo_letter(uplo, false), trans_letter(transa, false), diag_letter(diag), &m,
                &n, &alpha, a, &lda, b, &ldb);
     else
-        dtrmm_(side_letter(side, true), uplo_letter(uplo, true), trans_letter(transa, false), diag_letter(diag), &n,
-               &m, &alpha, a, &lda, b, &ldb);
+        dtrmm_(side_letter(side, true), uplo_letter(uplo, true), trans_letter(transa, false), diag_letter(diag), &n, &m,
+               &alpha, a, &lda, b, &ldb);
 }
 
 void cblas_dtrsm(int order, int side, int uplo, int transa, int diag, int m, int n, double alpha, const double* a,
@@ -311,8 +316,8 @@ void cblas_dtrsm(int order, int side, int uplo, int transa, int diag, int m, int
         dtrsm_(side_letter(side, false), uplo_letter(uplo, false), trans_letter(transa, false), diag_letter(diag), &m,
                &n, &alpha, a, &lda, b, &ldb);
     else
-        dtrsm_(side_letter(side, true), uplo_letter(uplo, true), trans_letter(transa, false), diag_letter(diag), &n,
-               &m, &alpha, a, &lda, b, &ldb);
+        dtrsm_(side_letter(side, true), uplo_letter(uplo, true), trans_letter(transa, false), diag_letter(diag), &n, &m,
+               &alpha, a, &lda, b, &ldb);
 }
 
 } // extern "C"

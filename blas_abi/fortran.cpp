@@ -28,7 +28,8 @@ const Blas& exact()
 void report(const char* name, int info)
 {
     char padded[7] = "      ";
-    for (int i = 0; i < 6 && name[i] != '\0'; ++i) padded[i] = name[i];
+    for (int i = 0; i < 6 && name[i] != '\0'; ++i)
+        padded[i] = name[i];
     xerbla_(padded, &info, 6);
 }
 
@@ -139,20 +140,25 @@ void dgemv_(const char* trans, const int* m, const int* n, const double* alpha, 
             const double* x, const int* incx, const double* beta, double* y, const int* incy)
 {
     int info = 0;
-    if (!trans_ok(trans)) info = 1;
-    else if (*m < 0) info = 2;
-    else if (*n < 0) info = 3;
-    else if (*lda < max1(*m)) info = 6;
-    else if (*incx == 0) info = 8;
-    else if (*incy == 0) info = 11;
+    if (!trans_ok(trans))
+        info = 1;
+    else if (*m < 0)
+        info = 2;
+    else if (*n < 0)
+        info = 3;
+    else if (*lda < max1(*m))
+        info = 6;
+    else if (*incx == 0)
+        info = 8;
+    else if (*incy == 0)
+        info = 11;
     if (info != 0) return report("DGEMV", info);
     if (*m == 0 || *n == 0 || (*alpha == 0.0 && *beta == 1.0)) return;
     const Trans t = trans_of(trans);
     const index_t lenx = t == Trans::No ? *n : *m, leny = t == Trans::No ? *m : *n;
     if (*alpha == 0.0) return forms::scale_vector(leny, *beta, start(y, leny, *incy), *incy);
-    guarded("DGEMV", [&] {
-        exact().gemv(t, *alpha, mat(a, *m, *n, *lda), vec(x, lenx, *incx), *beta, vec(y, leny, *incy));
-    });
+    guarded("DGEMV",
+            [&] { exact().gemv(t, *alpha, mat(a, *m, *n, *lda), vec(x, lenx, *incx), *beta, vec(y, leny, *incy)); });
 }
 
 void dgbmv_(const char* trans, const int* m, const int* n, const int* kl, const int* ku, const double* alpha,
@@ -160,67 +166,98 @@ void dgbmv_(const char* trans, const int* m, const int* n, const int* kl, const 
             const int* incy)
 {
     int info = 0;
-    if (!trans_ok(trans)) info = 1;
-    else if (*m < 0) info = 2;
-    else if (*n < 0) info = 3;
-    else if (*kl < 0) info = 4;
-    else if (*ku < 0) info = 5;
-    else if (*lda < *kl + *ku + 1) info = 8;
-    else if (*incx == 0) info = 10;
-    else if (*incy == 0) info = 13;
+    if (!trans_ok(trans))
+        info = 1;
+    else if (*m < 0)
+        info = 2;
+    else if (*n < 0)
+        info = 3;
+    else if (*kl < 0)
+        info = 4;
+    else if (*ku < 0)
+        info = 5;
+    else if (*lda < *kl + *ku + 1)
+        info = 8;
+    else if (*incx == 0)
+        info = 10;
+    else if (*incy == 0)
+        info = 13;
     if (info != 0) return report("DGBMV", info);
     if (*m == 0 || *n == 0 || (*alpha == 0.0 && *beta == 1.0)) return;
     const bool t = !is(trans, 'N');
     const index_t lenx = t ? *m : *n, leny = t ? *n : *m;
     if (*alpha == 0.0) return forms::scale_vector(leny, *beta, start(y, leny, *incy), *incy);
-    forms::gbmv(t, *m, *n, *kl, *ku, *alpha, a, *lda, start(x, lenx, *incx), *incx, *beta, start(y, leny, *incy),
-                *incy);
+    guarded("DGBMV", [&] {
+        forms::gbmv(t, *m, *n, *kl, *ku, *alpha, a, *lda, start(x, lenx, *incx), *incx, *beta, start(y, leny, *incy),
+                    *incy);
+    });
 }
 
 void dsymv_(const char* uplo, const int* n, const double* alpha, const double* a, const int* lda, const double* x,
             const int* incx, const double* beta, double* y, const int* incy)
 {
     int info = 0;
-    if (!uplo_ok(uplo)) info = 1;
-    else if (*n < 0) info = 2;
-    else if (*lda < max1(*n)) info = 5;
-    else if (*incx == 0) info = 7;
-    else if (*incy == 0) info = 10;
+    if (!uplo_ok(uplo))
+        info = 1;
+    else if (*n < 0)
+        info = 2;
+    else if (*lda < max1(*n))
+        info = 5;
+    else if (*incx == 0)
+        info = 7;
+    else if (*incy == 0)
+        info = 10;
     if (info != 0) return report("DSYMV", info);
     if (*n == 0 || (*alpha == 0.0 && *beta == 1.0)) return;
     if (*alpha == 0.0) return forms::scale_vector(*n, *beta, start(y, *n, *incy), *incy);
-    forms::symv(is(uplo, 'L'), *n, *alpha, a, *lda, start(x, *n, *incx), *incx, *beta, start(y, *n, *incy), *incy);
+    guarded("DSYMV", [&] {
+        forms::symv(is(uplo, 'L'), *n, *alpha, a, *lda, start(x, *n, *incx), *incx, *beta, start(y, *n, *incy), *incy);
+    });
 }
 
 void dsbmv_(const char* uplo, const int* n, const int* k, const double* alpha, const double* a, const int* lda,
             const double* x, const int* incx, const double* beta, double* y, const int* incy)
 {
     int info = 0;
-    if (!uplo_ok(uplo)) info = 1;
-    else if (*n < 0) info = 2;
-    else if (*k < 0) info = 3;
-    else if (*lda < *k + 1) info = 6;
-    else if (*incx == 0) info = 8;
-    else if (*incy == 0) info = 11;
+    if (!uplo_ok(uplo))
+        info = 1;
+    else if (*n < 0)
+        info = 2;
+    else if (*k < 0)
+        info = 3;
+    else if (*lda < *k + 1)
+        info = 6;
+    else if (*incx == 0)
+        info = 8;
+    else if (*incy == 0)
+        info = 11;
     if (info != 0) return report("DSBMV", info);
     if (*n == 0 || (*alpha == 0.0 && *beta == 1.0)) return;
     if (*alpha == 0.0) return forms::scale_vector(*n, *beta, start(y, *n, *incy), *incy);
-    forms::sbmv(is(uplo, 'L'), *n, *k, *alpha, a, *lda, start(x, *n, *incx), *incx, *beta, start(y, *n, *incy),
-                *incy);
+    guarded("DSBMV", [&] {
+        forms::sbmv(is(uplo, 'L'), *n, *k, *alpha, a, *lda, start(x, *n, *incx), *incx, *beta, start(y, *n, *incy),
+                    *incy);
+    });
 }
 
 void dspmv_(const char* uplo, const int* n, const double* alpha, const double* ap, const double* x, const int* incx,
             const double* beta, double* y, const int* incy)
 {
     int info = 0;
-    if (!uplo_ok(uplo)) info = 1;
-    else if (*n < 0) info = 2;
-    else if (*incx == 0) info = 6;
-    else if (*incy == 0) info = 9;
+    if (!uplo_ok(uplo))
+        info = 1;
+    else if (*n < 0)
+        info = 2;
+    else if (*incx == 0)
+        info = 6;
+    else if (*incy == 0)
+        info = 9;
     if (info != 0) return report("DSPMV", info);
     if (*n == 0 || (*alpha == 0.0 && *beta == 1.0)) return;
     if (*alpha == 0.0) return forms::scale_vector(*n, *beta, start(y, *n, *incy), *incy);
-    forms::spmv(is(uplo, 'L'), *n, *alpha, ap, start(x, *n, *incx), *incx, *beta, start(y, *n, *incy), *incy);
+    guarded("DSPMV", [&] {
+        forms::spmv(is(uplo, 'L'), *n, *alpha, ap, start(x, *n, *incx), *incx, *beta, start(y, *n, *incy), *incy);
+    });
 }
 
 namespace {
@@ -239,8 +276,10 @@ void dtrmv_(const char* uplo, const char* trans, const char* diag, const int* n,
             double* x, const int* incx)
 {
     int info = triangular_info(uplo, trans, diag, n);
-    if (info == 0 && *lda < max1(*n)) info = 6;
-    else if (info == 0 && *incx == 0) info = 8;
+    if (info == 0 && *lda < max1(*n))
+        info = 6;
+    else if (info == 0 && *incx == 0)
+        info = 8;
     if (info != 0) return report("DTRMV", info);
     if (*n == 0) return;
     guarded("DTRMV", [&] {
@@ -252,8 +291,10 @@ void dtrsv_(const char* uplo, const char* trans, const char* diag, const int* n,
             double* x, const int* incx)
 {
     int info = triangular_info(uplo, trans, diag, n);
-    if (info == 0 && *lda < max1(*n)) info = 6;
-    else if (info == 0 && *incx == 0) info = 8;
+    if (info == 0 && *lda < max1(*n))
+        info = 6;
+    else if (info == 0 && *incx == 0)
+        info = 8;
     if (info != 0) return report("DTRSV", info);
     if (*n == 0) return;
     guarded("DTRSV", [&] {
@@ -265,24 +306,34 @@ void dtbmv_(const char* uplo, const char* trans, const char* diag, const int* n,
             const int* lda, double* x, const int* incx)
 {
     int info = triangular_info(uplo, trans, diag, n);
-    if (info == 0 && *k < 0) info = 5;
-    else if (info == 0 && *lda < *k + 1) info = 7;
-    else if (info == 0 && *incx == 0) info = 9;
+    if (info == 0 && *k < 0)
+        info = 5;
+    else if (info == 0 && *lda < *k + 1)
+        info = 7;
+    else if (info == 0 && *incx == 0)
+        info = 9;
     if (info != 0) return report("DTBMV", info);
     if (*n == 0) return;
-    forms::tbmv(is(uplo, 'L'), !is(trans, 'N'), is(diag, 'U'), *n, *k, a, *lda, start(x, *n, *incx), *incx);
+    guarded("DTBMV", [&] {
+        forms::tbmv(is(uplo, 'L'), !is(trans, 'N'), is(diag, 'U'), *n, *k, a, *lda, start(x, *n, *incx), *incx);
+    });
 }
 
 void dtbsv_(const char* uplo, const char* trans, const char* diag, const int* n, const int* k, const double* a,
             const int* lda, double* x, const int* incx)
 {
     int info = triangular_info(uplo, trans, diag, n);
-    if (info == 0 && *k < 0) info = 5;
-    else if (info == 0 && *lda < *k + 1) info = 7;
-    else if (info == 0 && *incx == 0) info = 9;
+    if (info == 0 && *k < 0)
+        info = 5;
+    else if (info == 0 && *lda < *k + 1)
+        info = 7;
+    else if (info == 0 && *incx == 0)
+        info = 9;
     if (info != 0) return report("DTBSV", info);
     if (*n == 0) return;
-    forms::tbsv(is(uplo, 'L'), !is(trans, 'N'), is(diag, 'U'), *n, *k, a, *lda, start(x, *n, *incx), *incx);
+    guarded("DTBSV", [&] {
+        forms::tbsv(is(uplo, 'L'), !is(trans, 'N'), is(diag, 'U'), *n, *k, a, *lda, start(x, *n, *incx), *incx);
+    });
 }
 
 void dtpmv_(const char* uplo, const char* trans, const char* diag, const int* n, const double* ap, double* x,
@@ -292,7 +343,8 @@ void dtpmv_(const char* uplo, const char* trans, const char* diag, const int* n,
     if (info == 0 && *incx == 0) info = 7;
     if (info != 0) return report("DTPMV", info);
     if (*n == 0) return;
-    forms::tpmv(is(uplo, 'L'), !is(trans, 'N'), is(diag, 'U'), *n, ap, start(x, *n, *incx), *incx);
+    guarded("DTPMV",
+            [&] { forms::tpmv(is(uplo, 'L'), !is(trans, 'N'), is(diag, 'U'), *n, ap, start(x, *n, *incx), *incx); });
 }
 
 void dtpsv_(const char* uplo, const char* trans, const char* diag, const int* n, const double* ap, double* x,
@@ -302,18 +354,24 @@ void dtpsv_(const char* uplo, const char* trans, const char* diag, const int* n,
     if (info == 0 && *incx == 0) info = 7;
     if (info != 0) return report("DTPSV", info);
     if (*n == 0) return;
-    forms::tpsv(is(uplo, 'L'), !is(trans, 'N'), is(diag, 'U'), *n, ap, start(x, *n, *incx), *incx);
+    guarded("DTPSV",
+            [&] { forms::tpsv(is(uplo, 'L'), !is(trans, 'N'), is(diag, 'U'), *n, ap, start(x, *n, *incx), *incx); });
 }
 
 void dger_(const int* m, const int* n, const double* alpha, const double* x, const int* incx, const double* y,
            const int* incy, double* a, const int* lda)
 {
     int info = 0;
-    if (*m < 0) info = 1;
-    else if (*n < 0) info = 2;
-    else if (*incx == 0) info = 5;
-    else if (*incy == 0) info = 7;
-    else if (*lda < max1(*m)) info = 9;
+    if (*m < 0)
+        info = 1;
+    else if (*n < 0)
+        info = 2;
+    else if (*incx == 0)
+        info = 5;
+    else if (*incy == 0)
+        info = 7;
+    else if (*lda < max1(*m))
+        info = 9;
     if (info != 0) return report("DGER", info);
     if (*m == 0 || *n == 0 || *alpha == 0.0) return;
     guarded("DGER", [&] { exact().ger(*alpha, vec(x, *m, *incx), vec(y, *n, *incy), mat(a, *m, *n, *lda)); });
@@ -323,51 +381,71 @@ void dsyr_(const char* uplo, const int* n, const double* alpha, const double* x,
            const int* lda)
 {
     int info = 0;
-    if (!uplo_ok(uplo)) info = 1;
-    else if (*n < 0) info = 2;
-    else if (*incx == 0) info = 5;
-    else if (*lda < max1(*n)) info = 7;
+    if (!uplo_ok(uplo))
+        info = 1;
+    else if (*n < 0)
+        info = 2;
+    else if (*incx == 0)
+        info = 5;
+    else if (*lda < max1(*n))
+        info = 7;
     if (info != 0) return report("DSYR", info);
     if (*n == 0 || *alpha == 0.0) return;
-    forms::syr(is(uplo, 'L'), *n, *alpha, start(x, *n, *incx), *incx, a, *lda);
+    guarded("DSYR", [&] { forms::syr(is(uplo, 'L'), *n, *alpha, start(x, *n, *incx), *incx, a, *lda); });
 }
 
 void dspr_(const char* uplo, const int* n, const double* alpha, const double* x, const int* incx, double* ap)
 {
     int info = 0;
-    if (!uplo_ok(uplo)) info = 1;
-    else if (*n < 0) info = 2;
-    else if (*incx == 0) info = 5;
+    if (!uplo_ok(uplo))
+        info = 1;
+    else if (*n < 0)
+        info = 2;
+    else if (*incx == 0)
+        info = 5;
     if (info != 0) return report("DSPR", info);
     if (*n == 0 || *alpha == 0.0) return;
-    forms::spr(is(uplo, 'L'), *n, *alpha, start(x, *n, *incx), *incx, ap);
+    guarded("DSPR", [&] { forms::spr(is(uplo, 'L'), *n, *alpha, start(x, *n, *incx), *incx, ap); });
 }
 
 void dsyr2_(const char* uplo, const int* n, const double* alpha, const double* x, const int* incx, const double* y,
             const int* incy, double* a, const int* lda)
 {
     int info = 0;
-    if (!uplo_ok(uplo)) info = 1;
-    else if (*n < 0) info = 2;
-    else if (*incx == 0) info = 5;
-    else if (*incy == 0) info = 7;
-    else if (*lda < max1(*n)) info = 9;
+    if (!uplo_ok(uplo))
+        info = 1;
+    else if (*n < 0)
+        info = 2;
+    else if (*incx == 0)
+        info = 5;
+    else if (*incy == 0)
+        info = 7;
+    else if (*lda < max1(*n))
+        info = 9;
     if (info != 0) return report("DSYR2", info);
     if (*n == 0 || *alpha == 0.0) return;
-    forms::syr2(is(uplo, 'L'), *n, *alpha, start(x, *n, *incx), *incx, start(y, *n, *incy), *incy, a, *lda);
+    guarded("DSYR2", [&] {
+        forms::syr2(is(uplo, 'L'), *n, *alpha, start(x, *n, *incx), *incx, start(y, *n, *incy), *incy, a, *lda);
+    });
 }
 
 void dspr2_(const char* uplo, const int* n, const double* alpha, const double* x, const int* incx, const double* y,
             const int* incy, double* ap)
 {
     int info = 0;
-    if (!uplo_ok(uplo)) info = 1;
-    else if (*n < 0) info = 2;
-    else if (*incx == 0) info = 5;
-    else if (*incy == 0) info = 7;
+    if (!uplo_ok(uplo))
+        info = 1;
+    else if (*n < 0)
+        info = 2;
+    else if (*incx == 0)
+        info = 5;
+    else if (*incy == 0)
+        info = 7;
     if (info != 0) return report("DSPR2", info);
     if (*n == 0 || *alpha == 0.0) return;
-    forms::spr2(is(uplo, 'L'), *n, *alpha, start(x, *n, *incx), *incx, start(y, *n, *incy), *incy, ap);
+    guarded("DSPR2", [&] {
+        forms::spr2(is(uplo, 'L'), *n, *alpha, start(x, *n, *incx), *incx, start(y, *n, *incy), *incy, ap);
+    });
 }
 
 // --- level 3 -----------------------------------------------------------------------
@@ -379,14 +457,22 @@ void dgemm_(const char* transa, const char* transb, const int* m, const int* n, 
     const Trans ta = trans_of(transa), tb = trans_of(transb);
     const index_t nrowa = ta == Trans::No ? *m : *k, nrowb = tb == Trans::No ? *k : *n;
     int info = 0;
-    if (!trans_ok(transa)) info = 1;
-    else if (!trans_ok(transb)) info = 2;
-    else if (*m < 0) info = 3;
-    else if (*n < 0) info = 4;
-    else if (*k < 0) info = 5;
-    else if (*lda < max1(nrowa)) info = 8;
-    else if (*ldb < max1(nrowb)) info = 10;
-    else if (*ldc < max1(*m)) info = 13;
+    if (!trans_ok(transa))
+        info = 1;
+    else if (!trans_ok(transb))
+        info = 2;
+    else if (*m < 0)
+        info = 3;
+    else if (*n < 0)
+        info = 4;
+    else if (*k < 0)
+        info = 5;
+    else if (*lda < max1(nrowa))
+        info = 8;
+    else if (*ldb < max1(nrowb))
+        info = 10;
+    else if (*ldc < max1(*m))
+        info = 13;
     if (info != 0) return report("DGEMM", info);
     if (*m == 0 || *n == 0 || ((*alpha == 0.0 || *k == 0) && *beta == 1.0)) return;
     if (*alpha == 0.0 || *k == 0) return forms::scale_matrix(Part::All, *m, *n, *beta, c, *ldc);
@@ -402,19 +488,25 @@ void dsymm_(const char* side, const char* uplo, const int* m, const int* n, cons
     const bool left = is(side, 'L');
     const index_t nrowa = left ? *m : *n;
     int info = 0;
-    if (!side_ok(side)) info = 1;
-    else if (!uplo_ok(uplo)) info = 2;
-    else if (*m < 0) info = 3;
-    else if (*n < 0) info = 4;
-    else if (*lda < max1(nrowa)) info = 7;
-    else if (*ldb < max1(*m)) info = 9;
-    else if (*ldc < max1(*m)) info = 12;
+    if (!side_ok(side))
+        info = 1;
+    else if (!uplo_ok(uplo))
+        info = 2;
+    else if (*m < 0)
+        info = 3;
+    else if (*n < 0)
+        info = 4;
+    else if (*lda < max1(nrowa))
+        info = 7;
+    else if (*ldb < max1(*m))
+        info = 9;
+    else if (*ldc < max1(*m))
+        info = 12;
     if (info != 0) return report("DSYMM", info);
     if (*m == 0 || *n == 0 || (*alpha == 0.0 && *beta == 1.0)) return;
     if (*alpha == 0.0) return forms::scale_matrix(Part::All, *m, *n, *beta, c, *ldc);
-    guarded("DSYMM", [&] {
-        forms::symm(exact(), left, is(uplo, 'L'), *m, *n, *alpha, a, *lda, b, *ldb, *beta, c, *ldc);
-    });
+    guarded("DSYMM",
+            [&] { forms::symm(exact(), left, is(uplo, 'L'), *m, *n, *alpha, a, *lda, b, *ldb, *beta, c, *ldc); });
 }
 
 void dsyrk_(const char* uplo, const char* trans, const int* n, const int* k, const double* alpha, const double* a,
@@ -423,12 +515,18 @@ void dsyrk_(const char* uplo, const char* trans, const int* n, const int* k, con
     const Trans t = trans_of(trans);
     const index_t nrowa = t == Trans::No ? *n : *k;
     int info = 0;
-    if (!uplo_ok(uplo)) info = 1;
-    else if (!trans_ok(trans)) info = 2;
-    else if (*n < 0) info = 3;
-    else if (*k < 0) info = 4;
-    else if (*lda < max1(nrowa)) info = 7;
-    else if (*ldc < max1(*n)) info = 10;
+    if (!uplo_ok(uplo))
+        info = 1;
+    else if (!trans_ok(trans))
+        info = 2;
+    else if (*n < 0)
+        info = 3;
+    else if (*k < 0)
+        info = 4;
+    else if (*lda < max1(nrowa))
+        info = 7;
+    else if (*ldc < max1(*n))
+        info = 10;
     if (info != 0) return report("DSYRK", info);
     if (*n == 0 || ((*alpha == 0.0 || *k == 0) && *beta == 1.0)) return;
     const Part part = is(uplo, 'L') ? Part::Lower : Part::Upper;
@@ -445,20 +543,26 @@ void dsyr2k_(const char* uplo, const char* trans, const int* n, const int* k, co
     const bool t = !is(trans, 'N');
     const index_t nrowa = t ? *k : *n;
     int info = 0;
-    if (!uplo_ok(uplo)) info = 1;
-    else if (!trans_ok(trans)) info = 2;
-    else if (*n < 0) info = 3;
-    else if (*k < 0) info = 4;
-    else if (*lda < max1(nrowa)) info = 7;
-    else if (*ldb < max1(nrowa)) info = 9;
-    else if (*ldc < max1(*n)) info = 12;
+    if (!uplo_ok(uplo))
+        info = 1;
+    else if (!trans_ok(trans))
+        info = 2;
+    else if (*n < 0)
+        info = 3;
+    else if (*k < 0)
+        info = 4;
+    else if (*lda < max1(nrowa))
+        info = 7;
+    else if (*ldb < max1(nrowa))
+        info = 9;
+    else if (*ldc < max1(*n))
+        info = 12;
     if (info != 0) return report("DSYR2K", info);
     if (*n == 0 || ((*alpha == 0.0 || *k == 0) && *beta == 1.0)) return;
     const Part part = is(uplo, 'L') ? Part::Lower : Part::Upper;
     if (*alpha == 0.0 || *k == 0) return forms::scale_matrix(part, *n, *n, *beta, c, *ldc);
-    guarded("DSYR2K", [&] {
-        forms::syr2k(exact(), is(uplo, 'L'), t, *n, *k, *alpha, a, *lda, b, *ldb, *beta, c, *ldc);
-    });
+    guarded("DSYR2K",
+            [&] { forms::syr2k(exact(), is(uplo, 'L'), t, *n, *k, *alpha, a, *lda, b, *ldb, *beta, c, *ldc); });
 }
 
 namespace {

@@ -57,7 +57,8 @@ struct Stack {
         dgemv = reinterpret_cast<Dgemv*>(dlsym(blas, "dgemv_"));
         dgemm = reinterpret_cast<Dgemm*>(dlsym(blas, "dgemm_"));
         dgesv = reinterpret_cast<Dgesv*>(dlsym(lapack, "dgesv_"));
-        if (!ddot || !dgemv || !dgemm || !dgesv) throw std::runtime_error(std::string("missing routine in ") + blas_path);
+        if (!ddot || !dgemv || !dgemm || !dgesv)
+            throw std::runtime_error(std::string("missing routine in ") + blas_path);
     }
 };
 
@@ -79,7 +80,8 @@ std::vector<double> data(std::size_t n, bool wide, unsigned seed)
     std::uniform_real_distribution<double> u(-1.0, 1.0);
     std::uniform_int_distribution<int> e(-300, 300);
     std::vector<double> v(n);
-    for (double& x : v) x = wide ? std::ldexp(u(g), e(g)) : u(g);
+    for (double& x : v)
+        x = wide ? std::ldexp(u(g), e(g)) : u(g);
     return v;
 }
 
@@ -91,7 +93,8 @@ std::string first_line(const char* cmd)
         if (std::fgets(buf, sizeof buf, p)) out = buf;
         pclose(p);
     }
-    while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+    while (!out.empty() && (out.back() == '\n' || out.back() == ' '))
+        out.pop_back();
     return out;
 }
 
@@ -116,9 +119,12 @@ int main(int argc, char** argv)
     bool markdown = false, quick = false;
     int reps = 3;
     for (int i = 1; i < argc; ++i) {
-        if (!std::strcmp(argv[i], "--markdown")) markdown = true;
-        else if (!std::strcmp(argv[i], "--quick")) quick = true;
-        else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
+        if (!std::strcmp(argv[i], "--markdown"))
+            markdown = true;
+        else if (!std::strcmp(argv[i], "--quick"))
+            quick = true;
+        else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc)
+            reps = std::max(1, std::atoi(argv[++i]));
         else {
             std::fprintf(stderr, "usage: %s [--markdown] [--reps R] [--quick]\n", argv[0]);
             return 2;
@@ -137,7 +143,8 @@ int main(int argc, char** argv)
         for (bool wide : {false, true}) {
             const char* kind = wide ? "2^[-300,300]" : "uniform";
             // ddot: the ABI against the exact backend called directly.
-            const auto x = data(static_cast<std::size_t>(ndot), wide, 1), y = data(static_cast<std::size_t>(ndot), wide, 2);
+            const auto x = data(static_cast<std::size_t>(ndot), wide, 1),
+                       y = data(static_cast<std::size_t>(ndot), wide, 2);
             volatile double sink = 0;
             const flamex::Obj vx(const_cast<double*>(x.data()), 1, 1, 0, 0, ndot, 1),
                 vy(const_cast<double*>(y.data()), 1, 1, 0, 0, ndot, 1);
@@ -146,24 +153,30 @@ int main(int argc, char** argv)
             rows.push_back({"ddot n=" + std::to_string(ndot), kind, "exact backend", t_abi, t_dir, 1.2});
             // dgemv N.
             const int n = ngemv;
-            const auto A = data(static_cast<std::size_t>(n) * n, wide, 3), v = data(static_cast<std::size_t>(n), wide, 4);
+            const auto A = data(static_cast<std::size_t>(n) * n, wide, 3),
+                       v = data(static_cast<std::size_t>(n), wide, 4);
             std::vector<double> w(static_cast<std::size_t>(n));
             const double a1 = 1.0, b0 = 0.0;
             const flamex::Obj vA(const_cast<double*>(A.data()), 1, n, 0, 0, n, n),
                 vv(const_cast<double*>(v.data()), 1, 1, 0, 0, n, 1), vw(w.data(), 1, 1, 0, 0, n, 1);
-            const double g_abi = seconds([&] { ours.dgemv("N", &n, &n, &a1, A.data(), &n, v.data(), &one, &b0, w.data(), &one); }, reps * 3);
+            const double g_abi = seconds(
+                [&] { ours.dgemv("N", &n, &n, &a1, A.data(), &n, v.data(), &one, &b0, w.data(), &one); }, reps * 3);
             const double g_dir = seconds([&] { exact->gemv(flamex::Trans::No, 1.0, vA, vv, 0.0, vw); }, reps * 3);
             rows.push_back({"dgemv N n=" + std::to_string(n), kind, "exact backend", g_abi, g_dir, 1.2});
             // dgemm n x n x n against BLIS's libblas.so.3.
             const int m = ngemm;
-            const auto P = data(static_cast<std::size_t>(m) * m, wide, 5), Q = data(static_cast<std::size_t>(m) * m, wide, 6);
+            const auto P = data(static_cast<std::size_t>(m) * m, wide, 5),
+                       Q = data(static_cast<std::size_t>(m) * m, wide, 6);
             std::vector<double> R(static_cast<std::size_t>(m) * m);
-            const double m_ours = seconds([&] { ours.dgemm("N", "N", &m, &m, &m, &a1, P.data(), &m, Q.data(), &m, &b0, R.data(), &m); }, 1);
-            const double m_blis = seconds([&] { blis.dgemm("N", "N", &m, &m, &m, &a1, P.data(), &m, Q.data(), &m, &b0, R.data(), &m); }, 1);
+            const double m_ours = seconds(
+                [&] { ours.dgemm("N", "N", &m, &m, &m, &a1, P.data(), &m, Q.data(), &m, &b0, R.data(), &m); }, 1);
+            const double m_blis = seconds(
+                [&] { blis.dgemm("N", "N", &m, &m, &m, &a1, P.data(), &m, Q.data(), &m, &b0, R.data(), &m); }, 1);
             rows.push_back({"dgemm n=" + std::to_string(m), kind, "BLIS libblas.so.3", m_ours, m_blis, 10.0});
             // Reference LAPACK's dgesv over each BLAS.
             const int s = ngesv;
-            const auto M = data(static_cast<std::size_t>(s) * s, wide, 7), rhs = data(static_cast<std::size_t>(s), wide, 8);
+            const auto M = data(static_cast<std::size_t>(s) * s, wide, 7),
+                       rhs = data(static_cast<std::size_t>(s), wide, 8);
             std::vector<double> LU, B;
             std::vector<int> ipiv(static_cast<std::size_t>(s));
             int info = 0;
@@ -171,8 +184,10 @@ int main(int argc, char** argv)
                 LU = M;
                 B = rhs;
             };
-            const double s_ours = seconds([&] { ours.dgesv(&s, &one, LU.data(), &s, ipiv.data(), B.data(), &s, &info); }, 1, reset);
-            const double s_blis = seconds([&] { blis.dgesv(&s, &one, LU.data(), &s, ipiv.data(), B.data(), &s, &info); }, 1, reset);
+            const double s_ours =
+                seconds([&] { ours.dgesv(&s, &one, LU.data(), &s, ipiv.data(), B.data(), &s, &info); }, 1, reset);
+            const double s_blis =
+                seconds([&] { blis.dgesv(&s, &one, LU.data(), &s, ipiv.data(), B.data(), &s, &info); }, 1, reset);
             rows.push_back({"LAPACK dgesv n=" + std::to_string(s), kind, "LAPACK over BLIS", s_ours, s_blis, 10.0});
             (void)sink;
         }
@@ -182,13 +197,14 @@ int main(int argc, char** argv)
         const std::time_t now = std::time(nullptr);
         std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
         if (markdown) {
-            std::printf("Machine: %s; %s; commit %s; 1 thread; load average before/after: %s / %s\n\n", machine().c_str(),
-                        date, commit.c_str(), load_before.c_str(), load_after.c_str());
+            std::printf("Machine: %s; %s; commit %s; 1 thread; load average before/after: %s / %s\n\n",
+                        machine().c_str(), date, commit.c_str(), load_before.c_str(), load_after.c_str());
             std::printf("| operation | data | flamex libblas.so.3 (s) | against | its time (s) | ratio | target |\n");
             std::printf("|---|---|---:|---|---:|---:|---:|\n");
             for (const Row& r : rows)
-                std::printf("| %s | %s | %.4g | %s | %.4g | %.2fx | <= %.1fx %s |\n", r.what.c_str(), r.data.c_str(), r.flamex,
-                            r.against.c_str(), r.other, r.flamex / r.other, r.target, r.flamex / r.other <= r.target ? "met" : "not met");
+                std::printf("| %s | %s | %.4g | %s | %.4g | %.2fx | <= %.1fx %s |\n", r.what.c_str(), r.data.c_str(),
+                            r.flamex, r.against.c_str(), r.other, r.flamex / r.other, r.target,
+                            r.flamex / r.other <= r.target ? "met" : "not met");
         } else {
             std::printf("machine %s, %s, commit %s, load %s -> %s\n", machine().c_str(), date, commit.c_str(),
                         load_before.c_str(), load_after.c_str());

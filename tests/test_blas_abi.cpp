@@ -35,7 +35,8 @@ int last_info = 0;
 extern "C" void xerbla_(const char* name, const int* info, std::size_t len)
 {
     std::size_t n = len;
-    while (n > 0 && name[n - 1] == ' ') --n;
+    while (n > 0 && name[n - 1] == ' ')
+        --n;
     last_xerbla.assign(name, n);
     last_info = *info;
 }
@@ -60,8 +61,7 @@ void* library()
     return handle;
 }
 
-template <class F>
-F* routine(const char* name)
+template <class F> F* routine(const char* name)
 {
     void* f = dlsym(library(), name);
     if (f == nullptr) throw std::runtime_error(std::string("no ") + name);
@@ -127,10 +127,12 @@ double draw()
 struct Vec {
     int n, inc;
     std::vector<double> buf;
-    Vec(int n_, int inc_, bool fill = true) : n(n_), inc(inc_), buf(static_cast<std::size_t>(n_ > 0 ? 1 + (n_ - 1) * std::abs(inc_) : 1), SENTINEL)
+    Vec(int n_, int inc_, bool fill = true)
+        : n(n_), inc(inc_), buf(static_cast<std::size_t>(n_ > 0 ? 1 + (n_ - 1) * std::abs(inc_) : 1), SENTINEL)
     {
         if (fill)
-            for (int i = 0; i < n; ++i) (*this)[i] = draw();
+            for (int i = 0; i < n; ++i)
+                (*this)[i] = draw();
     }
     std::size_t pos(int i) const { return static_cast<std::size_t>(inc > 0 ? i * inc : (n - 1 - i) * -inc); }
     double& operator[](int i) { return buf[pos(i)]; }
@@ -139,7 +141,8 @@ struct Vec {
     bool gaps_kept() const
     {
         std::vector<bool> used(buf.size());
-        for (int i = 0; i < n; ++i) used[pos(i)] = true;
+        for (int i = 0; i < n; ++i)
+            used[pos(i)] = true;
         for (std::size_t k = 0; k < buf.size(); ++k)
             if (!used[k] && buf[k] != SENTINEL) return false;
         return true;
@@ -150,10 +153,12 @@ struct Vec {
 struct Mat {
     int m, n, ld;
     std::vector<double> buf;
-    Mat(int m_, int n_) : m(m_), n(n_), ld(std::max(1, m_ + 2)), buf(static_cast<std::size_t>(ld * std::max(n_, 1)), SENTINEL)
+    Mat(int m_, int n_)
+        : m(m_), n(n_), ld(std::max(1, m_ + 2)), buf(static_cast<std::size_t>(ld * std::max(n_, 1)), SENTINEL)
     {
         for (int j = 0; j < n; ++j)
-            for (int i = 0; i < m; ++i) (*this)(i, j) = draw();
+            for (int i = 0; i < m; ++i)
+                (*this)(i, j) = draw();
     }
     double& operator()(int i, int j) { return buf[static_cast<std::size_t>(i + j * ld)]; }
     double operator()(int i, int j) const { return buf[static_cast<std::size_t>(i + j * ld)]; }
@@ -173,7 +178,6 @@ struct AlphaBeta {
     double alpha, beta;
 };
 const AlphaBeta SCALARS[] = {{1.0, 0.0}, {-0.5, 1.0}, {2.5, -0.75}, {0.0, 0.5}};
-
 
 #define EXPECT_SAME(got, want, what) EXPECT_TRUE(same(got, want)) << (what) << ": got " << (got) << ", want " << (want)
 
@@ -197,16 +201,20 @@ TEST(BlasAbi, Level1DotsNormsSums)
                     sq.add(x[i], x[i]);
                     abs.add(std::fabs(x[i]));
                 }
-                const std::string w = "n=" + std::to_string(n) + " incx=" + std::to_string(incx) + " incy=" + std::to_string(incy);
+                const std::string w =
+                    "n=" + std::to_string(n) + " incx=" + std::to_string(incx) + " incy=" + std::to_string(incy);
                 EXPECT_SAME(ddot(&n, x.data(), &incx, y.data(), &incy), dot.round(), "ddot " + w);
                 EXPECT_SAME(cblas_ddot(n, x.data(), incx, y.data(), incy), dot.round(), "cblas_ddot " + w);
                 EXPECT_SAME(dnrm2(&n, x.data(), &incx), sq.root(), "dnrm2 " + w);
                 EXPECT_SAME(dasum(&n, x.data(), &incx), incx > 0 ? abs.round() : 0.0, "dasum " + w);
                 std::vector<float> fx(x.buf.size()), fy(y.buf.size());
                 Exact fdot;
-                for (std::size_t k = 0; k < fx.size(); ++k) fx[k] = static_cast<float>(x.buf[k]);
-                for (std::size_t k = 0; k < fy.size(); ++k) fy[k] = static_cast<float>(y.buf[k]);
-                for (int i = 0; i < n; ++i) fdot.add(fx[x.pos(i)], fy[y.pos(i)]);
+                for (std::size_t k = 0; k < fx.size(); ++k)
+                    fx[k] = static_cast<float>(x.buf[k]);
+                for (std::size_t k = 0; k < fy.size(); ++k)
+                    fy[k] = static_cast<float>(y.buf[k]);
+                for (int i = 0; i < n; ++i)
+                    fdot.add(fx[x.pos(i)], fy[y.pos(i)]);
                 EXPECT_SAME(dsdot(&n, fx.data(), &incx, fy.data(), &incy), fdot.round(), "dsdot " + w);
             }
     // The cancelling dot, and nrm2 where the sum of squares overflows and underflows.
@@ -217,7 +225,8 @@ TEST(BlasAbi, Level1DotsNormsSums)
     const int three = 3;
     for (const double* v : {big, tiny}) {
         Exact s;
-        for (int i = 0; i < 3; ++i) s.add(v[i], v[i]);
+        for (int i = 0; i < 3; ++i)
+            s.add(v[i], v[i]);
         EXPECT_SAME(dnrm2(&three, v, &one), s.root(), "dnrm2 wide");
     }
 }
@@ -258,25 +267,30 @@ TEST(BlasAbi, Level1Updates)
         for (int incx : INCS)
             for (int incy : INCS)
                 for (double alpha : {0.0, 1.0, -0.3}) {
-                    const std::string w = "n=" + std::to_string(n) + " incx=" + std::to_string(incx) + " incy=" + std::to_string(incy) + " alpha=" + std::to_string(alpha);
+                    const std::string w = "n=" + std::to_string(n) + " incx=" + std::to_string(incx) +
+                                          " incy=" + std::to_string(incy) + " alpha=" + std::to_string(alpha);
                     Vec x(n, incx), y(n, incy);
                     Vec y2 = y;
                     daxpy(&n, &alpha, x.data(), &incx, y2.data(), &incy);
-                    for (int i = 0; i < n; ++i) EXPECT_SAME(y2[i], std::fma(alpha, x[i], y[i]), "daxpy " + w);
+                    for (int i = 0; i < n; ++i)
+                        EXPECT_SAME(y2[i], std::fma(alpha, x[i], y[i]), "daxpy " + w);
                     EXPECT_TRUE(y2.gaps_kept()) << w;
                     if (incx > 0) {
                         Vec x2 = x;
                         dscal(&n, &alpha, x2.data(), &incx);
-                        for (int i = 0; i < n; ++i) EXPECT_SAME(x2[i], alpha * x[i], "dscal " + w);
+                        for (int i = 0; i < n; ++i)
+                            EXPECT_SAME(x2[i], alpha * x[i], "dscal " + w);
                         EXPECT_TRUE(x2.gaps_kept()) << w;
                     }
                     Vec y3 = y;
                     dcopy(&n, x.data(), &incx, y3.data(), &incy);
-                    for (int i = 0; i < n; ++i) EXPECT_EQ(y3[i], x[i]) << "dcopy " << w;
+                    for (int i = 0; i < n; ++i)
+                        EXPECT_EQ(y3[i], x[i]) << "dcopy " << w;
                     EXPECT_TRUE(y3.gaps_kept()) << w;
                     Vec x4 = x, y4 = y;
                     dswap(&n, x4.data(), &incx, y4.data(), &incy);
-                    for (int i = 0; i < n; ++i) EXPECT_TRUE(x4[i] == y[i] && y4[i] == x[i]) << "dswap " << w;
+                    for (int i = 0; i < n; ++i)
+                        EXPECT_TRUE(x4[i] == y[i] && y4[i] == x[i]) << "dswap " << w;
                     const double c = 0.6, s = alpha - 0.8;
                     Vec x5 = x, y5 = y;
                     drot(&n, x5.data(), &incx, y5.data(), &incy, &c, &s);
@@ -310,10 +324,14 @@ void check_matvec(const std::string& w, const std::vector<std::vector<double>>& 
 {
     const int rows = static_cast<int>(trans ? (M.empty() ? 0 : M[0].size()) : M.size());
     const bool quick = M.empty() || M[0].empty();
-    for (int i = 0; i < rows && quick; ++i) EXPECT_SAME(y[i], y0[i], w + " (quick return)");
+    for (int i = 0; i < rows && quick; ++i)
+        EXPECT_SAME(y[i], y0[i], w + " (quick return)");
     for (int i = 0; i < rows && !quick; ++i) {
         Exact s;
-        for (int j = 0; j < x.n; ++j) s.add(trans ? M[static_cast<std::size_t>(j)][static_cast<std::size_t>(i)] : M[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)], x[j]);
+        for (int j = 0; j < x.n; ++j)
+            s.add(trans ? M[static_cast<std::size_t>(j)][static_cast<std::size_t>(i)]
+                        : M[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)],
+                  x[j]);
         s.scale(alpha);
         if (beta != 0.0) s.add(beta, y0[i]);
         EXPECT_SAME(y[i], s.round(), w + " i=" + std::to_string(i));
@@ -325,7 +343,8 @@ std::vector<std::vector<double>> dense(int m, int n, const std::function<double(
 {
     std::vector<std::vector<double>> M(static_cast<std::size_t>(m), std::vector<double>(static_cast<std::size_t>(n)));
     for (int i = 0; i < m; ++i)
-        for (int j = 0; j < n; ++j) M[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] = at(i, j);
+        for (int j = 0; j < n; ++j)
+            M[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] = at(i, j);
     return M;
 }
 
@@ -333,7 +352,8 @@ Vec output(int n, int inc, double beta)
 {
     Vec y(n, inc);
     if (beta == 0.0)
-        for (int i = 0; i < n; ++i) y[i] = std::numeric_limits<double>::quiet_NaN();
+        for (int i = 0; i < n; ++i)
+            y[i] = std::numeric_limits<double>::quiet_NaN();
     return y;
 }
 
@@ -349,23 +369,32 @@ TEST(BlasAbi, Level2GeneralAndBanded)
                     for (const AlphaBeta& ab : SCALARS) {
                         const bool tr = t[0] == 'T';
                         const int lx = tr ? m : n, ly = tr ? n : m, incy = -inc;
-                        const std::string w = std::string("dgemv ") + t + " m=" + std::to_string(m) + " n=" + std::to_string(n) + " inc=" + std::to_string(inc) + " alpha=" + std::to_string(ab.alpha) + " beta=" + std::to_string(ab.beta);
+                        const std::string w = std::string("dgemv ") + t + " m=" + std::to_string(m) +
+                                              " n=" + std::to_string(n) + " inc=" + std::to_string(inc) +
+                                              " alpha=" + std::to_string(ab.alpha) + " beta=" + std::to_string(ab.beta);
                         Mat A(m, n);
                         Vec x(lx, inc), y0 = output(ly, incy, ab.beta), y = y0;
                         dgemv(t, &m, &n, &ab.alpha, A.data(), &A.ld, x.data(), &inc, &ab.beta, y.data(), &incy);
-                        check_matvec(w, dense(m, n, [&](int i, int j) { return A(i, j); }), tr, ab.alpha, x, ab.beta, y0, y);
+                        check_matvec(w, dense(m, n, [&](int i, int j) { return A(i, j); }), tr, ab.alpha, x, ab.beta,
+                                     y0, y);
                         // CBLAS, row major: the same matrix read as its transpose.
                         Vec y2 = y0;
-                        cblas_dgemv(101, tr ? 111 : 112, n, m, ab.alpha, A.data(), A.ld, x.data(), inc, ab.beta, y2.data(), incy);
-                        check_matvec("cblas " + w, dense(m, n, [&](int i, int j) { return A(i, j); }), tr, ab.alpha, x, ab.beta, y0, y2);
+                        cblas_dgemv(101, tr ? 111 : 112, n, m, ab.alpha, A.data(), A.ld, x.data(), inc, ab.beta,
+                                    y2.data(), incy);
+                        check_matvec("cblas " + w, dense(m, n, [&](int i, int j) { return A(i, j); }), tr, ab.alpha, x,
+                                     ab.beta, y0, y2);
                         for (int kl : {0, 2})
                             for (int ku : {1, 3}) {
                                 Mat B(kl + ku + 1, n);
                                 Vec yb = y0;
-                                dgbmv(t, &m, &n, &kl, &ku, &ab.alpha, B.data(), &B.ld, x.data(), &inc, &ab.beta, yb.data(), &incy);
+                                dgbmv(t, &m, &n, &kl, &ku, &ab.alpha, B.data(), &B.ld, x.data(), &inc, &ab.beta,
+                                      yb.data(), &incy);
                                 check_matvec(w + " gbmv kl=" + std::to_string(kl) + " ku=" + std::to_string(ku),
-                                             dense(m, n, [&](int i, int j) { return i - j <= kl && j - i <= ku ? B(ku + i - j, j) : 0.0; }), tr,
-                                             ab.alpha, x, ab.beta, y0, yb);
+                                             dense(m, n,
+                                                   [&](int i, int j) {
+                                                       return i - j <= kl && j - i <= ku ? B(ku + i - j, j) : 0.0;
+                                                   }),
+                                             tr, ab.alpha, x, ab.beta, y0, yb);
                             }
                     }
     // alpha = 0 reads neither A nor x (NaN there does not propagate); beta = 0 does not read y.
@@ -388,7 +417,8 @@ TEST(BlasAbi, Level2Symmetric)
                 for (const AlphaBeta& ab : SCALARS) {
                     const bool lower = u[0] == 'L';
                     const int incy = inc == 1 ? -3 : 1;
-                    const std::string w = std::string(u) + " n=" + std::to_string(n) + " inc=" + std::to_string(inc) + " alpha=" + std::to_string(ab.alpha) + " beta=" + std::to_string(ab.beta);
+                    const std::string w = std::string(u) + " n=" + std::to_string(n) + " inc=" + std::to_string(inc) +
+                                          " alpha=" + std::to_string(ab.alpha) + " beta=" + std::to_string(ab.beta);
                     Mat A(n, n);
                     const auto sym = [&](int i, int j) { return (lower ? i >= j : i <= j) ? A(i, j) : A(j, i); };
                     Vec x(n, inc), y0 = output(n, incy, ab.beta), y = y0;
@@ -396,7 +426,8 @@ TEST(BlasAbi, Level2Symmetric)
                     check_matvec("dsymv " + w, dense(n, n, sym), false, ab.alpha, x, ab.beta, y0, y);
                     std::vector<double> ap;
                     for (int j = 0; j < n; ++j)
-                        for (int i = lower ? j : 0; i < (lower ? n : j + 1); ++i) ap.push_back(A(i, j));
+                        for (int i = lower ? j : 0; i < (lower ? n : j + 1); ++i)
+                            ap.push_back(A(i, j));
                     ap.push_back(SENTINEL);
                     Vec yp = y0;
                     dspmv(u, &n, &ab.alpha, ap.data(), x.data(), &inc, &ab.beta, yp.data(), &incy);
@@ -405,12 +436,14 @@ TEST(BlasAbi, Level2Symmetric)
                         Mat B(k + 1, n);
                         const auto band = [&](int i, int j) {
                             if (std::abs(i - j) > k) return 0.0;
-                            const int r = lower ? std::max(i, j) : std::min(i, j), c = lower ? std::min(i, j) : std::max(i, j);
+                            const int r = lower ? std::max(i, j) : std::min(i, j),
+                                      c = lower ? std::min(i, j) : std::max(i, j);
                             return lower ? B(r - c, c) : B(k + r - c, c);
                         };
                         Vec yb = y0;
                         dsbmv(u, &n, &k, &ab.alpha, B.data(), &B.ld, x.data(), &inc, &ab.beta, yb.data(), &incy);
-                        check_matvec("dsbmv k=" + std::to_string(k) + " " + w, dense(n, n, band), false, ab.alpha, x, ab.beta, y0, yb);
+                        check_matvec("dsbmv k=" + std::to_string(k) + " " + w, dense(n, n, band), false, ab.alpha, x,
+                                     ab.beta, y0, yb);
                     }
                 }
 }
@@ -434,11 +467,15 @@ TEST(BlasAbi, Level2Triangular)
                         for (int k : {1, 3, -1}) { // -1: full and packed storage
                             const bool lower = u[0] == 'L', tr = t[0] == 'T', unit = d[0] == 'U';
                             const int band = k < 0 ? std::max(n - 1, 0) : k;
-                            const std::string w = std::string(u) + t + d + " n=" + std::to_string(n) + " inc=" + std::to_string(inc) + " k=" + std::to_string(k);
+                            const std::string w = std::string(u) + t + d + " n=" + std::to_string(n) +
+                                                  " inc=" + std::to_string(inc) + " k=" + std::to_string(k);
                             // The triangle (i, j) of T, band-limited; a well-conditioned diagonal.
                             Mat T(n, n);
-                            for (int i = 0; i < n; ++i) T(i, i) = unit ? nan : 4.0 + std::fabs(T(i, i));
-                            const auto inside = [&](int i, int j) { return (lower ? i >= j : i <= j) && std::abs(i - j) <= band; };
+                            for (int i = 0; i < n; ++i)
+                                T(i, i) = unit ? nan : 4.0 + std::fabs(T(i, i));
+                            const auto inside = [&](int i, int j) {
+                                return (lower ? i >= j : i <= j) && std::abs(i - j) <= band;
+                            };
                             const auto opT = [&](int i, int j) {
                                 const int r = tr ? j : i, c = tr ? i : j;
                                 if (!inside(r, c)) return 0.0;
@@ -450,7 +487,8 @@ TEST(BlasAbi, Level2Triangular)
                                 for (int i = 0; i < n; ++i)
                                     if (inside(i, j)) B(lower ? i - j : band + i - j, j) = T(i, j);
                             for (int j = 0; j < n; ++j)
-                                for (int i = lower ? j : 0; i < (lower ? n : j + 1); ++i) ap.push_back(T(i, j));
+                                for (int i = lower ? j : 0; i < (lower ? n : j + 1); ++i)
+                                    ap.push_back(T(i, j));
                             ap.push_back(SENTINEL);
                             Vec x0(n, inc);
                             // Products.
@@ -459,13 +497,15 @@ TEST(BlasAbi, Level2Triangular)
                                 dtrmv(u, t, d, &n, T.data(), &T.ld, x.data(), &inc);
                                 Vec xp = x0;
                                 dtpmv(u, t, d, &n, ap.data(), xp.data(), &inc);
-                                for (int i = 0; i < n; ++i) EXPECT_SAME(xp[i], x[i], "dtpmv vs dtrmv " + w);
+                                for (int i = 0; i < n; ++i)
+                                    EXPECT_SAME(xp[i], x[i], "dtpmv vs dtrmv " + w);
                             } else {
                                 dtbmv(u, t, d, &n, &k, B.data(), &B.ld, x.data(), &inc);
                             }
                             for (int i = 0; i < n; ++i) {
                                 Exact s;
-                                for (int j = 0; j < n; ++j) s.add(opT(i, j), x0[j]);
+                                for (int j = 0; j < n; ++j)
+                                    s.add(opT(i, j), x0[j]);
                                 EXPECT_SAME(x[i], s.round(), "trmv/tbmv " + w);
                             }
                             EXPECT_TRUE(x.gaps_kept()) << w;
@@ -475,7 +515,8 @@ TEST(BlasAbi, Level2Triangular)
                                 dtrsv(u, t, d, &n, T.data(), &T.ld, s.data(), &inc);
                                 Vec sp = x0;
                                 dtpsv(u, t, d, &n, ap.data(), sp.data(), &inc);
-                                for (int i = 0; i < n; ++i) EXPECT_SAME(sp[i], s[i], "dtpsv vs dtrsv " + w);
+                                for (int i = 0; i < n; ++i)
+                                    EXPECT_SAME(sp[i], s[i], "dtpsv vs dtrsv " + w);
                             } else {
                                 dtbsv(u, t, d, &n, &k, B.data(), &B.ld, s.data(), &inc);
                             }
@@ -484,7 +525,8 @@ TEST(BlasAbi, Level2Triangular)
                                 r.add(x0[i]);
                                 for (int j = 0; j < n; ++j)
                                     if (j != i) r.add(-opT(i, j), s[j]);
-                                EXPECT_SAME(s[i], unit ? r.round() : r.divide(opT(i, i)), "trsv/tbsv " + w + " i=" + std::to_string(i));
+                                EXPECT_SAME(s[i], unit ? r.round() : r.divide(opT(i, i)),
+                                            "trsv/tbsv " + w + " i=" + std::to_string(i));
                             }
                             EXPECT_TRUE(s.gaps_kept()) << w;
                         }
@@ -503,7 +545,8 @@ TEST(BlasAbi, Level2RankUpdates)
             for (int inc : INCS)
                 for (double alpha : {1.0, -0.375, 0.0}) {
                     const int incy = -inc;
-                    const std::string w = "m=" + std::to_string(m) + " n=" + std::to_string(n) + " inc=" + std::to_string(inc) + " alpha=" + std::to_string(alpha);
+                    const std::string w = "m=" + std::to_string(m) + " n=" + std::to_string(n) +
+                                          " inc=" + std::to_string(inc) + " alpha=" + std::to_string(alpha);
                     Mat A0(m, n), A = A0;
                     Vec x(m, inc), y(n, incy);
                     dger(&m, &n, &alpha, x.data(), &inc, y.data(), &incy, A.data(), &A.ld);
@@ -524,7 +567,8 @@ TEST(BlasAbi, Level2RankUpdates)
                             Mat S = A0;
                             std::vector<double> ap;
                             for (int j = 0; j < n; ++j)
-                                for (int i = lower ? j : 0; i < (lower ? n : j + 1); ++i) ap.push_back(A0(i, j));
+                                for (int i = lower ? j : 0; i < (lower ? n : j + 1); ++i)
+                                    ap.push_back(A0(i, j));
                             if (two) {
                                 dsyr2(u, &n, &alpha, x.data(), &inc, yy.data(), &incy, S.data(), &S.ld);
                                 dspr2(u, &n, &alpha, x.data(), &inc, yy.data(), &incy, ap.data());
@@ -546,7 +590,8 @@ TEST(BlasAbi, Level2RankUpdates)
                                     EXPECT_SAME(S(i, j), s.round(), std::string(two ? "dsyr2 " : "dsyr ") + u + w);
                                 }
                             for (int j = 0; j < n; ++j)
-                                for (int i = lower ? j : 0; i < (lower ? n : j + 1); ++i) EXPECT_SAME(ap[p++], S(i, j), "packed " + w);
+                                for (int i = lower ? j : 0; i < (lower ? n : j + 1); ++i)
+                                    EXPECT_SAME(ap[p++], S(i, j), "packed " + w);
                         }
                     }
                 }
@@ -559,7 +604,8 @@ TEST(BlasAbi, Level3GemmSymm)
 {
     auto dgemm = routine<void(C, C, I, I, I, D, D, I, D, I, D, double*, I)>("dgemm_");
     auto dsymm = routine<void(C, C, I, I, D, D, I, D, I, D, double*, I)>("dsymm_");
-    auto cblas_dgemm = routine<void(int, int, int, int, int, int, double, D, int, D, int, double, double*, int)>("cblas_dgemm");
+    auto cblas_dgemm =
+        routine<void(int, int, int, int, int, int, double, D, int, D, int, double, double*, int)>("cblas_dgemm");
     for (const char* ta : {"N", "T"})
         for (const char* tb : {"N", "T"})
             for (int m : SIZES)
@@ -571,16 +617,23 @@ TEST(BlasAbi, Level3GemmSymm)
                             Mat A(na ? m : k, na ? k : m), B(nb ? k : n, nb ? n : k), C0(m, n);
                             if (ab.beta == 0.0)
                                 for (int j = 0; j < n; ++j)
-                                    for (int i = 0; i < m; ++i) C0(i, j) = std::numeric_limits<double>::quiet_NaN();
+                                    for (int i = 0; i < m; ++i)
+                                        C0(i, j) = std::numeric_limits<double>::quiet_NaN();
                             Mat Cm = C0, Cr = C0;
-                            dgemm(ta, tb, &m, &n, &k, &ab.alpha, A.data(), &A.ld, B.data(), &B.ld, &ab.beta, Cm.data(), &Cm.ld);
+                            dgemm(ta, tb, &m, &n, &k, &ab.alpha, A.data(), &A.ld, B.data(), &B.ld, &ab.beta, Cm.data(),
+                                  &Cm.ld);
                             // Row major through CBLAS: C^T = op(B)^T op(A)^T on the same arrays.
-                            cblas_dgemm(101, nb ? 111 : 112, na ? 111 : 112, n, m, k, ab.alpha, B.data(), B.ld, A.data(), A.ld, ab.beta, Cr.data(), Cr.ld);
-                            const std::string w = std::string(ta) + tb + " m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k) + " alpha=" + std::to_string(ab.alpha) + " beta=" + std::to_string(ab.beta);
+                            cblas_dgemm(101, nb ? 111 : 112, na ? 111 : 112, n, m, k, ab.alpha, B.data(), B.ld,
+                                        A.data(), A.ld, ab.beta, Cr.data(), Cr.ld);
+                            const std::string w = std::string(ta) + tb + " m=" + std::to_string(m) +
+                                                  " n=" + std::to_string(n) + " k=" + std::to_string(k) +
+                                                  " alpha=" + std::to_string(ab.alpha) +
+                                                  " beta=" + std::to_string(ab.beta);
                             for (int j = 0; j < n; ++j)
                                 for (int i = 0; i < m; ++i) {
                                     Exact s;
-                                    for (int l = 0; l < k; ++l) s.add(na ? A(i, l) : A(l, i), nb ? B(l, j) : B(j, l));
+                                    for (int l = 0; l < k; ++l)
+                                        s.add(na ? A(i, l) : A(l, i), nb ? B(l, j) : B(j, l));
                                     s.scale(ab.alpha);
                                     if (ab.beta != 0.0) s.add(ab.beta, C0(i, j));
                                     EXPECT_SAME(Cm(i, j), s.round(), "dgemm " + w);
@@ -598,11 +651,13 @@ TEST(BlasAbi, Level3GemmSymm)
                         Mat A(ka, ka), B(m, n), C0(m, n);
                         const auto sym = [&](int i, int j) { return (lower ? i >= j : i <= j) ? A(i, j) : A(j, i); };
                         Mat Cm = C0;
-                        dsymm(side, u, &m, &n, &ab.alpha, A.data(), &A.ld, B.data(), &B.ld, &ab.beta, Cm.data(), &Cm.ld);
+                        dsymm(side, u, &m, &n, &ab.alpha, A.data(), &A.ld, B.data(), &B.ld, &ab.beta, Cm.data(),
+                              &Cm.ld);
                         for (int j = 0; j < n; ++j)
                             for (int i = 0; i < m; ++i) {
                                 Exact s;
-                                for (int l = 0; l < ka; ++l) s.add(left ? sym(i, l) : B(i, l), left ? B(l, j) : sym(l, j));
+                                for (int l = 0; l < ka; ++l)
+                                    s.add(left ? sym(i, l) : B(i, l), left ? B(l, j) : sym(l, j));
                                 s.scale(ab.alpha);
                                 if (ab.beta != 0.0) s.add(ab.beta, C0(i, j));
                                 EXPECT_SAME(Cm(i, j), s.round(), std::string("dsymm ") + side + u);
@@ -624,9 +679,15 @@ TEST(BlasAbi, Level3SyrkSyr2k)
                         const auto op = [&](const Mat& X, int i, int l) { return tr ? X(l, i) : X(i, l); };
                         for (bool two : {false, true}) {
                             Mat Cm = C0;
-                            if (two) dsyr2k(u, t, &n, &k, &ab.alpha, A.data(), &A.ld, B.data(), &B.ld, &ab.beta, Cm.data(), &Cm.ld);
-                            else dsyrk(u, t, &n, &k, &ab.alpha, A.data(), &A.ld, &ab.beta, Cm.data(), &Cm.ld);
-                            const std::string w = std::string(two ? "dsyr2k " : "dsyrk ") + u + t + " n=" + std::to_string(n) + " k=" + std::to_string(k) + " alpha=" + std::to_string(ab.alpha) + " beta=" + std::to_string(ab.beta);
+                            if (two)
+                                dsyr2k(u, t, &n, &k, &ab.alpha, A.data(), &A.ld, B.data(), &B.ld, &ab.beta, Cm.data(),
+                                       &Cm.ld);
+                            else
+                                dsyrk(u, t, &n, &k, &ab.alpha, A.data(), &A.ld, &ab.beta, Cm.data(), &Cm.ld);
+                            const std::string w = std::string(two ? "dsyr2k " : "dsyrk ") + u + t +
+                                                  " n=" + std::to_string(n) + " k=" + std::to_string(k) +
+                                                  " alpha=" + std::to_string(ab.alpha) +
+                                                  " beta=" + std::to_string(ab.beta);
                             for (int j = 0; j < n; ++j)
                                 for (int i = 0; i < n; ++i) {
                                     if (lower ? i < j : i > j) {
@@ -662,22 +723,26 @@ TEST(BlasAbi, Level3TrmmTrsm)
                     for (int m : SIZES)
                         for (int n : SIZES)
                             for (double alpha : {1.0, -0.75, 0.0}) {
-                                const bool left = side[0] == 'L', lower = u[0] == 'L', tr = t[0] == 'T', unit = d[0] == 'U';
+                                const bool left = side[0] == 'L', lower = u[0] == 'L', tr = t[0] == 'T',
+                                           unit = d[0] == 'U';
                                 const int na = left ? m : n;
                                 Mat T(na, na), B0(m, n);
-                                for (int i = 0; i < na; ++i) T(i, i) = unit ? nan : 4.0 + std::fabs(T(i, i));
+                                for (int i = 0; i < na; ++i)
+                                    T(i, i) = unit ? nan : 4.0 + std::fabs(T(i, i));
                                 const auto opT = [&](int i, int j) {
                                     const int r = tr ? j : i, c = tr ? i : j;
                                     if (lower ? r < c : r > c) return 0.0;
                                     return r == c && unit ? 1.0 : T(r, c);
                                 };
-                                const std::string w = std::string(side) + u + t + d + " m=" + std::to_string(m) + " n=" + std::to_string(n) + " alpha=" + std::to_string(alpha);
+                                const std::string w = std::string(side) + u + t + d + " m=" + std::to_string(m) +
+                                                      " n=" + std::to_string(n) + " alpha=" + std::to_string(alpha);
                                 Mat Bm = B0;
                                 dtrmm(side, u, t, d, &m, &n, &alpha, T.data(), &T.ld, Bm.data(), &Bm.ld);
                                 for (int j = 0; j < n; ++j)
                                     for (int i = 0; i < m; ++i) {
                                         Exact s;
-                                        for (int l = 0; l < na; ++l) s.add(left ? opT(i, l) : B0(i, l), left ? B0(l, j) : opT(l, j));
+                                        for (int l = 0; l < na; ++l)
+                                            s.add(left ? opT(i, l) : B0(i, l), left ? B0(l, j) : opT(l, j));
                                         s.scale(alpha);
                                         EXPECT_SAME(Bm(i, j), alpha == 0.0 ? 0.0 : s.round(), "dtrmm " + w);
                                     }
@@ -692,10 +757,14 @@ TEST(BlasAbi, Level3TrmmTrsm)
                                         const int kk = left ? i : j;
                                         for (int l = 0; l < na; ++l) {
                                             if (l == kk) continue;
-                                            if (left) r.add(-opT(i, l), X(l, j));
-                                            else r.add(-X(i, l), opT(l, j));
+                                            if (left)
+                                                r.add(-opT(i, l), X(l, j));
+                                            else
+                                                r.add(-X(i, l), opT(l, j));
                                         }
-                                        const double want = alpha == 0.0 ? 0.0 : unit ? r.round() : r.divide(opT(kk, kk));
+                                        const double want = alpha == 0.0 ? 0.0
+                                                            : unit       ? r.round()
+                                                                         : r.divide(opT(kk, kk));
                                         EXPECT_SAME(X(i, j), want, "dtrsm " + w);
                                     }
                                 EXPECT_TRUE(Bm.padding_kept() && X.padding_kept()) << w;
@@ -861,8 +930,10 @@ TEST(BlasAbi, ErrorExits)
         all.push_back({name, 9, [&, f] { f("L", "U", "N", "N", &n2, &n2, &one, a, &l1, b, &n2); }});
         all.push_back({name, 11, [&, f] { f("L", "U", "N", "N", &n2, &n2, &one, a, &n2, b, &l1); }});
     }
-    for (int i = 0; i < 64; ++i) a[i] = b[i] = c[i] = 1.0 + i;
-    for (int i = 0; i < 16; ++i) x[i] = y[i] = 1.0 + i;
+    for (int i = 0; i < 64; ++i)
+        a[i] = b[i] = c[i] = 1.0 + i;
+    for (int i = 0; i < 16; ++i)
+        x[i] = y[i] = 1.0 + i;
     const std::vector<double> a0(a, a + 64), b0(b, b + 64), c0(c, c + 64), x0(x, x + 16), y0(y, y + 16);
     for (const ErrorCase& e : all) {
         last_xerbla.clear();
