@@ -177,7 +177,7 @@ const int INCS[] = {1, -1, 3, -3};
 struct AlphaBeta {
     double alpha, beta;
 };
-const AlphaBeta SCALARS[] = {{1.0, 0.0}, {-0.5, 1.0}, {2.5, -0.75}, {0.0, 0.5}};
+const AlphaBeta SCALARS[] = {{1.0, 0.0}, {-0.5, 1.0}, {2.5, -0.75}, {0.0, 0.5}, {0.0, 0.0}};
 
 #define EXPECT_SAME(got, want, what) EXPECT_TRUE(same(got, want)) << (what) << ": got " << (got) << ", want " << (want)
 
@@ -649,6 +649,9 @@ TEST(BlasAbi, Level3GemmSymm)
                         const bool left = side[0] == 'L', lower = u[0] == 'L';
                         const int ka = left ? m : n;
                         Mat A(ka, ka), B(m, n), C0(m, n);
+                        if (ab.beta == 0.0)
+                            for (int j = 0; j < n; ++j)
+                                for (int i = 0; i < m; ++i) C0(i, j) = std::numeric_limits<double>::quiet_NaN();
                         const auto sym = [&](int i, int j) { return (lower ? i >= j : i <= j) ? A(i, j) : A(j, i); };
                         Mat Cm = C0;
                         dsymm(side, u, &m, &n, &ab.alpha, A.data(), &A.ld, B.data(), &B.ld, &ab.beta, Cm.data(),
@@ -676,6 +679,10 @@ TEST(BlasAbi, Level3SyrkSyr2k)
                     for (const AlphaBeta& ab : SCALARS) {
                         const bool lower = u[0] == 'L', tr = t[0] == 'T';
                         Mat A(tr ? k : n, tr ? n : k), B(tr ? k : n, tr ? n : k), C0(n, n);
+                        if (ab.beta == 0.0) // the triangle only: the other one must stay as it is
+                            for (int jj = 0; jj < n; ++jj)
+                                for (int ii = 0; ii < n; ++ii)
+                                    if (lower ? ii >= jj : ii <= jj) C0(ii, jj) = std::numeric_limits<double>::quiet_NaN();
                         const auto op = [&](const Mat& X, int i, int l) { return tr ? X(l, i) : X(i, l); };
                         for (bool two : {false, true}) {
                             Mat Cm = C0;
@@ -950,3 +957,244 @@ TEST(BlasAbi, ErrorExits)
 }
 
 } // namespace
+
+// ---------------------------------------------------------------------------------
+// CBLAS: each double routine, row major and column major, against Debian's
+// reference CBLAS (its layouts are the reference's, independently of cblas.cpp's
+// mapping) on well-conditioned data (relative agreement 1e-13; the Fortran
+// routines underneath are checked bit for bit above).
+
+namespace cblas_check {
+
+void* reference()
+{
+    static void* h = dlopen(FLAMEX_REFERENCE_BLAS, RTLD_NOW | RTLD_LOCAL);
+    return h;
+}
+
+std::vector<double> fill(std::size_t n, unsigned seed)
+{
+    std::mt19937_64 g(seed);
+    std::uniform_real_distribution<double> u(0.5, 1.5);
+    std::vector<double> v(n);
+    for (double& x : v) x = u(g);
+    return v;
+}
+
+// A triangular operand of order n with leading dimension ld, either layout: a
+// dominant diagonal (element i * ld + i is on it in both).
+std::vector<double> dominant(std::size_t size, int n, int ld)
+{
+    std::vector<double> v = fill(size, 7);
+    for (int i = 0; i < n; ++i) v[static_cast<std::size_t>(i * ld + i)] = n + 1.0;
+    return v;
+}
+
+template <class F>
+void compare(const char* name, const std::function<std::vector<double>(F*, int)>& run)
+{
+    ASSERT_NE(reference(), nullptr) << dlerror();
+    F* ours = routine<F>(name);
+    F* ref = reinterpret_cast<F*>(dlsym(reference(), name));
+    ASSERT_NE(ref, nullptr) << name;
+    for (int order : {101, 102}) {
+        const std::vector<double> a = run(ours, order), b = run(ref, order);
+        ASSERT_EQ(a.size(), b.size());
+        for (std::size_t i = 0; i < a.size(); ++i)
+            EXPECT_NEAR(a[i], b[i], 1e-13 * std::max(1.0, std::fabs(b[i]))) << name << " order " << order << " [" << i << "]";
+    }
+}
+
+} // namespace cblas_check
+
+TEST(BlasAbi, CblasLayoutsAgainstReference)
+{
+    using namespace cblas_check;
+    const int m = 5, n = 4, k = 3, kl = 1, ku = 2, ld = 8;
+    const int big = 64;
+    // y := alpha op(A) x + beta y and the other matrix-vector products.
+    compare<void(int, int, int, int, double, D, int, D, int, double, double*, int)>(
+        "cblas_dgemv", [&](auto* f, int order) {
+            std::vector<double> A = fill(big, 1), x = fill(8, 2), y = fill(8, 3);
+            f(order, 112, m, n, 0.5, A.data(), ld, x.data(), 1, -1.5, y.data(), -1);
+            return y;
+        });
+    compare<void(int, int, int, int, int, int, double, D, int, D, int, double, double*, int)>(
+        "cblas_dgbmv", [&](auto* f, int order) {
+            std::vector<double> A = fill(big, 1), x = fill(8, 2), y = fill(8, 3);
+            f(order, 111, m, n, kl, ku, 0.5, A.data(), ld, x.data(), 1, 2.0, y.data(), 1);
+            return y;
+        });
+    for (int uplo : {121, 122}) {
+        compare<void(int, int, int, double, D, int, D, int, double, double*, int)>(
+            "cblas_dsymv", [&](auto* f, int order) {
+                std::vector<double> A = fill(big, 1), x = fill(8, 2), y = fill(8, 3);
+                f(order, uplo, n, 0.5, A.data(), ld, x.data(), -1, 2.0, y.data(), 1);
+                return y;
+            });
+        compare<void(int, int, int, int, double, D, int, D, int, double, double*, int)>(
+            "cblas_dsbmv", [&](auto* f, int order) {
+                std::vector<double> A = fill(big, 1), x = fill(8, 2), y = fill(8, 3);
+                f(order, uplo, n, k - 1, 0.5, A.data(), ld, x.data(), 1, 2.0, y.data(), 1);
+                return y;
+            });
+        compare<void(int, int, int, double, D, D, int, double, double*, int)>(
+            "cblas_dspmv", [&](auto* f, int order) {
+                std::vector<double> A = fill(big, 1), x = fill(8, 2), y = fill(8, 3);
+                f(order, uplo, n, 0.5, A.data(), x.data(), 1, 2.0, y.data(), 1);
+                return y;
+            });
+        for (int trans : {111, 112})
+            for (int diag : {131, 132}) {
+                compare<void(int, int, int, int, int, D, int, double*, int)>(
+                    "cblas_dtrmv", [&](auto* f, int order) {
+                        std::vector<double> A = fill(big, 1), x = fill(8, 2);
+                        f(order, uplo, trans, diag, n, A.data(), ld, x.data(), 1);
+                        return x;
+                    });
+                compare<void(int, int, int, int, int, D, int, double*, int)>(
+                    "cblas_dtrsv", [&](auto* f, int order) {
+                        std::vector<double> A = dominant(big, n, ld + 1), x = fill(8, 2);
+                        f(order, uplo, trans, diag, n, A.data(), ld + 1, x.data(), -1);
+                        return x;
+                    });
+                compare<void(int, int, int, int, int, int, D, int, double*, int)>(
+                    "cblas_dtbmv", [&](auto* f, int order) {
+                        std::vector<double> A = fill(big, 1), x = fill(8, 2);
+                        f(order, uplo, trans, diag, n, k - 1, A.data(), ld, x.data(), 1);
+                        return x;
+                    });
+                compare<void(int, int, int, int, int, int, D, int, double*, int)>(
+                    "cblas_dtbsv", [&](auto* f, int order) {
+                        std::vector<double> A = fill(big, 1), x = fill(8, 2);
+                        for (double& v : A) v *= 0.1; // every band element small: the diagonal dominates
+                        for (int j = 0; j < n; ++j) // the diagonal's place: row 0 or row k - 1 of the band
+                            for (int off : {0, k - 1}) A[static_cast<std::size_t>(j * ld + off)] = 4.0;
+                        f(order, uplo, trans, diag, n, k - 1, A.data(), ld, x.data(), 1);
+                        return x;
+                    });
+                compare<void(int, int, int, int, int, D, double*, int)>(
+                    "cblas_dtpmv", [&](auto* f, int order) {
+                        std::vector<double> A = fill(big, 1), x = fill(8, 2);
+                        f(order, uplo, trans, diag, n, A.data(), x.data(), 1);
+                        return x;
+                    });
+                compare<void(int, int, int, int, int, D, double*, int)>(
+                    "cblas_dtpsv", [&](auto* f, int order) {
+                        std::vector<double> A = fill(big, 1), x = fill(8, 2);
+                        for (double& v : A) v = 0.05 * v + 3.0; // every entry near 3: still a well-posed solve
+                        f(order, uplo, trans, diag, n, A.data(), x.data(), 1);
+                        return x;
+                    });
+            }
+        compare<void(int, int, int, double, D, int, double*, int)>("cblas_dsyr", [&](auto* f, int order) {
+            std::vector<double> A = fill(big, 1), x = fill(8, 2);
+            f(order, uplo, n, 0.5, x.data(), -1, A.data(), ld);
+            return A;
+        });
+        compare<void(int, int, int, double, D, int, double*)>("cblas_dspr", [&](auto* f, int order) {
+            std::vector<double> A = fill(big, 1), x = fill(8, 2);
+            f(order, uplo, n, 0.5, x.data(), 1, A.data());
+            return A;
+        });
+        compare<void(int, int, int, double, D, int, D, int, double*, int)>("cblas_dsyr2", [&](auto* f, int order) {
+            std::vector<double> A = fill(big, 1), x = fill(8, 2), y = fill(8, 3);
+            f(order, uplo, n, 0.5, x.data(), 1, y.data(), 1, A.data(), ld);
+            return A;
+        });
+        compare<void(int, int, int, double, D, int, D, int, double*)>("cblas_dspr2", [&](auto* f, int order) {
+            std::vector<double> A = fill(big, 1), x = fill(8, 2), y = fill(8, 3);
+            f(order, uplo, n, 0.5, x.data(), 1, y.data(), -1, A.data());
+            return A;
+        });
+    }
+    compare<void(int, int, int, double, D, int, D, int, double*, int)>("cblas_dger", [&](auto* f, int order) {
+        std::vector<double> A = fill(big, 1), x = fill(8, 2), y = fill(8, 3);
+        f(order, m, n, 0.5, x.data(), 1, y.data(), -1, A.data(), ld);
+        return A;
+    });
+    // Level 3.
+    for (int ta : {111, 112})
+        for (int tb : {111, 112})
+            compare<void(int, int, int, int, int, int, double, D, int, D, int, double, double*, int)>(
+                "cblas_dgemm", [&](auto* f, int order) {
+                    std::vector<double> A = fill(big, 1), B = fill(big, 2), C = fill(big, 3);
+                    f(order, ta, tb, m, n, k, 0.5, A.data(), ld, B.data(), ld, 2.0, C.data(), ld);
+                    return C;
+                });
+    for (int uplo : {121, 122}) {
+        for (int side : {141, 142})
+            compare<void(int, int, int, int, int, double, D, int, D, int, double, double*, int)>(
+                "cblas_dsymm", [&](auto* f, int order) {
+                    std::vector<double> A = fill(big, 1), B = fill(big, 2), C = fill(big, 3);
+                    f(order, side, uplo, m, n, 0.5, A.data(), ld, B.data(), ld, 2.0, C.data(), ld);
+                    return C;
+                });
+        for (int trans : {111, 112}) {
+            compare<void(int, int, int, int, int, double, D, int, double, double*, int)>(
+                "cblas_dsyrk", [&](auto* f, int order) {
+                    std::vector<double> A = fill(big, 1), C = fill(big, 3);
+                    f(order, uplo, trans, n, k, 0.5, A.data(), ld, 2.0, C.data(), ld);
+                    return C;
+                });
+            compare<void(int, int, int, int, int, double, D, int, D, int, double, double*, int)>(
+                "cblas_dsyr2k", [&](auto* f, int order) {
+                    std::vector<double> A = fill(big, 1), B = fill(big, 2), C = fill(big, 3);
+                    f(order, uplo, trans, n, k, 0.5, A.data(), ld, B.data(), ld, 2.0, C.data(), ld);
+                    return C;
+                });
+            for (int side : {141, 142})
+                for (int diag : {131, 132}) {
+                    compare<void(int, int, int, int, int, int, int, double, D, int, double*, int)>(
+                        "cblas_dtrmm", [&](auto* f, int order) {
+                            std::vector<double> A = fill(big, 1), B = fill(big, 2);
+                            f(order, side, uplo, trans, diag, m, n, 0.5, A.data(), ld, B.data(), ld);
+                            return B;
+                        });
+                    compare<void(int, int, int, int, int, int, int, double, D, int, double*, int)>(
+                        "cblas_dtrsm", [&](auto* f, int order) {
+                            std::vector<double> A = dominant(big, 5, ld + 1), B = fill(big, 2);
+                            f(order, side, uplo, trans, diag, m, n, 0.5, A.data(), ld + 1, B.data(), ld);
+                            return B;
+                        });
+                }
+        }
+    }
+    // Level 1.
+    compare<void(int, double, D, int, double*, int)>("cblas_daxpy", [&](auto* f, int) {
+        std::vector<double> x = fill(8, 2), y = fill(8, 3);
+        f(n, 0.5, x.data(), 1, y.data(), -1);
+        return y;
+    });
+    compare<void(int, double*, int, double*, int, double, double)>("cblas_drot", [&](auto* f, int) {
+        std::vector<double> x = fill(8, 2), y = fill(8, 3);
+        f(n, x.data(), -1, y.data(), 1, 0.6, 0.8);
+        x.insert(x.end(), y.begin(), y.end());
+        return x;
+    });
+    compare<void(int, double, double*, int)>("cblas_dscal", [&](auto* f, int) {
+        std::vector<double> x = fill(8, 2);
+        f(n, 0.5, x.data(), 2);
+        return x;
+    });
+    compare<void(int, D, int, double*, int)>("cblas_dcopy", [&](auto* f, int) {
+        std::vector<double> x = fill(8, 2), y = fill(8, 3);
+        f(n, x.data(), 1, y.data(), -2);
+        return y;
+    });
+    compare<void(int, double*, int, double*, int)>("cblas_dswap", [&](auto* f, int) {
+        std::vector<double> x = fill(8, 2), y = fill(8, 3);
+        f(n, x.data(), 1, y.data(), -1);
+        x.insert(x.end(), y.begin(), y.end());
+        return x;
+    });
+    for (const char* name : {"cblas_dasum", "cblas_dnrm2"}) {
+        const std::vector<double> x = fill(8, 2);
+        EXPECT_NEAR(routine<double(int, D, int)>(name)(n, x.data(), 2),
+                    reinterpret_cast<double (*)(int, D, int)>(dlsym(reference(), name))(n, x.data(), 2), 1e-14)
+            << name;
+    }
+    const std::vector<float> fx = {1.5f, 2.25f, -3.0f, 0.5f}, fy = {2.0f, 0.25f, 1.0f, 8.0f};
+    EXPECT_EQ(routine<double(int, const float*, int, const float*, int)>("cblas_dsdot")(4, fx.data(), 1, fy.data(), -1),
+              1.5 * 8.0 + 2.25 * 1.0 - 3.0 * 0.25 + 0.5 * 2.0);
+}
