@@ -1,6 +1,6 @@
 """Debian's numpy and scipy on flamex's libblas.so.3 (run with LD_LIBRARY_PATH at
-its directory): numpy loads it, a cancelling np.dot and A @ B are correctly
-rounded, and scipy.linalg.lu_factor gives the same bits with FLAMEX_THREADS 1
+its directory): numpy loads it, a cancelling np.dot, A @ B and A @ A.T are
+correctly rounded, and scipy.linalg.lu_factor gives the same bits with FLAMEX_THREADS 1
 and 2. Usage: numpy_check.py LIBDIR"""
 import hashlib
 import os
@@ -50,6 +50,10 @@ def main():
     wrong = sum(C[i, j] != exact_dot(A[i, :], B[:, j]) for i in range(40) for j in range(20))
     if wrong:
         failures.append(f"A @ B: {wrong} of 800 elements not correctly rounded")
+    G = A[:20] @ A[:20].T  # numpy's syrk path (cblas_dsyrk), both triangles filled from one
+    wrong = sum(G[i, j] != exact_dot(A[i], A[j]) for i in range(20) for j in range(20))
+    if wrong:
+        failures.append(f"A @ A.T: {wrong} of 400 elements not correctly rounded")
     v = A[:, 0]
     if A.T @ v is None or (A.T @ v)[3] != exact_dot(A[:, 3], v):
         failures.append("A.T @ v (gemv) not correctly rounded")
