@@ -31,9 +31,8 @@ for v in 1 2 3 4; do
     emit trinv $v unb variants trinv
     emit trinv $v blk variants trinv
 done
-# Variants 3 and 4 partition B by columns, which trsm_lln.pme does not: they stay
-# hand-written (variants/trsm_lln_*_var3.cpp, *_var4.cpp).
-for v in 1 2; do
+# Variants 3 and 4 partition B by columns (trsm_lln.pme's `pme n` equations).
+for v in 1 2 3 4; do
     emit trsm_lln $v unb variants trsm_lln
     emit trsm_lln $v blk variants trsm_lln
 done

@@ -1,9 +1,9 @@
 // The triangular solve variants with many right-hand sides (left, lower, no
 // transpose, non-unit), written once against the abstract BLAS: B := L^{-1} B for
 // the lower triangle L of an n x n matrix (its strictly upper triangle is not read)
-// and an n x k B. Variants 1 and 2 are generated from derive/pme/trsm_lln.pme by
-// derive/regenerate.sh; 3 and 4 partition B by columns, which the PME does not, and
-// are hand-written.
+// and an n x k B. All four are generated from derive/pme/trsm_lln.pme by
+// derive/regenerate.sh: 1 and 2 from its PME partitioning L 2x2 and B by rows, 3 and 4
+// from the one partitioning B by columns.
 //
 // Numbering: libflame's FLA_Trsm_lln_unb_var1..4 and FLA_Trsm_lln_blk_var1..4 (1, 2:
 // a row block of B at a time, 1 from the rows solved before it, 2 updating the rows

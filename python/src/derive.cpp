@@ -10,7 +10,7 @@ namespace {
 
 derive::Derivation derivation_of(const derive::Pme& pme, bool blocked)
 {
-    if (blocked && pme.blocked.empty()) throw Error(pme.name + ": the description has no blocked form");
+    if (blocked && !pme.has_blocked()) throw Error(pme.name + ": the description has no blocked form");
     return derive::derive_invariants(pme);
 }
 
