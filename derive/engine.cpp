@@ -582,7 +582,9 @@ private:
         }
         if (b->kind != K::Block) return "?";
         const Operand& o = *pme_.operand(b->operand);
-        block = name_of(*b);
+        Math current = *b; // the call names the block; an original it reads is still there
+        current.hat = false;
+        block = name_of(current);
         const char er = extent(o.row_index, b->rows), ec = extent(o.col_index, b->cols);
         std::string s = er == '1' && ec == '1' ? "s" : er == '1' ? "r" : ec == '1' ? "c" : "m";
         if (s == "m" && (o.lower() || o.upper()) && b->rows == b->cols && o.structure != "symmetric_lower") {

@@ -216,6 +216,53 @@ private:
     fla_trsm_t* trsm_;
 };
 
+// Trmm's control tree: scaling and gemm to the external BLAS, the subproblems to
+// FLA_Trmm_{lln,lun}_unb_var`inner_number`.
+class TrmmTree {
+public:
+    TrmmTree(int number, dim_t block, int inner_number)
+    {
+        const auto b = static_cast<::dim_t>(block);
+        blocksize_ = FLA_Blocksize_create(b, b, b, b);
+        scal_ = FLA_Cntl_scal_obj_create(FLA_FLAT, FLA_SUBPROBLEM, nullptr, nullptr);
+        gemm_ = FLA_Cntl_gemm_obj_create(FLA_FLAT, FLA_SUBPROBLEM, nullptr, nullptr, nullptr);
+        inner_ = FLA_Cntl_trmm_obj_create(FLA_FLAT, FLA_UNBLOCKED_VARIANT1 - 1 + inner_number, nullptr, nullptr, nullptr, nullptr);
+        trmm_ = FLA_Cntl_trmm_obj_create(FLA_FLAT, FLA_BLOCKED_VARIANT1 - 1 + number, blocksize_, scal_, inner_, gemm_);
+    }
+    ~TrmmTree()
+    {
+        FLA_Cntl_obj_free(trmm_);
+        FLA_Cntl_obj_free(inner_);
+        FLA_Cntl_obj_free(scal_);
+        FLA_Cntl_obj_free(gemm_);
+        FLA_Blocksize_free(blocksize_);
+    }
+    TrmmTree(const TrmmTree&) = delete;
+    TrmmTree& operator=(const TrmmTree&) = delete;
+    fla_trmm_t* get() const { return trmm_; }
+
+private:
+    fla_blocksize_t* blocksize_;
+    fla_scal_t* scal_;
+    fla_gemm_t* gemm_;
+    fla_trmm_t* inner_;
+    fla_trmm_t* trmm_;
+};
+
+FLA_Error trmm(bool lower, bool blocked, int number, FLA_Obj T, FLA_Obj B, const TrmmTree* tree)
+{
+    using Unb = FLA_Error (*)(FLA_Diag, FLA_Obj, FLA_Obj, FLA_Obj);
+    using Blk = FLA_Error (*)(FLA_Diag, FLA_Obj, FLA_Obj, FLA_Obj, fla_trmm_t*);
+    static const Unb unb_lln[] = {FLA_Trmm_lln_unb_var1, FLA_Trmm_lln_unb_var2, FLA_Trmm_lln_unb_var3, FLA_Trmm_lln_unb_var4};
+    static const Unb unb_lun[] = {FLA_Trmm_lun_unb_var1, FLA_Trmm_lun_unb_var2, FLA_Trmm_lun_unb_var3, FLA_Trmm_lun_unb_var4};
+    static const Blk blk_lln[] = {FLA_Trmm_lln_blk_var1, FLA_Trmm_lln_blk_var2, FLA_Trmm_lln_blk_var3, FLA_Trmm_lln_blk_var4};
+    static const Blk blk_lun[] = {FLA_Trmm_lun_blk_var1, FLA_Trmm_lun_blk_var2, FLA_Trmm_lun_blk_var3, FLA_Trmm_lun_blk_var4};
+    if (number < 1 || number > 4) throw Error("libflame has no Trmm variant " + std::to_string(number));
+    const auto k = static_cast<size_t>(number - 1);
+    if (!blocked) return (lower ? unb_lln : unb_lun)[k](FLA_NONUNIT_DIAG, FLA_ONE, T, B);
+    return (lower ? blk_lln : blk_lun)[k](FLA_NONUNIT_DIAG, FLA_ONE, T, B, tree->get());
+}
+
 FLA_Error trinv(bool blocked, int number, FLA_Obj A, const TrinvTree* tree)
 {
     if (!blocked) {
@@ -294,6 +341,19 @@ void libflame_trsm_lln(const TrsmVariant& variant, Obj L, Obj B, dim_t block, in
     }
     const TrsmTree tree(variant.number, block, inner_number);
     trsm_lln(true, variant.number, l, b, &tree);
+}
+
+void libflame_trmm(const TrmmVariant& variant, Obj T, Obj B, dim_t block, int inner_number)
+{
+    fla::ensure_initialized();
+    const FLA_Obj t = fla::to_fla(T), b = fla::to_fla(B);
+    const bool lower = variant.operation == "trmm_lln";
+    if (!variant.blocked) {
+        trmm(lower, false, variant.number, t, b, nullptr);
+        return;
+    }
+    const TrmmTree tree(variant.number, block, inner_number);
+    trmm(lower, true, variant.number, t, b, &tree);
 }
 
 int libflame_lu(const LuVariant& variant, Obj A, PivObj p, dim_t block, int inner_number)

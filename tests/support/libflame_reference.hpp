@@ -6,6 +6,7 @@
 #include "variants/chol.hpp"
 #include "variants/lu.hpp"
 #include "variants/trinv.hpp"
+#include "variants/trmm.hpp"
 #include "variants/trsm.hpp"
 
 namespace flamex::test {
@@ -29,5 +30,10 @@ void libflame_trinv(const TrinvVariant& variant, Obj A, dim_t block = 128, int i
 // FLA_Trsm_lln_{unb,blk}_varN: B := L^{-1} B (non-unit, alpha = 1), blocked ones with
 // block size `block` and FLA_Trsm_lln_unb_var`inner_number` for the subproblems.
 void libflame_trsm_lln(const TrsmVariant& variant, Obj L, Obj B, dim_t block = 128, int inner_number = 2);
+
+// FLA_Trmm_{lln,lun}_{unb,blk}_varN: B := T B (non-unit, alpha = 1), blocked ones with
+// block size `block` and the same operation's unblocked variant `inner_number` for
+// the subproblems.
+void libflame_trmm(const TrmmVariant& variant, Obj T, Obj B, dim_t block = 128, int inner_number = 1);
 
 } // namespace flamex::test
