@@ -966,7 +966,7 @@ void derive_engine(const Pme& pme, Derivation& d)
                     if (number) matched.insert(number);
                     (number ? d.invariants : unnumbered).push_back(inv);
                 } else if (decl && !matched.count(number)) {
-                    declared_reasons.push_back({std::to_string(number), why});
+                    declared_reasons.push_back({std::to_string(number), std::string(backward ? "from the bottom right: " : "from the top left: ") + why});
                 }
                 size_t k = 0;
                 while (k < qs.size() && ++levels[k] == qs[k].levels.size()) levels[k++] = 0;
@@ -979,8 +979,10 @@ void derive_engine(const Pme& pme, Derivation& d)
     for (const InvariantDecl& v : pme.declared) {
         if (matched.count(v.number)) continue;
         std::string reason = "no invariant of the PME holds these values";
+        std::string reasons;
         for (const auto& [number, why] : declared_reasons)
-            if (number == std::to_string(v.number)) reason = why;
+            if (number == std::to_string(v.number)) reasons += (reasons.empty() ? "" : "; ") + why;
+        if (!reasons.empty()) reason = reasons;
         InfeasibleVariant iv;
         iv.number = v.number;
         for (const auto& [lhs, rhs] : v.holds) iv.tasks.push_back(equation_text(lhs, rhs));

@@ -39,6 +39,10 @@ void expect_golden(const std::string& op, const std::string& golden)
 
 TEST(DeriveCli, LuTextIsTheGoldenOne) { expect_golden("lu", kSource + "/tests/golden/derive_lu.txt"); }
 TEST(DeriveCli, CholTextIsTheGoldenOne) { expect_golden("chol", kSource + "/tests/golden/derive_chol.txt"); }
+// The derived format's worksheets: the states before and after the update as the
+// values of the 3x3 blocks (b1^T = lambda11^{-1} ( bhat1^T - l10^T B0 )).
+TEST(DeriveCli, TrsmLlnTextIsTheGoldenOne) { expect_golden("trsm_lln", kSource + "/tests/golden/derive_trsm_lln.txt"); }
+TEST(DeriveCli, TrmmLunTextIsTheGoldenOne) { expect_golden("trmm_lun", kSource + "/tests/golden/derive_trmm_lun.txt"); }
 
 TEST(DeriveCli, ListsEveryOperationWithItsInvariantCounts)
 {
@@ -48,7 +52,9 @@ TEST(DeriveCli, ListsEveryOperationWithItsInvariantCounts)
     for (const char* line : {"lu_nopiv  LU without pivoting: 5 invariants", "lu_piv  LU with partial pivoting: 3 invariants",
                              "chol  Cholesky factorization (lower): 3 invariants", "trinv  Triangular inverse (lower, non-unit): 4 invariants",
                              "ldlt  LDL^T factorization (lower, unit L, D diagonal): 3 invariants",
-                             "trsm_lln  Triangular solve L X = B (left, lower, no transpose): 4 invariants"})
+                             "trsm_lln  Triangular solve L X = B (left, lower, no transpose): 4 invariants",
+                             "trmm_lln  Triangular product B := L B (left, lower, no transpose): 4 invariants",
+                             "trmm_lun  Triangular product B := U B (left, upper, no transpose): 4 invariants"})
         EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
     EXPECT_NE(r.out.find("variant 1  infeasible"), std::string::npos) << r.out;
 }
@@ -59,7 +65,7 @@ TEST(DeriveCli, UnknownOperationOrVariantAndInfeasibleVariantFail)
     ScratchDir scratch("derive-bad");
     auto r = run_program(FLAMEX_CLI, {"derive", "qr"}, scratch);
     EXPECT_EQ(r.status, 2);
-    EXPECT_NE(r.err.find("unknown operation 'qr' (known: chol, ldlt, lu_nopiv, lu_piv, trinv, trsm_lln)"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("unknown operation 'qr' (known: chol, ldlt, lu_nopiv, lu_piv, trinv, trmm_lln, trmm_lun, trsm_lln)"), std::string::npos) << r.err;
 
     r = run_program(FLAMEX_CLI, {"derive", "chol", "--variant", "4"}, scratch);
     EXPECT_EQ(r.status, 2);
@@ -143,7 +149,7 @@ namespace {
 TEST(DeriveCli, EveryShippedPmeMeetsItsDefinition)
 {
     ScratchDir scratch("derive-check");
-    for (const char* op : {"lu_nopiv", "lu_piv", "chol", "ldlt", "trinv", "trsm_lln"}) {
+    for (const char* op : {"lu_nopiv", "lu_piv", "chol", "ldlt", "trinv", "trsm_lln", "trmm_lln", "trmm_lun"}) {
         const auto r = run_program(FLAMEX_CLI, {"derive", op, "--check-pme"}, scratch);
         EXPECT_EQ(r.status, 0) << op << ":\n" << r.out << r.err;
         EXPECT_NE(r.out.find(std::string("check-pme ") + op + ": every variant satisfies"), std::string::npos) << r.out;
