@@ -969,6 +969,12 @@ std::string check_pme(const Derivation& d, bool& ok)
         why << "  step \"" << s->description << "\" (" << s->where.str() << ") of task " << tasks
             << " is performed by exactly the failing variants\n";
     }
+    if (pme.derived) {
+        // The updates are derived from the PME's equations: those are what to check.
+        why << "  the updates are derived from the PME's equations; one of them is wrong:\n";
+        for (const Equation& e : pme.equations) why << "    " << e.where.str() << "  " << equation_text(e.lhs, e.rhs) << "\n";
+        return why.str();
+    }
     if (suspects.empty()) why << "  no single step is performed by exactly the failing variants\n";
     return why.str();
 }

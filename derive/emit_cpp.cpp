@@ -257,7 +257,8 @@ public:
         if (blocked_)
             out << "        const dim_t b = "
                 << (inv_.index.empty() ? cpp_lines(pme_, "blocksize").front()
-                                       : replace_all(cpp_lines(pme_, "blocksize").front(), "{rest}", remaining(pme_, inv_)))
+                                       : replace_all(replace_all(cpp_lines(pme_, "blocksize").front(), "{rest}", remaining(pme_, inv_)),
+                                                     "{rest_view}", remaining(pme_, inv_).substr(0, remaining(pme_, inv_).find('.'))))
                 << ";\n";
         repartitions(out);
         out << "        /*------------------------------------------------------------*/\n";

@@ -331,6 +331,7 @@ struct Substitution {
         case K::Inverse:
         case K::Apply: {
             const auto s = span(e.args.front());
+            if (e.kind == K::Apply && !(s.first == R && s.second == C)) return own_pme(e, R, C);
             if (!(s.first == R) || !(s.second == C))
                 throw Error(e.where.str() + ": cannot expand " + print(e) + " on the 3x3 partitioning (" +
                             (e.kind == K::Apply ? "the named operation's own PME is not a rewrite rule yet" : "an inverse spanning blocks") + ")");
@@ -344,12 +345,89 @@ struct Substitution {
             const auto sa = span(A);
             if (A.kind == K::Inverse && sa.first.hi - sa.first.lo > 1 && !(sa.first.lo == 0 && sa.first.hi == 3))
                 return substitute(A.args.front(), B, R, C);
+            const Math& Z = e.args.back();
+            const bool zt = Z.kind == K::Transpose && Z.args.front().kind == K::Inverse;
+            if (Z.kind == K::Inverse || zt) {
+                const auto sz = span(Z);
+                if (sz.first.hi - sz.first.lo > 1 && !(sz.first.lo == 0 && sz.first.hi == 3)) {
+                    const std::vector<Math> head(e.args.begin(), e.args.end() - 1);
+                    const Math X = head.size() == 1 ? head.front() : Math::nary(K::Product, head);
+                    return substitute_right(X, zt ? Z.args.front().args.front() : Z.args.front(), zt, R, C);
+                }
+            }
             std::vector<Math> terms;
             for (const Range& k : parts(sa.second)) terms.push_back(normalize(Math::nary(K::Product, {part(A, R, k), part(B, k, C)})));
             return normalize(Math::nary(K::Sum, terms));
         }
         }
         return e;
+    }
+
+    // (X op(T)^{-1}) on columns C, op(T) = T or T^T: ( X_C - sum Y_K op(T)_KC ) op(T)_CC^{-1},
+    // the blocks K solved before C (after it for a lower op(T), before for an upper),
+    // Y_K the final value of the result's block (R, K): the operation's own PME.
+    Math substitute_right(const Math& X, const Math& T, bool transposed, const Range& R, const Range& C) const
+    {
+        const Operand* t = T.kind == K::Block ? pme.operand(T.operand) : nullptr;
+        if (!final_value || !t || !(t->lower() || t->upper()))
+            throw Error(T.where.str() + ": cannot expand " + print(T) + "^{-1} on the 3x3 partitioning except as the final value");
+        const bool op_lower = t->lower() != transposed;
+        const auto op_block = [&](const Range& i, const Range& j) {
+            return transposed ? normalize(Math::unary(K::Transpose, part(T, j, i))) : part(T, i, j);
+        };
+        std::vector<Math> terms{part(X, R, C)};
+        for (const Range& k : parts(T.rows)) {
+            const bool before = op_lower ? k.lo >= C.hi : k.hi <= C.lo;
+            if (!before) continue;
+            Math y;
+            y.kind = K::Block;
+            y.operand = self;
+            y.located = true;
+            y.rows = R;
+            y.cols = k;
+            terms.push_back(Math::unary(K::Neg, Math::nary(K::Product, {y, op_block(k, C)})));
+        }
+        Math inv = Math::unary(K::Inverse, part(T, C, C));
+        if (transposed) inv = Math::unary(K::Transpose, inv);
+        return normalize(Math::nary(K::Product, {Math::nary(K::Sum, terms), inv}));
+    }
+
+    // Op( X ) on block (R, C), X spanning two parts: the operation's own PME (its
+    // `equation` names Op), the quadrants mapped onto the two parts, the original
+    // onto X's blocks and the result's quadrants onto its final blocks.
+    Math own_pme(const Math& e, const Range& R, const Range& C) const
+    {
+        const Math& def = pme.definition_rhs;
+        const auto s = span(e.args.front());
+        if (!final_value || def.kind != K::Apply || def.name != e.name || def.args.front().kind != K::Block ||
+            s.first.hi - s.first.lo != 2 || !(s.first == s.second))
+            throw Error(e.where.str() + ": cannot expand " + print(e) + " on the 3x3 partitioning (" + e.name +
+                        " is not this operation, or not its final value)");
+        const std::string& original = def.args.front().operand;
+        const Range first{s.first.lo, s.first.lo + 1}, second{s.first.lo + 1, s.first.hi};
+        const auto range_of = [&](char letter) { return letter == 'T' || letter == 'L' ? first : second; };
+        for (const Equation& eq : pme.equations) {
+            if (eq.lhs.operand != self || eq.lhs.quadrant.size() != 2) continue;
+            if (!(range_of(eq.lhs.quadrant[0]) == R) || !(range_of(eq.lhs.quadrant[1]) == C)) continue;
+            const std::function<Math(const Math&)> put = [&](const Math& m) -> Math {
+                if (m.kind == K::Block) {
+                    if (m.quadrant.size() != 2) throw Error(m.where.str() + ": the PME's rewrite needs 2x2 quadrants");
+                    const Range rr = range_of(m.quadrant[0]), cc = range_of(m.quadrant[1]);
+                    if (m.operand == original && m.hat) return part(e.args.front(), rr, cc);
+                    Math b = m;
+                    b.quadrant.clear();
+                    b.located = true;
+                    b.rows = rr;
+                    b.cols = cc;
+                    return part(b, rr, cc);
+                }
+                Math x = m;
+                for (Math& a : x.args) a = put(a);
+                return normalize(x);
+            };
+            return put(eq.rhs);
+        }
+        throw Error(e.where.str() + ": the PME has no equation for that block of " + print(e));
     }
 
     // (T^{-1} X) on rows R: T_RR^{-1} ( X_R - sum T_RK Y_K ), the blocks K solved
@@ -446,13 +524,15 @@ std::optional<std::vector<Stage>> path(const Math& to, const Math& from)
 // --- the BLAS rules, as data ------------------------------------------------------------------
 
 // A factor's signature: its block's shape (s a scalar, r a row, c a column, m a
-// matrix, t a triangle on the diagonal of a lower or upper operand), then T for a
-// transpose and I for an inverse. A rule matches a stage of an update of a block of
-// shape `target` (* any) whose factors have these signatures; the call's {X} is the
+// matrix, t a triangle on the diagonal of a lower or upper operand, y the diagonal
+// block of a symmetric one), then T for a transpose and I for an inverse. A rule
+// matches a stage of an update of a block of shape `target` (* any) whose factors
+// have these signatures (`apply` stages: the operation's name); the call's {X} is the
 // block updated, {1} {2} the factors' blocks, {s} the term's sign (1.0 or -1.0),
-// {U1} {D1} the first factor's triangle (LOWER/UPPER, UNIT/NONUNIT).
+// {U1} {D1} the first factor's stored triangle (LOWER/UPPER, UNIT/NONUNIT). A call
+// may be several, separated by "; ", each with its worksheet text after '|'.
 struct Rule {
-    const char* stage; // add, left, right
+    const char* stage; // add, left, right, apply
     const char* target;
     const char* factors;
     const char* call;
@@ -461,12 +541,16 @@ struct Rule {
 const Rule kRules[] = {
     // X := X + s A B
     {"add", "s", "r c", "dots({s}, {1}, {2}, 1.0, {X})"},
+    {"add", "s", "r rT", "dots({s}, {1}, {2}, 1.0, {X})"},
     {"add", "s", "cT c", "dots({s}, {1}, {2}, 1.0, {X})"},
     {"add", "r", "r m", "gemv(TRANSPOSE, {s}, {2}, {1}, 1.0, {X})"},
     {"add", "r", "r t", "gemv(TRANSPOSE, {s}, {2}, {1}, 1.0, {X})"},
     {"add", "c", "m c", "gemv(NO_TRANSPOSE, {s}, {1}, {2}, 1.0, {X})"},
+    {"add", "c", "m rT", "gemv(NO_TRANSPOSE, {s}, {1}, {2}, 1.0, {X})"},
     {"add", "c", "mT c", "gemv(TRANSPOSE, {s}, {1}, {2}, 1.0, {X})"},
     {"add", "m", "c r", "ger({s}, {1}, {2}, {X})"},
+    {"add", "y", "c cT", "syrk(LOWER, NO_TRANSPOSE, {s}, {1}, 1.0, {X})"},
+    {"add", "y", "m mT", "syrk(LOWER, NO_TRANSPOSE, {s}, {1}, 1.0, {X})"},
     {"add", "m", "m m", "gemm(NO_TRANSPOSE, NO_TRANSPOSE, {s}, {1}, {2}, 1.0, {X})"},
     {"add", "m", "mT m", "gemm(TRANSPOSE, NO_TRANSPOSE, {s}, {1}, {2}, 1.0, {X})"},
     {"add", "m", "m mT", "gemm(NO_TRANSPOSE, TRANSPOSE, {s}, {1}, {2}, 1.0, {X})"},
@@ -477,16 +561,27 @@ const Rule kRules[] = {
     {"left", "*", "sI", "invscal({1}, {X})"},
     {"left", "*", "s", "scal({1}, {X})"},
     {"left", "c", "tI", "trsv({U1}, NO_TRANSPOSE, {D1}, {1}, {X})"},
+    {"left", "c", "tTI", "trsv({U1}, TRANSPOSE, {D1}, {1}, {X})"},
     {"left", "c", "t", "trmv({U1}, NO_TRANSPOSE, {D1}, {1}, {X})"},
+    {"left", "c", "tT", "trmv({U1}, TRANSPOSE, {D1}, {1}, {X})"},
     {"left", "m", "tI", "trsm(LEFT, {U1}, NO_TRANSPOSE, {D1}, 1.0, {1}, {X})"},
+    {"left", "m", "tTI", "trsm(LEFT, {U1}, TRANSPOSE, {D1}, 1.0, {1}, {X})"},
     {"left", "m", "t", "trmm(LEFT, {U1}, NO_TRANSPOSE, {D1}, 1.0, {1}, {X})"},
-    // X := X F
+    {"left", "m", "tT", "trmm(LEFT, {U1}, TRANSPOSE, {D1}, 1.0, {1}, {X})"},
+    // X := X F (a row x^T T^{-T} is (T^{-1} x)^T)
     {"right", "*", "sI", "invscal({1}, {X})"},
+    {"right", "*", "sTI", "invscal({1}, {X})"},
     {"right", "*", "s", "scal({1}, {X})"},
     {"right", "r", "tI", "trsv({U1}, TRANSPOSE, {D1}, {1}, {X})"},
+    {"right", "r", "tTI", "trsv({U1}, NO_TRANSPOSE, {D1}, {1}, {X})"},
     {"right", "r", "t", "trmv({U1}, TRANSPOSE, {D1}, {1}, {X})"},
+    {"right", "r", "tT", "trmv({U1}, NO_TRANSPOSE, {D1}, {1}, {X})"},
     {"right", "m", "tI", "trsm(RIGHT, {U1}, NO_TRANSPOSE, {D1}, 1.0, {1}, {X})"},
+    {"right", "m", "tTI", "trsm(RIGHT, {U1}, TRANSPOSE, {D1}, 1.0, {1}, {X})"},
     {"right", "m", "t", "trmm(RIGHT, {U1}, NO_TRANSPOSE, {D1}, 1.0, {1}, {X})"},
+    {"right", "m", "tT", "trmm(RIGHT, {U1}, TRANSPOSE, {D1}, 1.0, {1}, {X})"},
+    // X := Op( X ) on a scalar (the blocked form's diagonal block is the inner call)
+    {"apply", "s", "Chol", "check({X})|{X} > 0? else stop; sqrt({X})|{X} := sqrt( {X} )"},
 };
 
 Expr make_call(const std::string& text)
@@ -537,7 +632,7 @@ private:
         size_t order; // its stage among the cell's
         Stage stage;
         std::string text;
-        Expr call;
+        std::vector<std::pair<std::string, Expr>> calls; // worksheet text, call
         std::set<size_t> hat_reads, final_reads;
     };
 
@@ -585,19 +680,27 @@ private:
         Math current = *b; // the call names the block; an original it reads is still there
         current.hat = false;
         block = name_of(current);
-        const char er = extent(o.row_index, b->rows), ec = extent(o.col_index, b->cols);
-        std::string s = er == '1' && ec == '1' ? "s" : er == '1' ? "r" : ec == '1' ? "c" : "m";
-        if (s == "m" && (o.lower() || o.upper()) && b->rows == b->cols && o.structure != "symmetric_lower") {
+        std::string s = shape(o, b->rows, b->cols);
+        // A triangle: a diagonal block of a triangular operand, or of a symmetric one's
+        // final value (its factor); the rules name the stored triangle and op().
+        if ((s == "m" || s == "y") && (o.lower() || o.upper()) && b->rows == b->cols && !(o.structure == "symmetric_lower" && b->hat)) {
             s = "t";
-            uplo = (o.lower() != trans) ? "LOWER" : "UPPER";
+            uplo = o.lower() ? "LOWER" : "UPPER";
             diag = o.unit() ? "UNIT" : "NONUNIT";
-            if (trans) trans = false; // a triangle's transpose is the other triangle
-            // (the rules take op(T) = T; a transposed triangle would need its flag)
-            if (trans) return "?";
         }
         if (trans) s += "T";
         if (inv) s += "I";
         return s;
+    }
+    // s, r, c, m, or y (a symmetric operand's diagonal block).
+    std::string shape(const Operand& o, const Range& rows, const Range& cols) const
+    {
+        const char er = extent(o.row_index, rows), ec = extent(o.col_index, cols);
+        if (er == '1' && ec == '1') return "s";
+        if (er == '1') return "r";
+        if (ec == '1') return "c";
+        if (o.structure == "symmetric_lower" && rows == cols) return "y";
+        return "m";
     }
 
     // The stage as a BLAS call, or empty when no rule matches.
@@ -616,8 +719,13 @@ private:
 // recursive call.
 bool Algorithm::inner_call(const Cell& cell, const Stage& st, std::string& call) const
 {
-    if (!blocked_ || st.kind != Stage::Left) return false;
     const Math& def = pme_.definition_rhs;
+    if (blocked_ && st.kind == Stage::Apply && def.kind == K::Apply && def.name == st.x.name &&
+        def.args.front().kind == K::Block && def.args.front().operand == cell.o->name && pme_.operands.size() == 1) {
+        call = "inner(" + cell.name + ")";
+        return true;
+    }
+    if (!blocked_ || st.kind != Stage::Left) return false;
     if (def.kind != K::Product || def.args.size() != 2) return false;
     const Math& fp = def.args[0];
     const Math& xp = def.args[1];
@@ -650,9 +758,7 @@ std::string Algorithm::blas(const Cell& cell, const Stage& st, std::string& rule
         rule_text = "the operation itself on the diagonal block (the inner variant)";
         return inner;
     }
-    const Operand& o = *cell.o;
-    const char er = extent(o.row_index, cell.R), ec = extent(o.col_index, cell.C);
-    const std::string target = er == '1' && ec == '1' ? "s" : er == '1' ? "r" : ec == '1' ? "c" : "m";
+    const std::string target = shape(*cell.o, cell.R, cell.C);
     std::string kind, factors, sign = "1.0";
     std::vector<std::string> blocks(2), uplo(2), diag(2);
     if (st.kind == Stage::Add) {
@@ -673,11 +779,15 @@ std::string Algorithm::blas(const Cell& cell, const Stage& st, std::string& rule
     } else if (st.kind == Stage::Left || st.kind == Stage::Right) {
         kind = st.kind == Stage::Left ? "left" : "right";
         factors = signature(st.x, blocks[0], uplo[0], diag[0]);
+    } else if (st.kind == Stage::Apply) {
+        kind = "apply";
+        factors = st.x.name;
     } else {
-        return "";
+        kind = "negate";
     }
     for (const Rule& r : kRules) {
         if (kind != r.stage || factors != r.factors || (std::string(r.target) != "*" && target != r.target)) continue;
+        if (std::string(r.call).rfind("syrk", 0) == 0 && blocks[0] != blocks[1]) continue; // A A^T, one block
         std::string c = r.call;
         c = replace_all(c, "{X}", cell.name);
         c = replace_all(c, "{1}", blocks[0]);
@@ -803,7 +913,21 @@ bool Algorithm::run(std::string& why)
                 inv_.problem[form] = why;
                 return false;
             }
-            u.call = make_call(call);
+            // "call|text; call|text": several calls, each with its own text.
+            size_t begin = 0;
+            for (;;) {
+                const size_t semi = call.find("; ", begin);
+                std::string one = call.substr(begin, semi == std::string::npos ? std::string::npos : semi - begin);
+                std::string desc = u.text;
+                const size_t bar = one.find('|');
+                if (bar != std::string::npos) {
+                    desc = replace_all(one.substr(bar + 1), c.name, display(c.name));
+                    one = one.substr(0, bar);
+                }
+                u.calls.push_back({desc, make_call(one)});
+                if (semi == std::string::npos) break;
+                begin = semi + 2;
+            }
             each_block(st.x, [&](const Math& b) {
                 if (pme_.operand(b.operand)->input_only()) return;
                 const size_t j = cell_of(b);
@@ -849,21 +973,26 @@ bool Algorithm::run(std::string& why)
         }
     std::vector<bool> done(list.size(), false);
     for (size_t count = 0; count < list.size(); ++count) {
+        // Among the updates ready, the earliest stage first (the blocks' first stages,
+        // then their second ones, as FLAME's worksheets and libflame order them), then
+        // the blocks' order.
         size_t pick = list.size();
-        for (size_t i = 0; i < list.size() && pick == list.size(); ++i) {
-            if (done[i]) continue;
-            if (std::all_of(after_of[i].begin(), after_of[i].end(), [&](size_t p) { return done[p]; })) pick = i;
+        for (size_t i = 0; i < list.size(); ++i) {
+            if (done[i] || !std::all_of(after_of[i].begin(), after_of[i].end(), [&](size_t p) { return done[p]; })) continue;
+            if (pick == list.size() || list[i].order < list[pick].order) pick = i;
         }
         if (pick == list.size()) {
             why = "the updates need each other's values: no order computes them in place";
             return false;
         }
         done[pick] = true;
-        Step s;
-        s.description = list[pick].text;
-        s.call = list[pick].call;
-        s.where = pme_.equations.front().where;
-        inv_.derived_steps[form].push_back(s);
+        for (const auto& [desc, call] : list[pick].calls) {
+            Step s;
+            s.description = desc;
+            s.call = call;
+            s.where = pme_.equations.front().where;
+            inv_.derived_steps[form].push_back(s);
+        }
     }
     return true;
 }

@@ -354,6 +354,10 @@ std::string print_raw(const Math& e, BlockNamer namer, const void* context)
     case K::Transpose: {
         const Math& x = e.args.front();
         if (x.kind == K::Inverse) return print_at(x.args.front(), 3, namer, context) + "^{-T}";
+        if (x.kind == K::Block && namer && x.located) { // a row stored as such: (a10^T)^T is a10
+            const std::string name = namer(context, x);
+            if (name.size() > 2 && name.compare(name.size() - 2, 2, "^T") == 0) return name.substr(0, name.size() - 2);
+        }
         return print_at(x, 3, namer, context) + "^T";
     }
     case K::Inverse: return print_at(e.args.front(), 3, namer, context) + "^{-1}";

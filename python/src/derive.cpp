@@ -57,15 +57,24 @@ infeasible one (with its reason), raises flamex.Error.)");
             d = derive::derive_invariants(pme);
         }
         py::list out;
-        for (const derive::Invariant& inv : d.invariants)
-            out.append(py::dict(py::arg("number") = inv.number, py::arg("tasks") = inv.tasks, py::arg("summary") = inv.summary));
+        for (const derive::Invariant& inv : d.invariants) {
+            // The derived format's invariants: the values each quadrant holds, the index
+            // the loop partitions and its direction (the step format's: its tasks).
+            std::vector<std::string> holds;
+            for (const auto& [lhs, rhs] : inv.holds) holds.push_back(derive::equation_text(lhs, rhs));
+            out.append(py::dict(py::arg("number") = inv.number, py::arg("tasks") = inv.tasks, py::arg("summary") = inv.summary,
+                                py::arg("holds") = holds, py::arg("index") = inv.index,
+                                py::arg("direction") = inv.index.empty() ? "" : inv.backward ? "backward" : "forward"));
+        }
         py::list infeasible;
         for (const derive::InfeasibleVariant& v : d.infeasible)
             infeasible.append(py::dict(py::arg("number") = v.number, py::arg("tasks") = v.tasks, py::arg("reason") = v.reason));
         return py::make_tuple(out, infeasible);
     }, py::arg("operation"),
        R"((invariants, infeasible): the loop invariants of an operation as dicts (number, libflame's,
-0 when unnumbered; tasks, the PME's tasks it holds; summary), and the declared variants
+0 when unnumbered; tasks, the PME's tasks it holds; summary; and for a PME in the derived format
+holds, the values its quadrants hold, index, the index space the loop partitions, and direction,
+forward or backward), and the declared variants
 that are not feasible (number, tasks, reason).)");
 }
 
