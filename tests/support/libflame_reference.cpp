@@ -305,6 +305,18 @@ FLA_Error trsm_lln(bool blocked, int number, FLA_Obj L, FLA_Obj B, const TrsmTre
                 std::to_string(number));
 }
 
+FLA_Error trsm_lun(bool blocked, int number, FLA_Obj U, FLA_Obj B, const TrsmTree* tree)
+{
+    using Unb = FLA_Error (*)(FLA_Diag, FLA_Obj, FLA_Obj, FLA_Obj);
+    using Blk = FLA_Error (*)(FLA_Diag, FLA_Obj, FLA_Obj, FLA_Obj, fla_trsm_t*);
+    static const Unb unb[] = {FLA_Trsm_lun_unb_var1, FLA_Trsm_lun_unb_var2, FLA_Trsm_lun_unb_var3, FLA_Trsm_lun_unb_var4};
+    static const Blk blk[] = {FLA_Trsm_lun_blk_var1, FLA_Trsm_lun_blk_var2, FLA_Trsm_lun_blk_var3, FLA_Trsm_lun_blk_var4};
+    if (number < 1 || number > 4) throw Error("libflame has no Trsm_lun variant " + std::to_string(number));
+    const auto k = static_cast<size_t>(number - 1);
+    if (!blocked) return unb[k](FLA_NONUNIT_DIAG, FLA_ONE, U, B);
+    return blk[k](FLA_NONUNIT_DIAG, FLA_ONE, U, B, tree->get());
+}
+
 // libflame's return value (FLA_SUCCESS, or the 0-based column) as LAPACK's info.
 dim_t info_of(FLA_Error r) { return r == FLA_SUCCESS ? 0 : static_cast<dim_t>(r) + 1; }
 
@@ -354,6 +366,18 @@ void libflame_trmm(const TrmmVariant& variant, Obj T, Obj B, dim_t block, int in
     }
     const TrmmTree tree(variant.number, block, inner_number);
     trmm(lower, true, variant.number, t, b, &tree);
+}
+
+void libflame_trsm_lun(const TrsmVariant& variant, Obj U, Obj B, dim_t block, int inner_number)
+{
+    fla::ensure_initialized();
+    const FLA_Obj u = fla::to_fla(U), b = fla::to_fla(B);
+    if (!variant.blocked) {
+        trsm_lun(false, variant.number, u, b, nullptr);
+        return;
+    }
+    const TrsmTree tree(variant.number, block, inner_number);
+    trsm_lun(true, variant.number, u, b, &tree);
 }
 
 int libflame_lu(const LuVariant& variant, Obj A, PivObj p, dim_t block, int inner_number)

@@ -31,6 +31,9 @@ void libflame_trinv(const TrinvVariant& variant, Obj A, dim_t block = 128, int i
 // block size `block` and FLA_Trsm_lln_unb_var`inner_number` for the subproblems.
 void libflame_trsm_lln(const TrsmVariant& variant, Obj L, Obj B, dim_t block = 128, int inner_number = 2);
 
+// FLA_Trsm_lun_{unb,blk}_varN: B := U^{-1} B, as libflame_trsm_lln.
+void libflame_trsm_lun(const TrsmVariant& variant, Obj U, Obj B, dim_t block = 128, int inner_number = 2);
+
 // FLA_Trmm_{lln,lun}_{unb,blk}_varN: B := T B (non-unit, alpha = 1), blocked ones with
 // block size `block` and the same operation's unblocked variant `inner_number` for
 // the subproblems.
