@@ -732,6 +732,18 @@ private:
     }
     Dense expr()
     {
+        Dense d = product_term();
+        for (;;) {
+            const bool plus = punct('+');
+            if (!plus && !punct('-')) return d;
+            const Dense t = product_term();
+            if (t.m != d.m || t.n != d.n) fail("a sum of a " + std::to_string(d.m) + " x " + std::to_string(d.n) + " and a " +
+                                               std::to_string(t.m) + " x " + std::to_string(t.n) + " matrix");
+            for (size_t k = 0; k < d.a.size(); ++k) d.a[k] += plus ? t.a[k] : -t.a[k];
+        }
+    }
+    Dense product_term()
+    {
         Dense d = term();
         while (punct('*')) d = product(d, term());
         return d;

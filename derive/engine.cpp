@@ -174,11 +174,21 @@ bool chain(const Math& e, const Math& own, std::vector<Math>& levels)
     case K::Sum:
         for (size_t i = 0; i < e.args.size(); ++i) {
             if (!chain(e.args[i], own, levels)) continue;
-            Math cur = levels.back();
-            for (size_t j = 0; j < e.args.size(); ++j) {
-                if (j == i) continue;
-                cur = normalize(Math::nary(K::Sum, {cur, e.args[j]}));
-                levels.push_back(cur);
+            // The other terms are added in any order: every subset of them is a
+            // partial result (fewer terms first; the written order among equals).
+            const Math cur = levels.back();
+            std::vector<Math> others;
+            for (size_t j = 0; j < e.args.size(); ++j)
+                if (j != i) others.push_back(e.args[j]);
+            if (others.size() > 10) throw Error(e.where.str() + ": too many terms to enumerate their partial sums");
+            std::vector<unsigned> masks;
+            for (unsigned m = 1; m < (1u << others.size()); ++m) masks.push_back(m);
+            std::stable_sort(masks.begin(), masks.end(), [](unsigned a, unsigned b) { return __builtin_popcount(a) < __builtin_popcount(b); });
+            for (const unsigned m : masks) {
+                std::vector<Math> terms{cur};
+                for (size_t j = 0; j < others.size(); ++j)
+                    if (m & (1u << j)) terms.push_back(others[j]);
+                levels.push_back(normalize(Math::nary(K::Sum, terms)));
             }
             return true;
         }
@@ -545,8 +555,10 @@ const Rule kRules[] = {
     {"add", "s", "cT c", "dots({s}, {1}, {2}, 1.0, {X})"},
     {"add", "r", "r m", "gemv(TRANSPOSE, {s}, {2}, {1}, 1.0, {X})"},
     {"add", "r", "r t", "gemv(TRANSPOSE, {s}, {2}, {1}, 1.0, {X})"},
-    {"add", "c", "m c", "gemv(NO_TRANSPOSE, {s}, {1}, {2}, 1.0, {X})"},
+    {"add", "r", "r mT", "gemv(NO_TRANSPOSE, {s}, {2}, {1}, 1.0, {X})"},
+    {"add", "c", "m r", "gemv(NO_TRANSPOSE, {s}, {1}, {2}, 1.0, {X})"},
     {"add", "c", "m rT", "gemv(NO_TRANSPOSE, {s}, {1}, {2}, 1.0, {X})"},
+    {"add", "c", "m c", "gemv(NO_TRANSPOSE, {s}, {1}, {2}, 1.0, {X})"},
     {"add", "c", "mT c", "gemv(TRANSPOSE, {s}, {1}, {2}, 1.0, {X})"},
     {"add", "m", "c r", "ger({s}, {1}, {2}, {X})"},
     {"add", "y", "c cT", "syrk(LOWER, NO_TRANSPOSE, {s}, {1}, 1.0, {X})"},

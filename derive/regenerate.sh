@@ -46,3 +46,7 @@ for op in trmm_lln trmm_lun trsm_lun; do
         emit $op $v blk variants $op
     done
 done
+for v in 1 2 3 4 5 6; do
+    emit syrk_ln $v unb variants syrk_ln
+    emit syrk_ln $v blk variants syrk_ln
+done

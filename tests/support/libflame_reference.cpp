@@ -317,6 +317,39 @@ FLA_Error trsm_lun(bool blocked, int number, FLA_Obj U, FLA_Obj B, const TrsmTre
     return blk[k](FLA_NONUNIT_DIAG, FLA_ONE, U, B, tree->get());
 }
 
+// Syrk's control tree: scaling and gemm to the external BLAS, the subproblems to
+// FLA_Syrk_ln_unb_var`inner_number`.
+class SyrkTree {
+public:
+    SyrkTree(int number, dim_t block, int inner_number)
+    {
+        const auto b = static_cast<::dim_t>(block);
+        blocksize_ = FLA_Blocksize_create(b, b, b, b);
+        scalr_ = FLA_Cntl_scalr_obj_create(FLA_FLAT, FLA_SUBPROBLEM, nullptr, nullptr, nullptr);
+        gemm_ = FLA_Cntl_gemm_obj_create(FLA_FLAT, FLA_SUBPROBLEM, nullptr, nullptr, nullptr);
+        inner_ = FLA_Cntl_syrk_obj_create(FLA_FLAT, FLA_UNBLOCKED_VARIANT1 - 1 + inner_number, nullptr, nullptr, nullptr, nullptr);
+        syrk_ = FLA_Cntl_syrk_obj_create(FLA_FLAT, FLA_BLOCKED_VARIANT1 - 1 + number, blocksize_, scalr_, inner_, gemm_);
+    }
+    ~SyrkTree()
+    {
+        FLA_Cntl_obj_free(syrk_);
+        FLA_Cntl_obj_free(inner_);
+        FLA_Cntl_obj_free(scalr_);
+        FLA_Cntl_obj_free(gemm_);
+        FLA_Blocksize_free(blocksize_);
+    }
+    SyrkTree(const SyrkTree&) = delete;
+    SyrkTree& operator=(const SyrkTree&) = delete;
+    fla_syrk_t* get() const { return syrk_; }
+
+private:
+    fla_blocksize_t* blocksize_;
+    fla_scalr_t* scalr_;
+    fla_gemm_t* gemm_;
+    fla_syrk_t* inner_;
+    fla_syrk_t* syrk_;
+};
+
 // libflame's return value (FLA_SUCCESS, or the 0-based column) as LAPACK's info.
 dim_t info_of(FLA_Error r) { return r == FLA_SUCCESS ? 0 : static_cast<dim_t>(r) + 1; }
 
@@ -378,6 +411,26 @@ void libflame_trsm_lun(const TrsmVariant& variant, Obj U, Obj B, dim_t block, in
     }
     const TrsmTree tree(variant.number, block, inner_number);
     trsm_lun(true, variant.number, u, b, &tree);
+}
+
+void libflame_syrk_ln(const SyrkVariant& variant, Obj A, Obj C, dim_t block, int inner_number)
+{
+    fla::ensure_initialized();
+    const FLA_Obj a = fla::to_fla(A), c = fla::to_fla(C);
+    using Unb = FLA_Error (*)(FLA_Obj, FLA_Obj, FLA_Obj, FLA_Obj);
+    using Blk = FLA_Error (*)(FLA_Obj, FLA_Obj, FLA_Obj, FLA_Obj, fla_syrk_t*);
+    static const Unb unb[] = {FLA_Syrk_ln_unb_var1, FLA_Syrk_ln_unb_var2, FLA_Syrk_ln_unb_var3,
+                              FLA_Syrk_ln_unb_var4, FLA_Syrk_ln_unb_var5, FLA_Syrk_ln_unb_var6};
+    static const Blk blk[] = {FLA_Syrk_ln_blk_var1, FLA_Syrk_ln_blk_var2, FLA_Syrk_ln_blk_var3,
+                              FLA_Syrk_ln_blk_var4, FLA_Syrk_ln_blk_var5, FLA_Syrk_ln_blk_var6};
+    if (variant.number < 1 || variant.number > 6) throw Error("libflame has no Syrk_ln variant " + std::to_string(variant.number));
+    const auto k = static_cast<size_t>(variant.number - 1);
+    if (!variant.blocked) {
+        unb[k](FLA_ONE, a, FLA_ONE, c);
+        return;
+    }
+    const SyrkTree tree(variant.number, block, inner_number);
+    blk[k](FLA_ONE, a, FLA_ONE, c, tree.get());
 }
 
 int libflame_lu(const LuVariant& variant, Obj A, PivObj p, dim_t block, int inner_number)

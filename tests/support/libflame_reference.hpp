@@ -6,6 +6,7 @@
 #include "variants/chol.hpp"
 #include "variants/lu.hpp"
 #include "variants/trinv.hpp"
+#include "variants/syrk.hpp"
 #include "variants/trmm.hpp"
 #include "variants/trsm.hpp"
 
@@ -30,6 +31,11 @@ void libflame_trinv(const TrinvVariant& variant, Obj A, dim_t block = 128, int i
 // FLA_Trsm_lln_{unb,blk}_varN: B := L^{-1} B (non-unit, alpha = 1), blocked ones with
 // block size `block` and FLA_Trsm_lln_unb_var`inner_number` for the subproblems.
 void libflame_trsm_lln(const TrsmVariant& variant, Obj L, Obj B, dim_t block = 128, int inner_number = 2);
+
+// FLA_Syrk_ln_{unb,blk}_varN: C := C + A A^T (alpha = beta = 1) on the lower triangle,
+// blocked ones with block size `block` and FLA_Syrk_ln_unb_var`inner_number` for the
+// subproblems.
+void libflame_syrk_ln(const SyrkVariant& variant, Obj A, Obj C, dim_t block = 128, int inner_number = 1);
 
 // FLA_Trsm_lun_{unb,blk}_varN: B := U^{-1} B, as libflame_trsm_lln.
 void libflame_trsm_lun(const TrsmVariant& variant, Obj U, Obj B, dim_t block = 128, int inner_number = 2);
