@@ -353,8 +353,9 @@ struct Substitution {
             const Math& A = e.args.front();
             Math B = e.args.size() == 2 ? e.args[1] : Math::nary(K::Product, std::vector<Math>(e.args.begin() + 1, e.args.end()));
             const auto sa = span(A);
-            if (A.kind == K::Inverse && sa.first.hi - sa.first.lo > 1 && !(sa.first.lo == 0 && sa.first.hi == 3))
-                return substitute(A.args.front(), B, R, C);
+            const bool at = A.kind == K::Transpose && A.args.front().kind == K::Inverse;
+            if ((A.kind == K::Inverse || at) && sa.first.hi - sa.first.lo > 1 && !(sa.first.lo == 0 && sa.first.hi == 3))
+                return substitute(at ? A.args.front().args.front() : A.args.front(), at, B, R, C);
             const Math& Z = e.args.back();
             const bool zt = Z.kind == K::Transpose && Z.args.front().kind == K::Inverse;
             if (Z.kind == K::Inverse || zt) {
@@ -443,14 +444,19 @@ struct Substitution {
     // (T^{-1} X) on rows R: T_RR^{-1} ( X_R - sum T_RK Y_K ), the blocks K solved
     // before R (above it for a lower T, below for an upper one), Y_K the final value
     // of the result's block K, which is `self`'s: the operation's own PME.
-    Math substitute(const Math& T, const Math& X, const Range& R, const Range& C) const
+    Math substitute(const Math& T, bool transposed, const Math& X, const Range& R, const Range& C) const
     {
-        const Operand& t = *pme.operand(T.kind == K::Block ? T.operand : "");
-        if (!final_value || T.kind != K::Block || !(t.lower() || t.upper()))
+        const Operand* t = T.kind == K::Block ? pme.operand(T.operand) : nullptr;
+        if (!final_value || !t || !(t->lower() || t->upper()))
             throw Error(T.where.str() + ": cannot expand " + print(T) + "^{-1} on the 3x3 partitioning except as the final value");
+        // op(T) = T or T^T: lower when T is lower and not transposed, or upper and transposed.
+        const bool op_lower = t->lower() != transposed;
+        const auto op_block = [&](const Range& i, const Range& j) {
+            return transposed ? normalize(Math::unary(K::Transpose, part(T, j, i))) : part(T, i, j);
+        };
         std::vector<Math> terms{part(X, R, C)};
         for (const Range& k : parts(T.rows)) {
-            const bool before = t.lower() ? k.hi <= R.lo : k.lo >= R.hi;
+            const bool before = op_lower ? k.hi <= R.lo : k.lo >= R.hi;
             if (!before) continue;
             Math y;
             y.kind = K::Block;
@@ -458,9 +464,11 @@ struct Substitution {
             y.located = true;
             y.rows = k;
             y.cols = C;
-            terms.push_back(Math::unary(K::Neg, Math::nary(K::Product, {part(T, R, k), y})));
+            terms.push_back(Math::unary(K::Neg, Math::nary(K::Product, {op_block(R, k), y})));
         }
-        return normalize(Math::nary(K::Product, {Math::unary(K::Inverse, part(T, R, R)), Math::nary(K::Sum, terms)}));
+        Math inv = Math::unary(K::Inverse, part(T, R, R));
+        if (transposed) inv = Math::unary(K::Transpose, inv);
+        return normalize(Math::nary(K::Product, {inv, Math::nary(K::Sum, terms)}));
     }
 };
 
@@ -561,8 +569,11 @@ const Rule kRules[] = {
     {"add", "c", "m c", "gemv(NO_TRANSPOSE, {s}, {1}, {2}, 1.0, {X})"},
     {"add", "c", "mT c", "gemv(TRANSPOSE, {s}, {1}, {2}, 1.0, {X})"},
     {"add", "m", "c r", "ger({s}, {1}, {2}, {X})"},
-    {"add", "y", "c cT", "syrk(LOWER, NO_TRANSPOSE, {s}, {1}, 1.0, {X})"},
-    {"add", "y", "m mT", "syrk(LOWER, NO_TRANSPOSE, {s}, {1}, 1.0, {X})"},
+    {"add", "y", "c cT", "syrk({UX}, NO_TRANSPOSE, {s}, {1}, 1.0, {X})"},
+    {"add", "y", "m mT", "syrk({UX}, NO_TRANSPOSE, {s}, {1}, 1.0, {X})"},
+    {"add", "y", "rT r", "syrk({UX}, TRANSPOSE, {s}, {1}, 1.0, {X})"},
+    {"add", "y", "mT m", "syrk({UX}, TRANSPOSE, {s}, {1}, 1.0, {X})"},
+    {"add", "r", "cT m", "gemv(TRANSPOSE, {s}, {2}, {1}, 1.0, {X})"},
     {"add", "m", "m m", "gemm(NO_TRANSPOSE, NO_TRANSPOSE, {s}, {1}, {2}, 1.0, {X})"},
     {"add", "m", "mT m", "gemm(TRANSPOSE, NO_TRANSPOSE, {s}, {1}, {2}, 1.0, {X})"},
     {"add", "m", "m mT", "gemm(NO_TRANSPOSE, TRANSPOSE, {s}, {1}, {2}, 1.0, {X})"},
@@ -571,6 +582,7 @@ const Rule kRules[] = {
     {"add", "*", "=", "axpy({s}, {1}, {X})"},
     // X := F X
     {"left", "*", "sI", "invscal({1}, {X})"},
+    {"left", "*", "sTI", "invscal({1}, {X})"},
     {"left", "*", "s", "scal({1}, {X})"},
     {"left", "c", "tI", "trsv({U1}, NO_TRANSPOSE, {D1}, {1}, {X})"},
     {"left", "c", "tTI", "trsv({U1}, TRANSPOSE, {D1}, {1}, {X})"},
@@ -695,7 +707,7 @@ private:
         std::string s = shape(o, b->rows, b->cols);
         // A triangle: a diagonal block of a triangular operand, or of a symmetric one's
         // final value (its factor); the rules name the stored triangle and op().
-        if ((s == "m" || s == "y") && (o.lower() || o.upper()) && b->rows == b->cols && !(o.structure == "symmetric_lower" && b->hat)) {
+        if ((s == "m" || s == "y") && (o.lower() || o.upper()) && b->rows == b->cols && !(o.symmetric() && b->hat)) {
             s = "t";
             uplo = o.lower() ? "LOWER" : "UPPER";
             diag = o.unit() ? "UNIT" : "NONUNIT";
@@ -711,7 +723,7 @@ private:
         if (er == '1' && ec == '1') return "s";
         if (er == '1') return "r";
         if (ec == '1') return "c";
-        if (o.structure == "symmetric_lower" && rows == cols) return "y";
+        if (o.symmetric() && rows == cols) return "y";
         return "m";
     }
 
@@ -807,6 +819,7 @@ std::string Algorithm::blas(const Cell& cell, const Stage& st, std::string& rule
         c = replace_all(c, "{s}", sign);
         c = replace_all(c, "{U1}", uplo[0]);
         c = replace_all(c, "{D1}", diag[0]);
+        c = replace_all(c, "{UX}", cell.o->upper() ? "UPPER" : "LOWER");
         rule_text = std::string(r.stage) + " " + r.target + " <- " + r.factors;
         return c;
     }
@@ -907,8 +920,9 @@ bool Algorithm::run(std::string& why)
             case Stage::Left:
             case Stage::Right: {
                 std::string b, ul, dg;
-                if (signature(st.x, b, ul, dg) == "sI") // a scalar's inverse: a division, as FLAME writes it
-                    u.text = X + " := " + X + " / " + text(plain.args.front());
+                const std::string sig = signature(st.x, b, ul, dg);
+                if (sig == "sI" || sig == "sTI") // a scalar's inverse: a division, as FLAME writes it
+                    u.text = X + " := " + X + " / " + text(plain.kind == K::Transpose ? plain.args.front().args.front() : plain.args.front());
                 else if (st.kind == Stage::Left)
                     u.text = X + " := " + text(plain) + " " + X;
                 else

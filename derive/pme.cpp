@@ -428,11 +428,11 @@ private:
             pme_.derived = true;
             o.role = kind;
             const Location structure_at = l.here();
-            o.structure = l.word("the structure (general, lower, upper, unit_lower, unit_upper, symmetric_lower)");
-            static const char* structures[] = {"general", "lower", "upper", "unit_lower", "unit_upper", "symmetric_lower"};
+            o.structure = l.word("the structure (general, lower, upper, unit_lower, unit_upper, symmetric_lower, symmetric_upper)");
+            static const char* structures[] = {"general", "lower", "upper", "unit_lower", "unit_upper", "symmetric_lower", "symmetric_upper"};
             if (std::none_of(std::begin(structures), std::end(structures), [&](const char* x) { return o.structure == x; }))
                 throw Error(structure_at.str() + ": unknown structure '" + o.structure +
-                            "' (general, lower, upper, unit_lower, unit_upper, symmetric_lower)");
+                            "' (general, lower, upper, unit_lower, unit_upper, symmetric_lower, symmetric_upper)");
             for (std::string* index : {&o.row_index, &o.col_index}) {
                 const Location index_at = l.here();
                 *index = l.word("the index space of its rows, then of its columns");

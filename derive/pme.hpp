@@ -79,11 +79,12 @@ struct Operand {
     // The derived format (`operand L in lower m m lambda`): role, structure, and the
     // index spaces of its rows and columns, which the PME's `pme INDEX` lines partition.
     std::string role;      // in, out, inout
-    std::string structure; // general, lower, upper, unit_lower, unit_upper, symmetric_lower
+    std::string structure; // general, lower, upper, unit_lower, unit_upper, symmetric_lower, symmetric_upper
     std::string row_index, col_index;
     bool input_only() const { return role == "in"; }
     bool lower() const { return structure == "lower" || structure == "unit_lower" || structure == "symmetric_lower"; }
-    bool upper() const { return structure == "upper" || structure == "unit_upper"; }
+    bool upper() const { return structure == "upper" || structure == "unit_upper" || structure == "symmetric_upper"; }
+    bool symmetric() const { return structure == "symmetric_lower" || structure == "symmetric_upper"; }
     bool unit() const { return structure == "unit_lower" || structure == "unit_upper"; }
 };
 

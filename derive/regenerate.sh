@@ -46,6 +46,10 @@ for op in trmm_lln trmm_lun trsm_lun; do
         emit $op $v blk variants $op
     done
 done
+for v in 1 2 3; do
+    emit chol_u $v unb variants chol_u
+    emit chol_u $v blk variants chol_u
+done
 for v in 1 2 3 4 5 6; do
     emit syrk_ln $v unb variants syrk_ln
     emit syrk_ln $v blk variants syrk_ln

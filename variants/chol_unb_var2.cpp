@@ -5,7 +5,7 @@
 //   alpha11 := alpha11 - a10^T a10                                 dots
 //   a21     := a21 - A20 a10                                       gemv
 //   alpha11 := sqrt( alpha11 )                                     sqrt
-//   a21     := a21 alpha11^{-T}                                    invscal
+//   a21     := a21 / alpha11                                       invscal
 // A pivot alpha11 <= 0 (or NaN) ends the factorization: A is not positive definite.
 #include "variants/chol.hpp"
 

@@ -3,7 +3,7 @@
 // libflame's FLA_Chol_l_unb_var3.
 //
 //   alpha11 := sqrt( alpha11 )                                     sqrt
-//   a21     := a21 alpha11^{-T}                                    invscal
+//   a21     := a21 / alpha11                                       invscal
 //   A22     := A22 - a21 a21^T                                     syrk
 // A pivot alpha11 <= 0 (or NaN) ends the factorization: A is not positive definite.
 #include "variants/chol.hpp"

@@ -355,6 +355,21 @@ dim_t info_of(FLA_Error r) { return r == FLA_SUCCESS ? 0 : static_cast<dim_t>(r)
 
 } // namespace
 
+dim_t libflame_chol_u(const CholVariant& variant, Obj A, dim_t block, int inner_number)
+{
+    fla::ensure_initialized();
+    const FLA_Obj a = fla::to_fla(A);
+    using Unb = FLA_Error (*)(FLA_Obj);
+    using Blk = FLA_Error (*)(FLA_Obj, fla_chol_t*);
+    static const Unb unb[] = {FLA_Chol_u_unb_var1, FLA_Chol_u_unb_var2, FLA_Chol_u_unb_var3};
+    static const Blk blk[] = {FLA_Chol_u_blk_var1, FLA_Chol_u_blk_var2, FLA_Chol_u_blk_var3};
+    if (variant.number < 1 || variant.number > 3) throw Error("libflame has no Chol_u variant " + std::to_string(variant.number));
+    const auto k = static_cast<size_t>(variant.number - 1);
+    if (!variant.blocked) return info_of(unb[k](a));
+    const CholTree tree(variant.number, block, inner_number);
+    return info_of(blk[k](a, tree.get()));
+}
+
 dim_t libflame_chol(const CholVariant& variant, Obj A, dim_t block, int inner_number)
 {
     fla::ensure_initialized();

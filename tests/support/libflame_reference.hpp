@@ -24,6 +24,9 @@ int libflame_lu(const LuVariant& variant, Obj A, PivObj p, dim_t block = 128, in
 // found A not positive definite.
 dim_t libflame_chol(const CholVariant& variant, Obj A, dim_t block = 128, int inner_number = 3);
 
+// FLA_Chol_u_{unb,blk}_varN on the upper triangle of A, as libflame_chol.
+dim_t libflame_chol_u(const CholVariant& variant, Obj A, dim_t block = 128, int inner_number = 3);
+
 // FLA_Trinv_ln_{unb,blk}_varN on the lower triangle of A (non-unit), blocked ones with
 // block size `block` and FLA_Trinv_ln_unb_var`inner_number` for the diagonal blocks.
 void libflame_trinv(const TrinvVariant& variant, Obj A, dim_t block = 128, int inner_number = 3);
