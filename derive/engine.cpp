@@ -1071,6 +1071,7 @@ void derive_engine(const Pme& pme, Derivation& d)
     for (const Equation& e : pme.equations)
         if (std::find(indices.begin(), indices.end(), e.index) == indices.end()) indices.push_back(e.index);
     std::vector<Invariant> unnumbered;
+    std::vector<std::string> failures; // every candidate rejected, with the reason
     std::vector<std::pair<std::string, std::string>> declared_reasons; // levels key -> reason
     std::set<int> matched;
     for (const std::string& index : indices) {
@@ -1113,8 +1114,16 @@ void derive_engine(const Pme& pme, Derivation& d)
                 }
                 std::string why;
                 bool ok = feasible_levels(pme, inv, qs, levels, why);
+                const bool loop_feasible = ok;
                 for (const bool blocked : {false, true})
                     if (ok) ok = Algorithm(pme, inv, qs, levels, blocked).run(why);
+                if (!ok) {
+                    std::string label;
+                    for (const auto& [lhs, rhs] : inv.holds) label += (label.empty() ? "" : "; ") + equation_text(lhs, rhs);
+                    // The updates' failures first: they name what the BLAS lacks.
+                    failures.insert(loop_feasible ? failures.begin() : failures.end(),
+                                    "{" + label + "} " + index + (backward ? " backward" : " forward") + ": " + why);
+                }
                 if (ok && !(number && matched.count(number))) {
                     inv.number = number;
                     if (decl) inv.summary = decl->summary;
@@ -1128,6 +1137,12 @@ void derive_engine(const Pme& pme, Derivation& d)
                 if (k == qs.size()) break;
             }
         }
+    }
+    if (d.invariants.empty() && unnumbered.empty()) {
+        std::string why;
+        for (size_t k = 0; k < failures.size() && k < 3; ++k) why += "\n  " + failures[k];
+        throw Error(pme.file + ": no feasible loop invariant among " + std::to_string(failures.size()) + " candidates:" + why +
+                    (failures.size() > 3 ? "\n  ..." : ""));
     }
     std::sort(d.invariants.begin(), d.invariants.end(), [](const Invariant& a, const Invariant& b) { return a.number < b.number; });
     d.invariants.insert(d.invariants.end(), unnumbered.begin(), unnumbered.end());
