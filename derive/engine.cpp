@@ -649,7 +649,14 @@ private:
         Range R, C;
         std::string name; // the code's name (b1t)
         std::string quadrant_before, quadrant_after;
-        Math before, after, final_value;
+        Math before, after;
+        const Quadrant* final_quadrant = nullptr; // its quadrant after the update
+        Grid3 final_grid{nullptr, nullptr, true};
+        // Its final value (computed when an update reads it).
+        Math final_value(const Pme& pme) const
+        {
+            return Substitution{pme, o->name, true}.part(locate(final_grid, final_quadrant->levels.back()), R, C);
+        }
     };
     struct Update {
         size_t cell;
@@ -838,50 +845,41 @@ bool Algorithm::run(std::string& why)
     for (const std::string& name : outputs) {
         const Operand& o = *pme_.operand(name);
         const bool r = partitioned(inv_, o.row_index), c = partitioned(inv_, o.col_index);
-        for (const Range& R : r ? parts({0, 3}) : std::vector<Range>{{0, 3}}) {
-            const std::vector<Range> rows = r ? std::vector<Range>{{0, 1}, {1, 2}, {2, 3}} : std::vector<Range>{{0, 3}};
-            (void)R;
-            for (const Range& RR : rows) {
-                const std::vector<Range> cols = c ? std::vector<Range>{{0, 1}, {1, 2}, {2, 3}} : std::vector<Range>{{0, 3}};
-                for (const Range& CC : cols) {
-                    if (o.row_index == o.col_index && r && c && ((o.lower() && RR.hi <= CC.lo) || (o.upper() && CC.hi <= RR.lo))) continue;
-                    Cell cell{&o, RR, CC, "", "", "", {}, {}, {}};
-                    Math b;
-                    b.kind = K::Block;
-                    b.operand = o.name;
-                    b.located = true;
-                    b.rows = RR;
-                    b.cols = CC;
-                    cell.name = name_of(b);
-                    for (const bool after : {false, true}) {
-                        const Grid3 g{&pme_, &inv_, after};
-                        const Quadrant* found = nullptr;
-                        size_t level = 0;
-                        for (size_t k = 0; k < quadrants_.size(); ++k) {
-                            const Quadrant& q = quadrants_[k];
-                            if (q.eq->lhs.operand != o.name) continue;
-                            const Range qr = span_of(g, q.eq->lhs, 0), qc = span_of(g, q.eq->lhs, 1);
-                            if (contains(qr, RR) && contains(qc, CC)) {
-                                found = &q;
-                                level = levels_[k];
-                            }
-                        }
-                        if (!found) throw Error(pme_.file + ": no PME equation gives block " + cell.name + " of " + o.name);
-                        const bool fin = level + 1 == found->levels.size();
-                        const Substitution sub{pme_, o.name, fin};
-                        Math state = sub.part(locate(g, found->levels[level]), RR, CC);
-                        (after ? cell.after : cell.before) = state;
-                        const std::string q = quad_names(o, shape_of(pme_, inv_, o))[static_cast<size_t>(side(pme_, inv_, found->eq->lhs, 0) < 0 ? 0 : side(pme_, inv_, found->eq->lhs, 0))]
-                                                                                   [static_cast<size_t>(side(pme_, inv_, found->eq->lhs, 1) < 0 ? 0 : side(pme_, inv_, found->eq->lhs, 1))];
-                        (after ? cell.quadrant_after : cell.quadrant_before) = q;
-                        if (after) cell.final_value = Substitution{pme_, o.name, true}.part(locate(g, found->levels.back()), RR, CC);
+        const std::vector<Range> thirds{{0, 1}, {1, 2}, {2, 3}}, whole{{0, 3}};
+        for (const Range& RR : r ? thirds : whole)
+            for (const Range& CC : c ? thirds : whole) {
+                // A triangle's other half is not referenced: no cell.
+                if (o.row_index == o.col_index && r && c && ((o.lower() && RR.hi <= CC.lo) || (o.upper() && CC.hi <= RR.lo))) continue;
+                Cell cell{&o, RR, CC, "", "", "", {}, {}, {}};
+                Math b;
+                b.kind = K::Block;
+                b.operand = o.name;
+                b.located = true;
+                b.rows = RR;
+                b.cols = CC;
+                cell.name = name_of(b);
+                for (const bool after : {false, true}) {
+                    // The quadrant the block lies in, before or after the boundaries move.
+                    const Grid3 g{&pme_, &inv_, after};
+                    size_t k = 0;
+                    while (k < quadrants_.size() &&
+                           !(quadrants_[k].eq->lhs.operand == o.name && contains(span_of(g, quadrants_[k].eq->lhs, 0), RR) &&
+                             contains(span_of(g, quadrants_[k].eq->lhs, 1), CC)))
+                        ++k;
+                    if (k == quadrants_.size()) throw Error(pme_.file + ": no PME equation gives block " + cell.name + " of " + o.name);
+                    const Quadrant& q = quadrants_[k];
+                    const bool fin = levels_[k] + 1 == q.levels.size();
+                    (after ? cell.after : cell.before) = Substitution{pme_, o.name, fin}.part(locate(g, q.levels[levels_[k]]), RR, CC);
+                    const int rs = std::max(side(pme_, inv_, q.eq->lhs, 0), 0), cs = std::max(side(pme_, inv_, q.eq->lhs, 1), 0);
+                    (after ? cell.quadrant_after : cell.quadrant_before) =
+                        quad_names(o, shape_of(pme_, inv_, o))[static_cast<size_t>(rs)][static_cast<size_t>(cs)];
+                    if (after) {
+                        cell.final_quadrant = &q;
+                        cell.final_grid = g;
                     }
-                    cells.push_back(cell);
                 }
+                cells.push_back(cell);
             }
-            if (!r) break;
-            break;
-        }
     }
     const auto cell_of = [&](const Math& b) -> size_t {
         for (size_t i = 0; i < cells.size(); ++i)
@@ -981,7 +979,7 @@ bool Algorithm::run(std::string& why)
                 return false;
             }
         for (const size_t j : u.final_reads)
-            if (!same(cells[j].after, cells[j].final_value)) {
+            if (!same(cells[j].after, cells[j].final_value(pme_))) {
                 why = u.text + " reads the final value of " + display(cells[j].name) + ", which the invariant does not hold after the update";
                 return false;
             }
