@@ -79,11 +79,11 @@ NameGrid fine_names(const Operand& o, Shape s, bool blocked)
     const std::string a = lower_case(A);
     switch (s) {
     case Shape::Whole: return {{A}};
-    case Shape::Grid2x1: return block_names(Operand{A, o.pivots, false, o.scalar, o.where, {}, {}, {}, {}}, blocked);
+    case Shape::Grid2x1: return block_names(Operand{A, o.pivots, false, o.scalar, o.where, {}, {}, {}, {}, {}}, blocked);
     case Shape::Grid1x2:
         if (blocked) return {{A + "0", A + "1", A + "2"}};
         return {{A + "0", a + "1", A + "2"}};
-    case Shape::Grid2x2: return block_names(Operand{A, false, true, o.scalar, o.where, {}, {}, {}, {}}, blocked);
+    case Shape::Grid2x2: return block_names(Operand{A, false, true, o.scalar, o.where, {}, {}, {}, {}, {}}, blocked);
     }
     return {};
 }
@@ -410,7 +410,7 @@ struct Substitution {
     {
         const Math& def = pme.definition_rhs;
         const auto s = span(e.args.front());
-        if (!final_value || def.kind != K::Apply || def.name != e.name || def.args.front().kind != K::Block ||
+        if (def.kind != K::Apply || def.name != e.name || def.args.front().kind != K::Block ||
             s.first.hi - s.first.lo != 2 || !(s.first == s.second))
             throw Error(e.where.str() + ": cannot expand " + print(e) + " on the 3x3 partitioning (" + e.name +
                         " is not this operation, or not its final value)");
@@ -425,6 +425,11 @@ struct Substitution {
                     if (m.quadrant.size() != 2) throw Error(m.where.str() + ": the PME's rewrite needs 2x2 quadrants");
                     const Range rr = range_of(m.quadrant[0]), cc = range_of(m.quadrant[1]);
                     if (m.operand == original && m.hat) return part(e.args.front(), rr, cc);
+                    // A final value of the result's block stands for it only when this
+                    // value is the final one (Chol's A_BL = Ahat_BL A_TL^{-T}).
+                    if (m.operand == self && !final_value)
+                        throw Error(e.where.str() + ": cannot expand " + print(e) + " on the 3x3 partitioning: its PME reads the final " +
+                                    print(m) + ", and this is not the final value");
                     Math b = m;
                     b.quadrant.clear();
                     b.located = true;
@@ -584,6 +589,7 @@ const Rule kRules[] = {
     {"left", "*", "sI", "invscal({1}, {X})"},
     {"left", "*", "sTI", "invscal({1}, {X})"},
     {"left", "*", "s", "scal({1}, {X})"},
+    {"left", "*", "sT", "scal({1}, {X})"},
     {"left", "c", "tI", "trsv({U1}, NO_TRANSPOSE, {D1}, {1}, {X})"},
     {"left", "c", "tTI", "trsv({U1}, TRANSPOSE, {D1}, {1}, {X})"},
     {"left", "c", "t", "trmv({U1}, NO_TRANSPOSE, {D1}, {1}, {X})"},
@@ -596,6 +602,7 @@ const Rule kRules[] = {
     {"right", "*", "sI", "invscal({1}, {X})"},
     {"right", "*", "sTI", "invscal({1}, {X})"},
     {"right", "*", "s", "scal({1}, {X})"},
+    {"right", "*", "sT", "scal({1}, {X})"},
     {"right", "r", "tI", "trsv({U1}, TRANSPOSE, {D1}, {1}, {X})"},
     {"right", "r", "tTI", "trsv({U1}, NO_TRANSPOSE, {D1}, {1}, {X})"},
     {"right", "r", "t", "trmv({U1}, TRANSPOSE, {D1}, {1}, {X})"},
@@ -606,6 +613,7 @@ const Rule kRules[] = {
     {"right", "m", "tT", "trmm(RIGHT, {U1}, TRANSPOSE, {D1}, 1.0, {1}, {X})"},
     // X := Op( X ) on a scalar (the blocked form's diagonal block is the inner call)
     {"apply", "s", "Chol", "check({X})|{X} > 0? else stop; sqrt({X})|{X} := sqrt( {X} )"},
+    {"apply", "s", "Ttmm", "scal({X}, {X})|{X} := {X} {X}"},
 };
 
 Expr make_call(const std::string& text)
@@ -714,10 +722,10 @@ private:
         std::string s = shape(o, b->rows, b->cols);
         // A triangle: a diagonal block of a triangular operand, or of a symmetric one's
         // final value (its factor); the rules name the stored triangle and op().
-        if ((s == "m" || s == "y") && (o.lower() || o.upper()) && b->rows == b->cols && !(o.symmetric() && b->hat)) {
+        if ((s == "m" || s == "y") && b->rows == b->cols && o.triangle(b->hat)) {
             s = "t";
             uplo = o.lower() ? "LOWER" : "UPPER";
-            diag = o.unit() ? "UNIT" : "NONUNIT";
+            diag = o.unit() && (b->hat || o.result.empty()) ? "UNIT" : "NONUNIT";
         }
         if (trans) s += "T";
         if (inv) s += "I";
@@ -730,7 +738,7 @@ private:
         if (er == '1' && ec == '1') return "s";
         if (er == '1') return "r";
         if (ec == '1') return "c";
-        if (o.symmetric() && rows == cols) return "y";
+        if ((o.symmetric() || o.result == "symmetric_lower" || o.result == "symmetric_upper") && rows == cols) return "y";
         return "m";
     }
 

@@ -442,6 +442,13 @@ private:
             if (o.structure != "general" && o.row_index != o.col_index)
                 throw Error(structure_at.str() + ": a " + o.structure + " operand is square (one index space for rows and columns)");
             o.scalar = l.word("the scalar's name (alpha)");
+            if (l.peek().kind == Token::Word && l.peek().value == "->") { // the result's structure
+                l.next();
+                const Location result_at = l.here();
+                o.result = l.word("the result's structure");
+                if (std::none_of(std::begin(structures), std::end(structures), [&](const char* x) { return o.result == x; }))
+                    throw Error(result_at.str() + ": unknown structure '" + o.result + "'");
+            }
             for (const Operand& p : pme_.operands)
                 if (p.name == o.name) throw Error(where.str() + ": operand " + o.name + " declared twice");
             pme_.operands.push_back(o);

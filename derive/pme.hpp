@@ -81,7 +81,16 @@ struct Operand {
     std::string role;      // in, out, inout
     std::string structure; // general, lower, upper, unit_lower, unit_upper, symmetric_lower, symmetric_upper
     std::string row_index, col_index;
+    // The structure of its value after the operation, when the operation changes it
+    // (`operand A inout symmetric_lower n n alpha -> lower`: Cholesky's factor).
+    std::string result;
     bool input_only() const { return role == "in"; }
+    // Whether a block of the value before (hat) or after the operation is a triangle.
+    bool triangle(bool hat) const
+    {
+        const std::string& s = hat || result.empty() ? structure : result;
+        return s == "lower" || s == "upper" || s == "unit_lower" || s == "unit_upper";
+    }
     bool lower() const { return structure == "lower" || structure == "unit_lower" || structure == "symmetric_lower"; }
     bool upper() const { return structure == "upper" || structure == "unit_upper" || structure == "symmetric_upper"; }
     bool symmetric() const { return structure == "symmetric_lower" || structure == "symmetric_upper"; }

@@ -49,6 +49,8 @@ done
 for v in 1 2 3; do
     emit chol_u $v unb variants chol_u
     emit chol_u $v blk variants chol_u
+    emit ttmm_l $v unb variants ttmm_l
+    emit ttmm_l $v blk variants ttmm_l
 done
 for v in 1 2 3 4 5 6; do
     emit syrk_ln $v unb variants syrk_ln

@@ -21,6 +21,7 @@
 #include "variants/trinv.hpp"
 #include "variants/trmm.hpp"
 #include "variants/trsm.hpp"
+#include "variants/ttmm.hpp"
 
 namespace {
 
@@ -213,6 +214,15 @@ TEST(DeriveRoundings, DerivedOperationsGroupsAreTheMeasuredBitEqualityOnExact)
         return std::vector<Matrix>{A};
     };
     for (const bool blocked : {false, true}) expect_predicted_groups_measured("chol_u", {1, 2, 3}, blocked, chol_upper);
+    const Runner ttmm = [](int number, bool blocked, size_t k) {
+        Matrix A = dominant(kOrders[k], 670 + k);
+        TtmmControl control;
+        control.block = 3;
+        control.inner = &find_ttmm_variant(name_of("ttmm_l", number, false));
+        ttmm_l(exact(), find_ttmm_variant(name_of("ttmm_l", number, blocked)), A, control);
+        return std::vector<Matrix>{A};
+    };
+    for (const bool blocked : {false, true}) expect_predicted_groups_measured("ttmm_l", {1, 2, 3}, blocked, ttmm);
 }
 
 TEST(DeriveRoundings, LdltGroupsAreTheMeasuredBitEqualityOnExact)

@@ -350,6 +350,42 @@ private:
     fla_syrk_t* syrk_;
 };
 
+// Ttmm's control tree: herk, trmm and gemm to the external BLAS, the diagonal blocks
+// to FLA_Ttmm_l_unb_var`inner_number`.
+class TtmmTree {
+public:
+    TtmmTree(int number, dim_t block, int inner_number)
+    {
+        const auto b = static_cast<::dim_t>(block);
+        blocksize_ = FLA_Blocksize_create(b, b, b, b);
+        inner_ = FLA_Cntl_ttmm_obj_create(FLA_FLAT, FLA_UNBLOCKED_VARIANT1 - 1 + inner_number, nullptr, nullptr, nullptr, nullptr, nullptr);
+        herk_ = FLA_Cntl_herk_obj_create(FLA_FLAT, FLA_SUBPROBLEM, nullptr, nullptr, nullptr, nullptr);
+        trmm_ = FLA_Cntl_trmm_obj_create(FLA_FLAT, FLA_SUBPROBLEM, nullptr, nullptr, nullptr, nullptr);
+        gemm_ = FLA_Cntl_gemm_obj_create(FLA_FLAT, FLA_SUBPROBLEM, nullptr, nullptr, nullptr);
+        ttmm_ = FLA_Cntl_ttmm_obj_create(FLA_FLAT, FLA_BLOCKED_VARIANT1 - 1 + number, blocksize_, inner_, herk_, trmm_, gemm_);
+    }
+    ~TtmmTree()
+    {
+        FLA_Cntl_obj_free(ttmm_);
+        FLA_Cntl_obj_free(inner_);
+        FLA_Cntl_obj_free(herk_);
+        FLA_Cntl_obj_free(trmm_);
+        FLA_Cntl_obj_free(gemm_);
+        FLA_Blocksize_free(blocksize_);
+    }
+    TtmmTree(const TtmmTree&) = delete;
+    TtmmTree& operator=(const TtmmTree&) = delete;
+    fla_ttmm_t* get() const { return ttmm_; }
+
+private:
+    fla_blocksize_t* blocksize_;
+    fla_ttmm_t* inner_;
+    fla_herk_t* herk_;
+    fla_trmm_t* trmm_;
+    fla_gemm_t* gemm_;
+    fla_ttmm_t* ttmm_;
+};
+
 // libflame's return value (FLA_SUCCESS, or the 0-based column) as LAPACK's info.
 dim_t info_of(FLA_Error r) { return r == FLA_SUCCESS ? 0 : static_cast<dim_t>(r) + 1; }
 
@@ -446,6 +482,24 @@ void libflame_syrk_ln(const SyrkVariant& variant, Obj A, Obj C, dim_t block, int
     }
     const SyrkTree tree(variant.number, block, inner_number);
     blk[k](FLA_ONE, a, FLA_ONE, c, tree.get());
+}
+
+void libflame_ttmm_l(const TtmmVariant& variant, Obj A, dim_t block, int inner_number)
+{
+    fla::ensure_initialized();
+    const FLA_Obj a = fla::to_fla(A);
+    using Unb = FLA_Error (*)(FLA_Obj);
+    using Blk = FLA_Error (*)(FLA_Obj, fla_ttmm_t*);
+    static const Unb unb[] = {FLA_Ttmm_l_unb_var1, FLA_Ttmm_l_unb_var2, FLA_Ttmm_l_unb_var3};
+    static const Blk blk[] = {FLA_Ttmm_l_blk_var1, FLA_Ttmm_l_blk_var2, FLA_Ttmm_l_blk_var3};
+    if (variant.number < 1 || variant.number > 3) throw Error("libflame has no Ttmm_l variant " + std::to_string(variant.number));
+    const auto k = static_cast<size_t>(variant.number - 1);
+    if (!variant.blocked) {
+        unb[k](a);
+        return;
+    }
+    const TtmmTree tree(variant.number, block, inner_number);
+    blk[k](a, tree.get());
 }
 
 int libflame_lu(const LuVariant& variant, Obj A, PivObj p, dim_t block, int inner_number)

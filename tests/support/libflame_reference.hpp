@@ -9,6 +9,7 @@
 #include "variants/syrk.hpp"
 #include "variants/trmm.hpp"
 #include "variants/trsm.hpp"
+#include "variants/ttmm.hpp"
 
 namespace flamex::test {
 
@@ -39,6 +40,10 @@ void libflame_trsm_lln(const TrsmVariant& variant, Obj L, Obj B, dim_t block = 1
 // blocked ones with block size `block` and FLA_Syrk_ln_unb_var`inner_number` for the
 // subproblems.
 void libflame_syrk_ln(const SyrkVariant& variant, Obj A, Obj C, dim_t block = 128, int inner_number = 1);
+
+// FLA_Ttmm_l_{unb,blk}_varN: A := L^T L on the lower triangle of A, blocked ones with
+// block size `block` and FLA_Ttmm_l_unb_var`inner_number` for the diagonal blocks.
+void libflame_ttmm_l(const TtmmVariant& variant, Obj A, dim_t block = 128, int inner_number = 1);
 
 // FLA_Trsm_lun_{unb,blk}_varN: B := U^{-1} B, as libflame_trsm_lln.
 void libflame_trsm_lun(const TrsmVariant& variant, Obj U, Obj B, dim_t block = 128, int inner_number = 2);
