@@ -341,6 +341,19 @@ struct Substitution {
         case K::Inverse:
         case K::Apply: {
             const auto s = span(e.args.front());
+            if (e.kind == K::Apply && (e.name == "L" || e.name == "U")) {
+                // The unit lower (L) or upper (U) triangle of an LU factorization's
+                // block: below (above) the diagonal the block itself, zero on the
+                // other side, the triangle of the diagonal block on it.
+                const bool lower = e.name == "L";
+                if (R == C) {
+                    Math m = e;
+                    m.args.front() = part(e.args.front(), R, C);
+                    return m;
+                }
+                const bool below = R.lo >= C.hi;
+                return below == lower ? part(e.args.front(), R, C) : Math::zero();
+            }
             if (e.kind == K::Apply && !(s.first == R && s.second == C)) return own_pme(e, R, C);
             if (!(s.first == R) || !(s.second == C))
                 throw Error(e.where.str() + ": cannot expand " + print(e) + " on the 3x3 partitioning (" +
@@ -379,15 +392,13 @@ struct Substitution {
     // Y_K the final value of the result's block (R, K): the operation's own PME.
     Math substitute_right(const Math& X, const Math& T, bool transposed, const Range& R, const Range& C) const
     {
-        const Operand* t = T.kind == K::Block ? pme.operand(T.operand) : nullptr;
-        if (!final_value || !t || !(t->lower() || t->upper()))
-            throw Error(T.where.str() + ": cannot expand " + print(T) + "^{-1} on the 3x3 partitioning except as the final value");
-        const bool op_lower = t->lower() != transposed;
+        if (!final_value) throw Error(T.where.str() + ": cannot expand " + print(T) + "^{-1} on the 3x3 partitioning except as the final value");
+        const bool op_lower = lower_triangle(T) != transposed;
         const auto op_block = [&](const Range& i, const Range& j) {
             return transposed ? normalize(Math::unary(K::Transpose, part(T, j, i))) : part(T, i, j);
         };
         std::vector<Math> terms{part(X, R, C)};
-        for (const Range& k : parts(T.rows)) {
+        for (const Range& k : parts(rows_of(T))) {
             const bool before = op_lower ? k.lo >= C.hi : k.hi <= C.lo;
             if (!before) continue;
             Math y;
@@ -449,18 +460,27 @@ struct Substitution {
     // (T^{-1} X) on rows R: T_RR^{-1} ( X_R - sum T_RK Y_K ), the blocks K solved
     // before R (above it for a lower T, below for an upper one), Y_K the final value
     // of the result's block K, which is `self`'s: the operation's own PME.
-    Math substitute(const Math& T, bool transposed, const Math& X, const Range& R, const Range& C) const
+    // Whether T is a lower triangle (false: upper); throws when it is neither.
+    bool lower_triangle(const Math& T) const
     {
+        if (T.kind == K::Apply && (T.name == "L" || T.name == "U") && T.args.front().kind == K::Block) return T.name == "L";
         const Operand* t = T.kind == K::Block ? pme.operand(T.operand) : nullptr;
         if (!final_value || !t || !(t->lower() || t->upper()))
             throw Error(T.where.str() + ": cannot expand " + print(T) + "^{-1} on the 3x3 partitioning except as the final value");
+        return t->lower();
+    }
+    Range rows_of(const Math& T) const { return T.kind == K::Apply ? T.args.front().rows : T.rows; }
+
+    Math substitute(const Math& T, bool transposed, const Math& X, const Range& R, const Range& C) const
+    {
+        if (!final_value) throw Error(T.where.str() + ": cannot expand " + print(T) + "^{-1} on the 3x3 partitioning except as the final value");
         // op(T) = T or T^T: lower when T is lower and not transposed, or upper and transposed.
-        const bool op_lower = t->lower() != transposed;
+        const bool op_lower = lower_triangle(T) != transposed;
         const auto op_block = [&](const Range& i, const Range& j) {
             return transposed ? normalize(Math::unary(K::Transpose, part(T, j, i))) : part(T, i, j);
         };
         std::vector<Math> terms{part(X, R, C)};
-        for (const Range& k : parts(T.rows)) {
+        for (const Range& k : parts(rows_of(T))) {
             const bool before = op_lower ? k.hi <= R.lo : k.lo >= R.hi;
             if (!before) continue;
             Math y;
@@ -585,7 +605,9 @@ const Rule kRules[] = {
     {"add", "m", "t m", "gemm(NO_TRANSPOSE, NO_TRANSPOSE, {s}, {1}, {2}, 1.0, {X})"},
     {"add", "m", "m t", "gemm(NO_TRANSPOSE, NO_TRANSPOSE, {s}, {1}, {2}, 1.0, {X})"},
     {"add", "*", "=", "axpy({s}, {1}, {X})"},
-    // X := F X
+    // X := F X (F = 1: a unit triangle's 1x1 block, nothing to do)
+    {"left", "*", "1", "nop"},
+    {"left", "*", "1I", "nop"},
     {"left", "*", "sI", "invscal({1}, {X})"},
     {"left", "*", "sTI", "invscal({1}, {X})"},
     {"left", "*", "s", "scal({1}, {X})"},
@@ -599,6 +621,8 @@ const Rule kRules[] = {
     {"left", "m", "t", "trmm(LEFT, {U1}, NO_TRANSPOSE, {D1}, 1.0, {1}, {X})"},
     {"left", "m", "tT", "trmm(LEFT, {U1}, TRANSPOSE, {D1}, 1.0, {1}, {X})"},
     // X := X F (a row x^T T^{-T} is (T^{-1} x)^T)
+    {"right", "*", "1", "nop"},
+    {"right", "*", "1I", "nop"},
     {"right", "*", "sI", "invscal({1}, {X})"},
     {"right", "*", "sTI", "invscal({1}, {X})"},
     {"right", "*", "s", "scal({1}, {X})"},
@@ -614,6 +638,7 @@ const Rule kRules[] = {
     // X := Op( X ) on a scalar (the blocked form's diagonal block is the inner call)
     {"apply", "s", "Chol", "check({X})|{X} > 0? else stop; sqrt({X})|{X} := sqrt( {X} )"},
     {"apply", "s", "Ttmm", "scal({X}, {X})|{X} := {X} {X}"},
+    {"apply", "s", "LU", "check({X})|zero pivot? stop"},
 };
 
 Expr make_call(const std::string& text)
@@ -714,8 +739,26 @@ private:
             trans = true;
             b = &b->args.front();
         }
+        std::string extract; // L( X ) or U( X ): the unit lower or the upper triangle of X
+        if (b->kind == K::Apply && (b->name == "L" || b->name == "U")) {
+            extract = b->name;
+            b = &b->args.front();
+        }
         if (b->kind != K::Block) return "?";
         const Operand& o = *pme_.operand(b->operand);
+        if (!extract.empty()) {
+            Math current = *b;
+            current.hat = false;
+            block = name_of(current);
+            std::string s = shape(o, b->rows, b->cols);
+            if (s == "s") s = extract == "L" ? "1" : "s"; // a 1x1 unit triangle is 1
+            else {
+                s = "t";
+                uplo = extract == "L" ? "LOWER" : "UPPER";
+                diag = extract == "L" ? "UNIT" : "NONUNIT";
+            }
+            return s + (trans ? "T" : "") + (inv ? "I" : "");
+        }
         Math current = *b; // the call names the block; an original it reads is still there
         current.hat = false;
         block = name_of(current);
@@ -940,6 +983,7 @@ bool Algorithm::run(std::string& why)
             }
             std::string rule;
             const std::string call = blas(c, st, rule);
+            if (call == "nop") continue; // a product with 1
             if (call.empty()) {
                 why = "no BLAS operation performs " + u.text + " (" + rule + "): the abstract BLAS lacks it";
                 inv_.problem[form] = why;

@@ -6,6 +6,7 @@
 // line and column; an update no BLAS operation performs is reported, not emitted.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -187,6 +188,41 @@ TEST(DeriveEngine, AnInfeasibleDeclaredInvariantSaysWhy)
     EXPECT_EQ(d.infeasible[0].number, 4);
     EXPECT_NE(d.infeasible[0].reason.find("still needs Bhat_B, which the invariant has overwritten"), std::string::npos)
         << d.infeasible[0].reason;
+}
+
+} // namespace
+
+namespace {
+
+// LU without pivoting, square, in the derived format (tests/pme/lu_nopiv.pme): the
+// engine derives the 5 invariants of the shipped step-format description, and each
+// variant's updates are its steps' calls (the blocked inner call's pivot argument
+// aside: the derived one passes the operands only): in the same order unblocked; the
+// same calls blocked, where the engine orders the blocks' first stages before their
+// second (A11's, A12's and A21's updates by gemm, then A11's factorization), and the
+// step file finishes each block before the next: independent calls, the same bits.
+TEST(DeriveEngine, LuNopivDerivedFromItsPmeMakesTheShippedStepsCalls)
+{
+    const fd::Pme derived = fd::read_pme(std::string(FLAMEX_SOURCE_DIR) + "/tests/pme/lu_nopiv.pme");
+    const fd::Pme shipped = fd::load_operation("lu_nopiv");
+    const fd::Derivation d = fd::derive_invariants(derived), s = fd::derive_invariants(shipped);
+    ASSERT_EQ(d.invariants.size(), 5u);
+    bool ok = false;
+    const std::string text = fd::check_pme(d, ok);
+    EXPECT_TRUE(ok) << text;
+    for (int n = 1; n <= 5; ++n)
+        for (const bool blocked : {false, true}) {
+            const auto ours = fd::updates(derived, fd::find_variant(d, n), blocked);
+            const auto theirs = fd::updates(shipped, fd::find_variant(s, n), blocked);
+            std::vector<std::string> a, b;
+            for (const fd::Step* x : ours) a.push_back(x->call.text());
+            for (const fd::Step* x : theirs) b.push_back(x->call.name == "inner" ? "inner(" + x->call.args[0].text() + ")" : x->call.text());
+            if (blocked) {
+                std::sort(a.begin(), a.end());
+                std::sort(b.begin(), b.end());
+            }
+            EXPECT_EQ(a, b) << "variant " << n << (blocked ? " blocked" : " unblocked");
+        }
 }
 
 } // namespace
