@@ -14,6 +14,14 @@
 // feasible is reported with the reason, as is one declared `underivable` (libflame's
 // variant that comes from another partitioning).
 //
+// That is the step format's derivation, being replaced (issue 27); a description in
+// the derived format goes through the engine instead (engine.cpp: the invariants from
+// the PME's block equations, the states of the 3x3 blocks, the updates as their
+// difference by a table of BLAS rules), whose results fill the same Invariant, so the
+// emitters, --check-pme and --roundings read both.
+//
+//   engine.cpp     the derived format's engine
+//   math.cpp       its expressions: parser, normal form, printer (math.hpp)
 //   derive.cpp     enumeration, updates, the text worksheet
 //   emit_cpp.cpp   the variant file (variants/lu_piv_unb_var3.cpp's style)
 //   emit_latex.cpp the worksheet as a LaTeX document

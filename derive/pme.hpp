@@ -2,7 +2,15 @@
 // small text file (derive/pme/*.pme), from which the derivation enumerates loop
 // invariants and fills in worksheets (derive/derive.hpp).
 //
-// The format, one statement per line ('#' starts a comment; "..." quotes text):
+// Two formats, one file being one or the other (issue 27):
+//  - the derived format (docs/derivation.md): `index`, `operand NAME in|out|inout
+//    STRUCTURE ROWS COLS SCALAR [-> STRUCTURE]`, `equation`, `pme INDEX Q = EXPR`,
+//    `variant N "summary" Q = EXPR ; ...`: mathematics only, from which the engine
+//    (engine.cpp) derives the invariants, the states and the updates;
+//  - the step format below, with hand-written steps among which the derivation only
+//    selects. It is being replaced: lu_nopiv, lu_piv, ldlt and trinv still use it.
+//
+// The step format, one statement per line ('#' starts a comment; "..." quotes text):
 //
 //   operation lu_nopiv                      the name `flamex derive` knows it by
 //   title "LU without pivoting"             one line for listings and headers
