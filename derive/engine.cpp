@@ -1126,6 +1126,13 @@ void derive_engine(const Pme& pme, Derivation& d)
     std::set<int> matched;
     for (const std::string& index : indices) {
         std::vector<Quadrant> qs;
+        Invariant fits; // every block must name a quadrant of this partitioning
+        fits.index = index;
+        for (const Equation& e : pme.equations) {
+            if (e.index != index) continue;
+            side(pme, fits, e.lhs, 0);
+            each_block(e.rhs, [&](const Math& b) { side(pme, fits, b, 0); });
+        }
         for (const Equation& e : pme.equations) {
             if (e.index != index) continue;
             Quadrant q{&e, e.lhs, {}};
@@ -1139,10 +1146,6 @@ void derive_engine(const Pme& pme, Derivation& d)
             Invariant probe;
             probe.index = index;
             probe.backward = backward;
-            for (const Quadrant& q : qs) { // the quadrants must fit the partitioning
-                side(pme, probe, q.eq->lhs, 0);
-                each_block(q.eq->rhs, [&](const Math& b) { side(pme, probe, b, 0); });
-            }
             std::vector<size_t> levels(qs.size(), 0);
             for (;;) {
                 Invariant inv = probe;
