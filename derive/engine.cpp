@@ -848,7 +848,7 @@ std::string Algorithm::blas(const Cell& cell, const Stage& st, std::string& rule
         Math t = st.x;
         if (t.kind == K::Neg) {
             sign = "-1.0";
-            t = t.args.front();
+            t = Math(t.args.front()); // a copy first: assigning a child to its parent frees it mid-copy
         }
         if (t.kind == K::Product && t.args.size() == 2) {
             factors = signature(t.args[0], blocks[0], uplo[0], diag[0]) + " " + signature(t.args[1], blocks[1], uplo[1], diag[1]);

@@ -284,7 +284,7 @@ Math normalize(const Math& e)
             if (f.is_zero()) return Math::zero();
             if (f.kind == K::Neg) {
                 negative = !negative;
-                f = f.args.front();
+                f = Math(f.args.front()); // a copy first (the child lives in f)
             }
             if (f.kind == K::Product)
                 factors.insert(factors.end(), f.args.begin(), f.args.end());
