@@ -10,7 +10,7 @@ namespace {
 
 derive::Derivation derivation_of(const derive::Pme& pme, bool blocked)
 {
-    if (blocked && pme.blocked.empty()) throw Error(pme.name + ": the description has no blocked form");
+    if (blocked && !pme.has_blocked()) throw Error(pme.name + ": the description has no blocked form");
     return derive::derive_invariants(pme);
 }
 
@@ -81,8 +81,15 @@ flamex.Error
             d = derive::derive_invariants(pme);
         }
         py::list out;
-        for (const derive::Invariant& inv : d.invariants)
-            out.append(py::dict(py::arg("number") = inv.number, py::arg("tasks") = inv.tasks, py::arg("summary") = inv.summary));
+        for (const derive::Invariant& inv : d.invariants) {
+            // The derived format's invariants: the values each quadrant holds, the index
+            // the loop partitions and its direction (the step format's: its tasks).
+            std::vector<std::string> holds;
+            for (const auto& [lhs, rhs] : inv.holds) holds.push_back(derive::equation_text(lhs, rhs));
+            out.append(py::dict(py::arg("number") = inv.number, py::arg("tasks") = inv.tasks, py::arg("summary") = inv.summary,
+                                py::arg("holds") = holds, py::arg("index") = inv.index,
+                                py::arg("direction") = inv.index.empty() ? "" : inv.backward ? "backward" : "forward"));
+        }
         py::list infeasible;
         for (const derive::InfeasibleVariant& v : d.infeasible)
             infeasible.append(py::dict(py::arg("number") = v.number, py::arg("tasks") = v.tasks, py::arg("reason") = v.reason));
@@ -99,7 +106,9 @@ Returns
 -------
 invariants : list of dict
     The feasible loop invariants: "number" (libflame's, 0 when unnumbered), "tasks"
-    (the PME's tasks it holds) and "summary".
+    (the PME's tasks it holds) and "summary"; for a PME in the derived format also
+    "holds" (the values its quadrants hold), "index" (the index space the loop
+    partitions) and "direction" ("forward" or "backward").
 infeasible : list of dict
     The declared variants that are not feasible: "number", "tasks" and "reason".
 

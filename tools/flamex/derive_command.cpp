@@ -62,7 +62,7 @@ std::string derive_operation(const Args& a, const derive::Pme& pme, bool& ok)
 {
     const derive::Derivation d = derive::derive_invariants(pme);
     const bool blocked = a.has(kBlocked);
-    if (blocked && pme.blocked.empty()) throw Error(pme.name + ": the description has no blocked form");
+    if (blocked && !pme.has_blocked()) throw Error(pme.name + ": the description has no blocked form");
     if (a.has(kCheckPme)) return derive::check_pme(d, ok);
     if (a.has(kRoundings)) return derive::roundings(d, blocked).text;
     const int number = static_cast<int>(integer_option(a, kDeriveVariant, 0, 1, 99));
