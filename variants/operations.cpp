@@ -5,8 +5,11 @@
 #include "variants/chol.hpp"
 #include "variants/ldlt_blas.hpp"
 #include "variants/lu.hpp"
+#include "variants/syrk.hpp"
 #include "variants/trinv.hpp"
+#include "variants/trmm.hpp"
 #include "variants/trsm.hpp"
+#include "variants/ttmm.hpp"
 
 namespace flamex {
 
@@ -87,6 +90,55 @@ dim_t run_trsm_lln(const Blas& blas, const std::string& name, const std::vector<
     return trsm_lln(blas, find_trsm_variant(name), ops[0], ops[1], control_of<TrsmControl>(c, find_trsm_variant)).zero_diagonal;
 }
 
+std::vector<OperationVariant> trsm_lun_of() { return describe_all(trsm_lun_variants()); }
+dim_t run_trsm_lun(const Blas& blas, const std::string& name, const std::vector<Obj>& ops, PivObj, const OperationControl& c)
+{
+    return trsm_lun(blas, find_trsm_lun_variant(name), ops[0], ops[1], control_of<TrsmControl>(c, find_trsm_lun_variant))
+        .zero_diagonal;
+}
+
+std::vector<OperationVariant> chol_u_of() { return describe_all(chol_u_variants()); }
+dim_t run_chol_u(const Blas& blas, const std::string& name, const std::vector<Obj>& ops, PivObj, const OperationControl& c)
+{
+    return chol_u(blas, find_chol_u_variant(name), ops[0], control_of<CholControl>(c, find_chol_u_variant)).not_positive_definite;
+}
+
+// trmm's registry holds both triangles' variants; each is an operation.
+template <const char* Operation>
+std::vector<OperationVariant> trmm_of()
+{
+    std::vector<OperationVariant> out;
+    for (const TrmmVariant& v : trmm_variants())
+        if (v.operation == Operation) out.push_back(describe(v));
+    return out;
+}
+template <const char* Operation>
+dim_t run_trmm(const Blas& blas, const std::string& name, const std::vector<Obj>& ops, PivObj, const OperationControl& c)
+{
+    const TrmmVariant& v = find_trmm_variant(name);
+    if (v.operation != Operation) throw Error(name + " is a variant of " + v.operation + ", not of " + Operation);
+    trmm(blas, v, ops[0], ops[1], control_of<TrmmControl>(c, find_trmm_variant));
+    return 0;
+}
+constexpr char kTrmmLln[] = "trmm_lln", kTrmmLun[] = "trmm_lun";
+
+std::vector<OperationVariant> syrk_ln_of() { return describe_all(syrk_variants()); }
+dim_t run_syrk_ln(const Blas& blas, const std::string& name, const std::vector<Obj>& ops, PivObj, const OperationControl& c)
+{
+    if (!c.inner.empty()) throw Error("the blocked syrk_ln variants call gemm and syrk on their blocks: no inner variant applies");
+    SyrkControl control;
+    control.block = c.block;
+    syrk_ln(blas, find_syrk_variant(name), ops[0], ops[1], control);
+    return 0;
+}
+
+std::vector<OperationVariant> ttmm_l_of() { return describe_all(ttmm_variants()); }
+dim_t run_ttmm_l(const Blas& blas, const std::string& name, const std::vector<Obj>& ops, PivObj, const OperationControl& c)
+{
+    ttmm_l(blas, find_ttmm_variant(name), ops[0], control_of<TtmmControl>(c, find_ttmm_variant));
+    return 0;
+}
+
 std::string names_of(const std::vector<std::string>& names)
 {
     std::string s;
@@ -118,6 +170,28 @@ const std::vector<Operation>& operations()
          {{"L", Structure::Lower, false, "L lower triangular (m x m, non-unit)"},
           {"B", Structure::General, true, "B (m x n): overwritten by X, L X = B"}},
          false, "trsm_lln_unb_var2", Failure::Singular, "matrix is singular: zero on the diagonal in column", false, trsm_lln_of, run_trsm_lln},
+        {"trsm_lun", "Triangular solve B := U^{-1} B (left, upper, no transpose)",
+         {{"U", Structure::Upper, false, "U upper triangular (m x m, non-unit)"},
+          {"B", Structure::General, true, "B (m x n): overwritten by X, U X = B"}},
+         false, "trsm_lun_unb_var2", Failure::Singular, "matrix is singular: zero on the diagonal in column", false, trsm_lun_of, run_trsm_lun},
+        {"trmm_lln", "Triangular product B := L B (left, lower, no transpose)",
+         {{"L", Structure::Lower, false, "L lower triangular (m x m, non-unit)"},
+          {"B", Structure::General, true, "B (m x n): overwritten by L B"}},
+         false, "trmm_lln_unb_var1", Failure::Singular, "", false, trmm_of<kTrmmLln>, run_trmm<kTrmmLln>},
+        {"trmm_lun", "Triangular product B := U B (left, upper, no transpose)",
+         {{"U", Structure::Upper, false, "U upper triangular (m x m, non-unit)"},
+          {"B", Structure::General, true, "B (m x n): overwritten by U B"}},
+         false, "trmm_lun_unb_var1", Failure::Singular, "", false, trmm_of<kTrmmLun>, run_trmm<kTrmmLun>},
+        {"chol_u", "Cholesky factorization A = U^T U (upper)",
+         {{"A", Structure::Upper, true, "A symmetric (n x n), its upper triangle: overwritten by U"}},
+         false, "chol_u_unb_var3", Failure::NotPositiveDefinite, "matrix is not positive definite: column", false, chol_u_of, run_chol_u},
+        {"ttmm_l", "A := L^T L (lower)",
+         {{"A", Structure::Lower, true, "L lower triangular (n x n): overwritten by the lower triangle of L^T L"}},
+         false, "ttmm_l_unb_var1", Failure::Singular, "", false, ttmm_l_of, run_ttmm_l},
+        {"syrk_ln", "Symmetric rank-k update C := C + A A^T (lower)",
+         {{"A", Structure::General, false, "A (n x k)"},
+          {"C", Structure::Lower, true, "C symmetric (n x n), its lower triangle: overwritten by C + A A^T"}},
+         false, "syrk_ln_unb_var1", Failure::Singular, "", false, syrk_ln_of, run_syrk_ln},
     };
     return all;
 }

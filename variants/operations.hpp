@@ -58,7 +58,7 @@ struct Operation {
     bool pivots = false; // also writes row interchanges (min(m, n) of them)
     std::string default_variant;
     Failure failure;
-    std::string failure_text; // "zero pivot in column"
+    std::string failure_text; // "zero pivot in column"; empty: the operation cannot fail
     bool result_on_failure = false;
     std::vector<OperationVariant> (*variants)();
     // Runs a variant of this operation by name on operands in `operands`' order; p holds

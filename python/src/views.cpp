@@ -49,9 +49,10 @@ View<T> array_view(py::handle h, const char* what, bool writable)
     }
 
     const dim_t m = a.shape(0), n = a.shape(1);
-    // A stride along an axis of length 0 or 1 is never used: numpy leaves it arbitrary.
-    const dim_t rs = m <= 1 ? 1 : a.strides(0) / item;
-    const dim_t cs = n <= 1 ? (m > 0 ? m : 1) : a.strides(1) / item;
+    // A stride along an axis of length 0 or 1 is never used, nor any stride of an empty
+    // array: numpy leaves them arbitrary (a (0, n) array has column stride 0).
+    const dim_t rs = m <= 1 || n == 0 ? 1 : a.strides(0) / item;
+    const dim_t cs = n <= 1 || m == 0 ? (m > 0 ? m : 1) : a.strides(1) / item;
     if (rs != 1) {
         if (a.strides(1) == item && n > 1)
             throw LayoutError(arg + ": a C-ordered (row-major) array is not a FLAME view, which is column-major; pass numpy.asfortranarray(" +
