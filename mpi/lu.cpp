@@ -1,0 +1,50 @@
+// The distributed LU front end and the ScaLAPACK baseline (mpi.hpp).
+#include <algorithm>
+
+#include "mpi/mpi.hpp"
+#include "mpi/scalapack.hpp"
+
+namespace flamex::mpi {
+
+DistLuInfo lu_pdgetrf(const DistMatrix& A, PivObj p)
+{
+    const Grid& g = A.grid();
+    collective(g.comm(), [&] {
+        if (A.descriptor()[4] != A.descriptor()[5])
+            throw Error("pdgetrf needs square blocks (MB = NB), got " + std::to_string(A.descriptor()[4]) + "x" +
+                        std::to_string(A.descriptor()[5]));
+    });
+    const int m = static_cast<int>(A.length()), n = static_cast<int>(A.width()), one = 1;
+    std::vector<int> ipiv(static_cast<std::size_t>(A.local_rows() + A.descriptor()[4]), 0);
+    int info = 0;
+    if (m > 0 && n > 0) pdgetrf_(&m, &n, A.local(), &one, &one, A.descriptor(), ipiv.data(), &info);
+    // IPIV is distributed by rows (and the same in every process column): the
+    // rows of process column 0 make FLAME's offsets on every rank.
+    const dim_t k = std::min(A.length(), A.width());
+    std::vector<int> mine(static_cast<std::size_t>(k), 0), all(mine.size(), 0);
+    if (g.pcol() == 0)
+        for (dim_t i = 0; i < k; ++i)
+            if (A.rows().owner(i) == g.prow())
+                mine[static_cast<std::size_t>(i)] = ipiv[static_cast<std::size_t>(A.rows().local(i))] - 1 - static_cast<int>(i);
+    MPI_Allreduce(mine.data(), all.data(), static_cast<int>(k), MPI_INT, MPI_SUM, g.comm());
+    for (dim_t i = 0; i < k; ++i) p(i, 0) = all[static_cast<std::size_t>(i)];
+    int first = info > 0 ? info : 0, agreed = 0;
+    MPI_Allreduce(&first, &agreed, 1, MPI_INT, MPI_MAX, g.comm());
+    return DistLuInfo{agreed};
+}
+
+DistLuInfo lu(const std::string& variant, const DistMatrix& A, PivObj p)
+{
+    collective(A.grid().comm(), [&] {
+        if (variant != "var5" && variant != "var3" && variant != "pdgetrf")
+            throw Error("unknown distributed LU variant '" + variant + "' (var5, var3, pdgetrf)");
+        if (p.length() != std::min(A.length(), A.width()) || p.width() != 1)
+            throw Error("LU: the pivot vector has " + std::to_string(p.length()) + " entries, not min(m, n) = " +
+                        std::to_string(std::min(A.length(), A.width())));
+    });
+    if (variant == "var5") return lu_piv_var5(A.view(), p);
+    if (variant == "var3") return lu_piv_var3(A.view(), p);
+    return lu_pdgetrf(A, p);
+}
+
+} // namespace flamex::mpi

@@ -1,0 +1,180 @@
+// Exact distributed sum, dot and nrm2 (mpi.hpp): on every rank, for every
+// distribution of the vector over the ranks (block, cyclic, uneven, all on one
+// rank, empty ranks), the bits of the one-process exact result; nrm2 against
+// MPFR's correctly rounded square root of the exact sum of squares; errors on one
+// rank reaching every rank. Run under mpirun with 1-4 ranks (tests/mpi/CMakeLists.txt).
+#include <mpfr.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "check.hpp"
+#include "mpi/mpi.hpp"
+
+using namespace flamex;
+using flamex_mpi_test::check;
+using flamex_mpi_test::same_bits;
+
+namespace {
+
+// The data sets: every rank draws the same ones.
+std::vector<std::vector<double>> data_sets()
+{
+    std::mt19937_64 rng(29);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    std::uniform_int_distribution<int> e(-200, 200);
+    std::vector<std::vector<double>> sets;
+    std::vector<double> x(1000);
+    for (double& v : x) v = u(rng);
+    sets.push_back(x);
+    for (double& v : x) v = std::ldexp(u(rng), e(rng)); // spread over 2^+-200
+    sets.push_back(x);
+    // cancelling: big terms and their negatives, shuffled, and a small remainder
+    std::vector<double> c;
+    for (int i = 0; i < 400; ++i) {
+        const double b = std::ldexp(u(rng), e(rng) + 300);
+        c.push_back(b);
+        c.push_back(-b);
+        c.push_back(std::ldexp(u(rng), e(rng) - 300));
+    }
+    std::shuffle(c.begin(), c.end(), rng);
+    sets.push_back(c);
+    for (double& v : x) v = std::ldexp(u(rng), -1030 - (e(rng) & 31)); // subnormals
+    sets.push_back(x);
+    for (double& v : x) v = std::ldexp(u(rng), 500 + (e(rng) & 15)); // dot and nrm2 past DBL_MAX
+    sets.push_back(x);
+    sets.push_back(std::vector<double>(37, -0.0)); // a sum of -0's is -0
+    sets.push_back(std::vector<double>{});         // the empty sum
+    std::vector<double> s(300);
+    for (double& v : s) v = u(rng);
+    s[17] = std::numeric_limits<double>::infinity();
+    sets.push_back(s);
+    s[250] = -std::numeric_limits<double>::infinity(); // inf - inf = NaN
+    sets.push_back(s);
+    s[17] = 1.0;
+    s[250] = std::numeric_limits<double>::quiet_NaN();
+    sets.push_back(s);
+    return sets;
+}
+
+// A distribution: rank r holds n_r elements at x + first_r, stride inc.
+struct Share {
+    exact::index_t first, n, inc;
+};
+
+std::vector<Share> distributions(exact::index_t n, int nranks, int r, std::mt19937_64& rng)
+{
+    std::vector<Share> d;
+    const exact::index_t R = nranks;
+    // block
+    const exact::index_t b = (n + R - 1) / R, b0 = std::min(n, b * r), b1 = std::min(n, b * (r + 1));
+    d.push_back({b0, b1 - b0, 1});
+    // cyclic
+    d.push_back({std::min<exact::index_t>(r, n), r < n ? (n - r + R - 1) / R : 0, R});
+    // uneven: cut points drawn alike on every rank (the same engine state)
+    std::vector<exact::index_t> cuts{0, n};
+    for (int k = 1; k < nranks; ++k) cuts.push_back(static_cast<exact::index_t>(rng() % static_cast<std::uint64_t>(n + 1)));
+    std::sort(cuts.begin(), cuts.end());
+    d.push_back({cuts[static_cast<std::size_t>(r)], cuts[static_cast<std::size_t>(r) + 1] - cuts[static_cast<std::size_t>(r)], 1});
+    // all on the last rank (the others empty)
+    d.push_back({0, r == nranks - 1 ? n : 0, 1});
+    // rank 0 empty, the rest in blocks
+    if (nranks > 1) {
+        const exact::index_t m = (n + R - 2) / (R - 1);
+        const exact::index_t c0 = r == 0 ? 0 : std::min(n, m * (r - 1)), c1 = r == 0 ? 0 : std::min(n, m * r);
+        d.push_back({c0, c1 - c0, 1});
+    }
+    return d;
+}
+
+// MPFR's correctly rounded sqrt(sum x_i^2) for data in the normal range.
+double mpfr_nrm2(const std::vector<double>& x)
+{
+    mpfr_t s, t, r;
+    mpfr_inits2(4400, s, t, static_cast<mpfr_ptr>(nullptr));
+    mpfr_init2(r, 53);
+    mpfr_set_zero(s, 1);
+    for (double v : x) {
+        mpfr_set_d(t, v, MPFR_RNDN);
+        mpfr_mul(t, t, t, MPFR_RNDN); // exact at 4400 bits
+        mpfr_add(s, s, t, MPFR_RNDN);
+    }
+    mpfr_sqrt(r, s, MPFR_RNDN);
+    const double out = mpfr_get_d(r, MPFR_RNDN);
+    mpfr_clears(s, t, r, static_cast<mpfr_ptr>(nullptr));
+    return out;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    MPI_Init(&argc, &argv);
+    const int r = mpi::rank(MPI_COMM_WORLD), nranks = mpi::size(MPI_COMM_WORLD);
+    const auto sets = data_sets();
+    std::mt19937_64 cut_rng(7);
+    int baseline_differs = 0;
+    for (std::size_t s = 0; s < sets.size(); ++s) {
+        const std::vector<double>& x = sets[s];
+        const exact::index_t n = static_cast<exact::index_t>(x.size());
+        std::vector<double> y(x.rbegin(), x.rend()); // the dot's second vector
+        const double want_sum = exact::exact_sum(n, x.data(), 1);
+        const double want_dot = exact::exact_dot(n, x.data(), 1, y.data(), 1);
+        exact::Accumulator squares;
+        exact::accumulate_dot(squares, n, x.data(), 1, x.data(), 1);
+        const double want_nrm2 = mpi::round_sqrt(squares);
+        const std::string set = "set " + std::to_string(s);
+        if (s <= 4) check(same_bits(want_nrm2, mpfr_nrm2(x)) || s == 3, set + ": round_sqrt against MPFR");
+        for (const Share& d : distributions(n, nranks, r, cut_rng)) {
+            const double* px = x.data() + d.first;
+            const double* py = y.data() + d.first;
+            const double got_sum = mpi::sum(MPI_COMM_WORLD, d.n, px, d.inc);
+            const double got_dot = mpi::dot(MPI_COMM_WORLD, d.n, px, d.inc, py, d.inc);
+            const double got_nrm2 = mpi::nrm2(MPI_COMM_WORLD, d.n, px, d.inc);
+            check(same_bits(got_sum, want_sum), set + ": sum " + std::to_string(got_sum) + " != " + std::to_string(want_sum));
+            check(same_bits(got_dot, want_dot), set + ": dot " + std::to_string(got_dot) + " != " + std::to_string(want_dot));
+            check(same_bits(got_nrm2, want_nrm2), set + ": nrm2 " + std::to_string(got_nrm2) + " != " + std::to_string(want_nrm2));
+            // The same result on every rank (the bits broadcast from rank 0).
+            double root[3] = {got_sum, got_dot, got_nrm2};
+            MPI_Bcast(root, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+            check(same_bits(root[0], got_sum) && same_bits(root[1], got_dot) && same_bits(root[2], got_nrm2),
+                  set + ": ranks disagree");
+            const double base = mpi::sum_allreduce(MPI_COMM_WORLD, d.n, px, d.inc);
+            if (!same_bits(base, want_sum)) ++baseline_differs;
+        }
+    }
+    if (r == 0)
+        std::printf("MPI_Allreduce of doubles: %d of the sums differ from the exact one on %d ranks\n", baseline_differs,
+                    nranks);
+
+    // An error on one rank reaches every rank, naming it; nobody hangs.
+    bool caught = false;
+    try {
+        mpi::collective(MPI_COMM_WORLD, [&] {
+            if (r == nranks - 1) throw Error("bad input here");
+        });
+    } catch (const Error& e) {
+        caught = std::string(e.what()) == "rank " + std::to_string(nranks - 1) + ": bad input here";
+    }
+    check(caught, "an error on the last rank reaches every rank, naming it");
+    // ... and the lowest failing rank's message wins.
+    caught = false;
+    try {
+        mpi::collective(MPI_COMM_WORLD, [&] { throw Error("everyone " + std::to_string(r)); });
+    } catch (const Error& e) {
+        caught = std::string(e.what()) == "rank 0: everyone 0";
+    }
+    check(caught, "the lowest failing rank's message");
+    // A grid that does not match the rank count.
+    caught = false;
+    try {
+        mpi::Grid g(MPI_COMM_WORLD, nranks + 1, 1);
+    } catch (const Error& e) {
+        caught = std::string(e.what()).find("rank 0: a " + std::to_string(nranks + 1) + "x1 grid needs") == 0;
+    }
+    check(caught, "a grid that does not match the rank count");
+    return flamex_mpi_test::finish("reduce_check");
+}
