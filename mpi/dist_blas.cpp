@@ -134,10 +134,15 @@ void ger_minus(DistView x, DistView y, DistView A)
     }
     if (!xs.empty()) MPI_Bcast(xs.data(), static_cast<int>(xs.size()), MPI_DOUBLE, col_owner(x), g.row_comm());
     if (!ys.empty()) MPI_Bcast(ys.data(), static_cast<int>(ys.size()), MPI_DOUBLE, row_owner(y), g.col_comm());
+    // h_i = -1 * x_i as the exact backend's ger forms it (a multiplication, which
+    // keeps a NaN's sign, where a negation would flip it).
+    static volatile double minus_one = -1.0;
+    const double alpha = minus_one;
+    for (double& h : xs) h = alpha * h;
     for (dim_t c = cb; c < ce; ++c) {
         const double u = ys[static_cast<std::size_t>(c - cb)];
         double* a = local_at(A, 0, c);
-        for (dim_t r = rb; r < re; ++r) a[r] = std::fma(-xs[static_cast<std::size_t>(r - rb)], u, a[r]);
+        for (dim_t r = rb; r < re; ++r) a[r] = std::fma(xs[static_cast<std::size_t>(r - rb)], u, a[r]);
     }
 }
 

@@ -21,7 +21,7 @@ inline int world_rank()
     return r;
 }
 
-inline void check(bool ok, const std::string& what)
+inline void expect(bool ok, const std::string& what)
 {
     if (ok) return;
     ++failures;

@@ -15,7 +15,7 @@
 #include "mpi/mpi.hpp"
 
 using namespace flamex;
-using flamex_mpi_test::check;
+using flamex_mpi_test::expect;
 using flamex_mpi_test::same_bits;
 
 namespace {
@@ -127,20 +127,20 @@ int main(int argc, char** argv)
         exact::accumulate_dot(squares, n, x.data(), 1, x.data(), 1);
         const double want_nrm2 = mpi::round_sqrt(squares);
         const std::string set = "set " + std::to_string(s);
-        if (s <= 4) check(same_bits(want_nrm2, mpfr_nrm2(x)) || s == 3, set + ": round_sqrt against MPFR");
+        if (s <= 4) expect(same_bits(want_nrm2, mpfr_nrm2(x)) || s == 3, set + ": round_sqrt against MPFR");
         for (const Share& d : distributions(n, nranks, r, cut_rng)) {
             const double* px = x.data() + d.first;
             const double* py = y.data() + d.first;
             const double got_sum = mpi::sum(MPI_COMM_WORLD, d.n, px, d.inc);
             const double got_dot = mpi::dot(MPI_COMM_WORLD, d.n, px, d.inc, py, d.inc);
             const double got_nrm2 = mpi::nrm2(MPI_COMM_WORLD, d.n, px, d.inc);
-            check(same_bits(got_sum, want_sum), set + ": sum " + std::to_string(got_sum) + " != " + std::to_string(want_sum));
-            check(same_bits(got_dot, want_dot), set + ": dot " + std::to_string(got_dot) + " != " + std::to_string(want_dot));
-            check(same_bits(got_nrm2, want_nrm2), set + ": nrm2 " + std::to_string(got_nrm2) + " != " + std::to_string(want_nrm2));
+            expect(same_bits(got_sum, want_sum), set + ": sum " + std::to_string(got_sum) + " != " + std::to_string(want_sum));
+            expect(same_bits(got_dot, want_dot), set + ": dot " + std::to_string(got_dot) + " != " + std::to_string(want_dot));
+            expect(same_bits(got_nrm2, want_nrm2), set + ": nrm2 " + std::to_string(got_nrm2) + " != " + std::to_string(want_nrm2));
             // The same result on every rank (the bits broadcast from rank 0).
             double root[3] = {got_sum, got_dot, got_nrm2};
             MPI_Bcast(root, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-            check(same_bits(root[0], got_sum) && same_bits(root[1], got_dot) && same_bits(root[2], got_nrm2),
+            expect(same_bits(root[0], got_sum) && same_bits(root[1], got_dot) && same_bits(root[2], got_nrm2),
                   set + ": ranks disagree");
             const double base = mpi::sum_allreduce(MPI_COMM_WORLD, d.n, px, d.inc);
             if (!same_bits(base, want_sum)) ++baseline_differs;
@@ -159,7 +159,7 @@ int main(int argc, char** argv)
     } catch (const Error& e) {
         caught = std::string(e.what()) == "rank " + std::to_string(nranks - 1) + ": bad input here";
     }
-    check(caught, "an error on the last rank reaches every rank, naming it");
+    expect(caught, "an error on the last rank reaches every rank, naming it");
     // ... and the lowest failing rank's message wins.
     caught = false;
     try {
@@ -167,7 +167,7 @@ int main(int argc, char** argv)
     } catch (const Error& e) {
         caught = std::string(e.what()) == "rank 0: everyone 0";
     }
-    check(caught, "the lowest failing rank's message");
+    expect(caught, "the lowest failing rank's message");
     // A grid that does not match the rank count.
     caught = false;
     try {
@@ -175,6 +175,6 @@ int main(int argc, char** argv)
     } catch (const Error& e) {
         caught = std::string(e.what()).find("rank 0: a " + std::to_string(nranks + 1) + "x1 grid needs") == 0;
     }
-    check(caught, "a grid that does not match the rank count");
+    expect(caught, "a grid that does not match the rank count");
     return flamex_mpi_test::finish("reduce_check");
 }
