@@ -108,6 +108,40 @@ double mpfr_nrm2(const std::vector<double>& x)
     return out;
 }
 
+// round_sqrt where rounding twice goes wrong: values at, just above and just below
+// the square of a midpoint between two doubles, against MPFR; true when all agree.
+bool round_sqrt_near_midpoints()
+{
+    std::mt19937_64 rng(31);
+    std::uniform_real_distribution<double> u(1.0, 2.0);
+    std::uniform_int_distribution<int> e(-400, 400);
+    mpfr_t S, t, q;
+    mpfr_inits2(2000, S, t, static_cast<mpfr_ptr>(nullptr));
+    mpfr_init2(q, 53);
+    bool ok = true;
+    for (int k = 0; k < 300; ++k) {
+        const double r = std::ldexp(u(rng), e(rng)), d = std::nextafter(r, 1e300) - r;
+        const int side = k % 3 - 1; // -1: below, 0: at, +1: above the midpoint's square
+        const double tiny = std::ldexp(1.0, std::ilogb(r) * 2 - 150 - static_cast<int>(rng() % 40));
+        exact::Accumulator acc;
+        acc.add_product(r, r);
+        acc.add_product(r, d);
+        acc.add_product(0.25, d, d);
+        if (side) acc.add(side * tiny);
+        mpfr_set_d(S, r, MPFR_RNDN);
+        mpfr_set_d(t, d, MPFR_RNDN);
+        mpfr_div_2ui(t, t, 1, MPFR_RNDN);
+        mpfr_add(S, S, t, MPFR_RNDN); // the midpoint
+        mpfr_sqr(S, S, MPFR_RNDN);
+        mpfr_set_d(t, side * tiny, MPFR_RNDN);
+        mpfr_add(S, S, t, MPFR_RNDN);
+        mpfr_sqrt(q, S, MPFR_RNDN);
+        if (!same_bits(mpi::round_sqrt(acc), mpfr_get_d(q, MPFR_RNDN))) ok = false;
+    }
+    mpfr_clears(S, t, q, static_cast<mpfr_ptr>(nullptr));
+    return ok;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -146,6 +180,7 @@ int main(int argc, char** argv)
             if (!same_bits(base, want_sum)) ++baseline_differs;
         }
     }
+    expect(round_sqrt_near_midpoints(), "round_sqrt at and near the squares of midpoints, against MPFR");
     if (r == 0)
         std::printf("MPI_Allreduce of doubles: %d of the sums differ from the exact one on %d ranks\n", baseline_differs,
                     nranks);
