@@ -180,6 +180,38 @@ std::vector<double> trsv_lower_unit(DistView L, DistView x)
     return result;
 }
 
+void trsv(Uplo uplo, Diag diag, DistView T, std::vector<double>& x)
+{
+    require(T.length() == T.width() && static_cast<dim_t>(x.size()) == T.length(), "trsv: T must be square and x of its order");
+    const DistMatrix& M = T.matrix();
+    const Grid& g = M.grid();
+    const dim_t n = T.length();
+    for (dim_t s = 0; s < n; ++s) {
+        const dim_t i = uplo == LOWER ? s : n - 1 - s;
+        const dim_t row = T.offset_m() + i, col = T.offset_n() + i;
+        const int pr = M.rows().owner(row), pc = M.cols().owner(col);
+        double v = 0.0;
+        if (g.prow() == pr) {
+            // b_i - sum_l t_il x_l over the columns l this rank holds of the
+            // solved part (l < i for LOWER, l > i for UPPER), then the exact sum
+            // over the process row; t_ii's rank divides (NONUNIT) and rounds.
+            exact::Accumulator acc;
+            const dim_t lr = M.rows().local(row);
+            const dim_t c0 = uplo == LOWER ? T.local_col_begin() : M.cols().count(col + 1, g.pcol());
+            const dim_t c1 = uplo == LOWER ? M.cols().count(col, g.pcol()) : T.local_col_end();
+            for (dim_t c = c0; c < c1; ++c)
+                acc.add_product(*local_at(T, lr, c), x[static_cast<std::size_t>(M.cols().global(c, g.pcol()) - T.offset_n())]);
+            acc.negate();
+            if (g.pcol() == pc) acc.add(x[static_cast<std::size_t>(i)]);
+            allreduce(g.row_comm(), &acc);
+            if (g.pcol() == pc)
+                v = diag == UNIT ? acc.round() : exact::divide_round(acc, M.at(row, col));
+        }
+        MPI_Bcast(&v, 1, MPI_DOUBLE, g.rank_of(pr, pc), g.comm());
+        x[static_cast<std::size_t>(i)] = v;
+    }
+}
+
 void gemv_minus(DistView A, const std::vector<double>& x, DistView y)
 {
     require(static_cast<dim_t>(x.size()) == A.width() && y.width() == 1 && y.length() == A.length() &&

@@ -47,4 +47,30 @@ DistLuInfo lu(const std::string& variant, const DistMatrix& A, PivObj p)
     return lu_pdgetrf(A, p);
 }
 
+DistLuInfo solve(const std::string& variant, const DistMatrix& A, PivObj p, Obj b, Obj x)
+{
+    const dim_t n = A.length();
+    collective(A.grid().comm(), [&] {
+        if (A.width() != n)
+            throw Error("solve: A is " + std::to_string(n) + "x" + std::to_string(A.width()) + ", not square");
+        if (b.length() != n || x.length() != n || b.width() != x.width())
+            throw Error("solve: A is " + std::to_string(n) + "x" + std::to_string(n) + " but b is " +
+                        std::to_string(b.length()) + "x" + std::to_string(b.width()) + " and x is " +
+                        std::to_string(x.length()) + "x" + std::to_string(x.width()));
+    });
+    const DistLuInfo info = lu(variant, A, p);
+    if (info.zero_pivot != 0) return info;
+    std::vector<double> v(static_cast<std::size_t>(n));
+    for (dim_t j = 0; j < b.width(); ++j) {
+        const Obj xj = x.sub(0, j, n, 1);
+        for (dim_t i = 0; i < n; ++i) xj(i, 0) = b(i, j);
+        apply_pivots_reference(p, xj);
+        for (dim_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = xj(i, 0);
+        trsv(LOWER, UNIT, A.view(), v);
+        trsv(UPPER, NONUNIT, A.view(), v);
+        for (dim_t i = 0; i < n; ++i) xj(i, 0) = v[static_cast<std::size_t>(i)];
+    }
+    return info;
+}
+
 } // namespace flamex::mpi

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "exact/exact.hpp"
+#include "blas/blas.hpp"
 #include "flame/flame.hpp"
 
 namespace flamex::mpi {
@@ -267,6 +268,12 @@ std::vector<double> trsv_lower_unit(DistView L, DistView x);
 // row), as the exact backend's gemv; x given on every rank (A.width() values).
 void gemv_minus(DistView A, const std::vector<double>& x, DistView y);
 
+// x := op(T)^{-1} x for a triangle of a square distributed T (LOWER or UPPER,
+// UNIT or NONUNIT), x given and returned on every rank: each x_i the correctly
+// rounded (b_i - sum_l t_il x_l) (divided by t_ii with NONUNIT, one rounding),
+// an exact reduction over T's process row i: the exact backend's trsv.
+void trsv(Uplo uplo, Diag diag, DistView T, std::vector<double>& x);
+
 // --- distributed LU with partial pivoting ---------------------------------------
 
 struct DistLuInfo {
@@ -287,5 +294,12 @@ DistLuInfo lu_pdgetrf(const DistMatrix& A, PivObj p);
 // By name: "var5" (lu_piv_var5), "var3" (lu_piv_var3) or "pdgetrf"; throws
 // flamex::Error (on every rank) for another name or a p of the wrong size.
 DistLuInfo lu(const std::string& variant, const DistMatrix& A, PivObj p);
+
+// x := A^{-1} b by lu(variant) of A (overwritten by L\U, its pivots in p) and the
+// two distributed triangular solves, one column of b at a time; b and x are n x k
+// and held whole on every rank. Without refinement, x is bit for bit
+// flamex::solve's on `exact` with the same variant (lu_piv_unb_var5 for var5,
+// lu_piv_unb_var3 for var3). On a zero pivot x is left untouched (as solve).
+DistLuInfo solve(const std::string& variant, const DistMatrix& A, PivObj p, Obj b, Obj x);
 
 } // namespace flamex::mpi
