@@ -81,7 +81,7 @@ int on_every_rank(const Args& a, Body body)
     } catch (const UsageError& e) {
         if (is_root()) std::cerr << "flamex " << a.command << ": " << e.what() << "\nTry 'flamex " << a.command << " --help'.\n";
     } catch (const std::exception& e) {
-        std::cerr << "flamex " << a.command << ": " << e.what() << "\n";
+        if (is_root()) std::cerr << "flamex " << a.command << ": " << e.what() << "\n";
     }
     return kBadInput;
 }
@@ -139,7 +139,7 @@ int run_lu_grid(const Args& a)
         mpi::collective(MPI_COMM_WORLD, [&] {
             if (!is_root()) return;
             if (out) {
-                io::write_matrix_market(*out, A, "LU factors of " + a.operands[0] + " on a grid by " + name);
+                io::write_matrix_market(*out, A, "LU factors of " + a.operands[0] + " by " + name);
                 stdout_used |= *out == "-";
             }
             if (pivot_file) {
