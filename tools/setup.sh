@@ -14,6 +14,7 @@ packages=(
   clang libclang-rt-14-dev
   oclgrind
   texlive-latex-base
+  openmpi-bin libopenmpi-dev libscalapack-openmpi-dev python3-mpi4py
 )
 
 missing=()
