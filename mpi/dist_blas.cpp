@@ -2,6 +2,7 @@
 // moves between ranks, named in one place.
 #include <cmath>
 
+#include "exact/exblas.hpp"
 #include "mpi/mpi.hpp"
 
 namespace flamex::mpi {
@@ -139,11 +140,9 @@ void ger_minus(DistView x, DistView y, DistView A)
     static volatile double minus_one = -1.0;
     const double alpha = minus_one;
     for (double& h : xs) h = alpha * h;
-    for (dim_t c = cb; c < ce; ++c) {
-        const double u = ys[static_cast<std::size_t>(c - cb)];
-        double* a = local_at(A, 0, c);
-        for (dim_t r = rb; r < re; ++r) a[r] = std::fma(xs[static_cast<std::size_t>(r - rb)], u, a[r]);
-    }
+    // Each column by the exact backend's own ger kernel: a_i := fma(h_i, u_j, a_i).
+    for (dim_t c = cb; c < ce; ++c)
+        exblas::fma_update(re - rb, xs.data(), 1, ys[static_cast<std::size_t>(c - cb)], local_at(A, rb, c), 1);
 }
 
 std::vector<double> trsv_lower_unit(DistView L, DistView x)
