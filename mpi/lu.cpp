@@ -36,13 +36,14 @@ DistLuInfo lu_pdgetrf(const DistMatrix& A, PivObj p)
 DistLuInfo lu(const std::string& variant, const DistMatrix& A, PivObj p)
 {
     collective(A.grid().comm(), [&] {
-        if (variant != "var5" && variant != "var3" && variant != "pdgetrf")
-            throw Error("unknown distributed LU variant '" + variant + "' (var5, var3, pdgetrf)");
+        if (variant != "var5" && variant != "var5_unb" && variant != "var3" && variant != "pdgetrf")
+            throw Error("unknown distributed LU variant '" + variant + "' (var5, var5_unb, var3, pdgetrf)");
         if (p.length() != std::min(A.length(), A.width()) || p.width() != 1)
             throw Error("LU: the pivot vector has " + std::to_string(p.length()) + " entries, not min(m, n) = " +
                         std::to_string(std::min(A.length(), A.width())));
     });
-    if (variant == "var5") return lu_piv_var5(A.view(), p);
+    if (variant == "var5") return lu_piv_blk_var5(A.view(), p);
+    if (variant == "var5_unb") return lu_piv_var5(A.view(), p);
     if (variant == "var3") return lu_piv_var3(A.view(), p);
     return lu_pdgetrf(A, p);
 }

@@ -285,13 +285,19 @@ struct DistLuInfo {
 // Right-looking, order-fixed: every element takes its fmas in k order, so the
 // bits are lu_piv_unb_var5's on `exact` for any grid and block size.
 DistLuInfo lu_piv_var5(DistView A, PivObj p);
+// The same, blocked by the distribution's NB x NB blocks (lu_piv_blk_var5_fma's
+// computation: the panel by lu_piv_var5, then trsm_ordered and gemm_ordered on
+// each rank's part): the same bits, the trailing update at the exact backend's
+// gemm_ordered speed. What lu("var5") runs.
+DistLuInfo lu_piv_blk_var5(DistView A, PivObj p);
 // Left-looking, exact: every inner product an exact distributed reduction, the
 // bits of lu_piv_unb_var3 on `exact` for any grid and block size.
 DistLuInfo lu_piv_var3(DistView A, PivObj p);
 // ScaLAPACK's pdgetrf on the whole matrix (the baseline); p as above.
 DistLuInfo lu_pdgetrf(const DistMatrix& A, PivObj p);
 
-// By name: "var5" (lu_piv_var5), "var3" (lu_piv_var3) or "pdgetrf"; throws
+// By name: "var5" (lu_piv_blk_var5), "var5_unb" (lu_piv_var5), "var3"
+// (lu_piv_var3) or "pdgetrf"; throws
 // flamex::Error (on every rank) for another name or a p of the wrong size.
 DistLuInfo lu(const std::string& variant, const DistMatrix& A, PivObj p);
 

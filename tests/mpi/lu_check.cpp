@@ -143,7 +143,9 @@ int main(int argc, char** argv)
                 Matrix LU;
                 Pivots p;
                 dim_t info = 0;
-            } refs[] = {{"var5", "lu_piv_unb_var5", c.A, Pivots(k)}, {"var3", "lu_piv_unb_var3", c.A, Pivots(k)}};
+            } refs[] = {{"var5", "lu_piv_unb_var5", c.A, Pivots(k)},
+                        {"var5_unb", "lu_piv_unb_var5", c.A, Pivots(k)},
+                        {"var3", "lu_piv_unb_var3", c.A, Pivots(k)}};
             for (Ref& ref : refs) {
                 if (root) ref.info = lu(*exact, find_lu_variant(ref.single), ref.LU.view(), ref.p.view()).zero_pivot;
                 broadcast(ref.p, ref.info);
