@@ -133,7 +133,12 @@ void ger_minus(DistView x, DistView y, DistView A)
         const dim_t lr = M.rows().local(y.offset_m());
         for (dim_t c = cb; c < ce; ++c) ys[static_cast<std::size_t>(c - cb)] = *local_at(y, lr, c);
     }
-    if (!xs.empty()) MPI_Bcast(xs.data(), static_cast<int>(xs.size()), MPI_DOUBLE, col_owner(x), g.row_comm());
+    // (Not when every column of A lies in x's own block column, as in a panel:
+    // then no other process column needs x.)
+    const CyclicMap& cm = M.cols();
+    const bool x_local = cm.owner(A.offset_n()) == col_owner(x) &&
+                         A.offset_n() / cm.nb == (A.offset_n() + A.width() - 1) / cm.nb;
+    if (!xs.empty() && !x_local) MPI_Bcast(xs.data(), static_cast<int>(xs.size()), MPI_DOUBLE, col_owner(x), g.row_comm());
     if (!ys.empty()) MPI_Bcast(ys.data(), static_cast<int>(ys.size()), MPI_DOUBLE, row_owner(y), g.col_comm());
     // h_i = -1 * x_i as the exact backend's ger forms it (a multiplication, which
     // keeps a NaN's sign, where a negation would flip it).
