@@ -150,11 +150,68 @@ void ger_minus(DistView x, DistView y, DistView A)
         exblas::fma_update(re - rb, xs.data(), 1, ys[static_cast<std::size_t>(c - cb)], local_at(A, rb, c), 1);
 }
 
+namespace {
+
+// trsv_lower_unit a block of NB rows at a time (L at a block boundary, square blocks).
+std::vector<double> trsv_lower_unit_blocked(DistView L, DistView x)
+{
+    const DistMatrix& M = L.matrix();
+    const Grid& g = M.grid();
+    const dim_t n = L.length(), b = M.rows().nb;
+    std::vector<double> result(static_cast<std::size_t>(n));
+    const bool x_here = g.pcol() == col_owner(x);
+    const dim_t xc = M.cols().local(x.offset_n());
+    for (dim_t i0 = 0; i0 < n; i0 += b) {
+        const dim_t bi = std::min(b, n - i0);
+        const int pr = M.rows().owner(L.offset_m() + i0), pc = M.cols().owner(L.offset_n() + i0);
+        std::vector<double> xb(static_cast<std::size_t>(bi));
+        if (g.prow() == pr) {
+            // x_i - sum_{l < i0} l_il x_l for the block's rows: this rank's columns,
+            // then the exact sums reduced onto the diagonal block's rank.
+            std::vector<exact::Accumulator> acc(static_cast<std::size_t>(bi));
+            const dim_t cb = L.local_col_begin(), ce = M.cols().count(L.offset_n() + i0, g.pcol());
+            std::vector<double> xs(static_cast<std::size_t>(ce - cb));
+            for (dim_t c = cb; c < ce; ++c)
+                xs[static_cast<std::size_t>(c - cb)] = result[static_cast<std::size_t>(M.cols().global(c, g.pcol()) - L.offset_n())];
+            for (dim_t i = 0; i < bi; ++i) {
+                exact::Accumulator& a = acc[static_cast<std::size_t>(i)];
+                const dim_t lr = M.rows().local(L.offset_m() + i0 + i);
+                if (ce > cb) exact::accumulate_dot(a, ce - cb, local_at(L, lr, cb), M.lld(), xs.data(), 1);
+                a.negate();
+                if (x_here) a.add(*local_at(x, lr, xc));
+            }
+            reduce(g.row_comm(), acc.data(), static_cast<int>(bi), pc);
+            if (g.pcol() == pc) {
+                // The diagonal block's terms, row after row: x_i takes l_il x_l for
+                // i0 <= l < i, as -l_il times x_l (the sign the negated sum gives).
+                const dim_t lc = M.cols().local(L.offset_n() + i0);
+                for (dim_t i = 0; i < bi; ++i) {
+                    exact::Accumulator& a = acc[static_cast<std::size_t>(i)];
+                    const dim_t lr = M.rows().local(L.offset_m() + i0 + i);
+                    for (dim_t l = 0; l < i; ++l) a.add_product(-*local_at(L, lr, lc + l), xb[static_cast<std::size_t>(l)]);
+                    xb[static_cast<std::size_t>(i)] = a.round();
+                }
+            }
+        }
+        MPI_Bcast(xb.data(), static_cast<int>(bi), MPI_DOUBLE, g.rank_of(pr, pc), g.comm());
+        for (dim_t i = 0; i < bi; ++i) {
+            result[static_cast<std::size_t>(i0 + i)] = xb[static_cast<std::size_t>(i)];
+            if (x_here && g.prow() == pr) *local_at(x, M.rows().local(x.offset_m() + i0 + i), xc) = xb[static_cast<std::size_t>(i)];
+        }
+    }
+    return result;
+}
+
+} // namespace
+
 std::vector<double> trsv_lower_unit(DistView L, DistView x)
 {
     require(L.length() == L.width() && x.width() == 1 && x.length() == L.length() && x.offset_m() == L.offset_m(),
             "trsv: L must be square and x a column beside its rows");
     const DistMatrix& M = L.matrix();
+    if (M.rows().nb == M.cols().nb && L.offset_m() % M.rows().nb == 0 && L.offset_n() % M.cols().nb == 0 &&
+        L.offset_m() == L.offset_n())
+        return trsv_lower_unit_blocked(L, x);
     const Grid& g = M.grid();
     const dim_t n = L.length();
     std::vector<double> result(static_cast<std::size_t>(n));

@@ -71,6 +71,9 @@ void collective(MPI_Comm comm, F&& f)
 // on every rank (MPI_Allreduce with our MPI_Op on the serialized form).
 void allreduce(MPI_Comm comm, exact::Accumulator* acc, int count = 1);
 
+// The same, the result on comm's rank root only (others' acc are left as sent).
+void reduce(MPI_Comm comm, exact::Accumulator* acc, int count, int root);
+
 // This rank's share of x: n elements at x[i * incx] (n may be 0).
 double sum(MPI_Comm comm, exact::index_t n, const double* x, exact::index_t incx = 1);
 double dot(MPI_Comm comm, exact::index_t n, const double* x, exact::index_t incx, const double* y,
@@ -262,7 +265,11 @@ void invscal(double alpha, DistView x);
 void ger_minus(DistView x, DistView y, DistView A);
 // x := L^{-1} x, L unit lower triangular, x a column: each x_i the correctly
 // rounded x_i - sum_{l<i} l_il x_l (an exact reduction over L's process row),
-// as the exact backend's trsv. Returns x on every rank.
+// as the exact backend's trsv. Returns x on every rank. When L starts at a block
+// boundary of a matrix with square blocks, a block of NB rows at a time: one
+// reduction of the block's sums over the columns before it, then the rank
+// holding the diagonal block adds its terms one row after the other (the same
+// exact sums, so the same bits, with NB times fewer dependent messages).
 std::vector<double> trsv_lower_unit(DistView L, DistView x);
 // y := y - A x, each y_i correctly rounded (an exact reduction over A's process
 // row), as the exact backend's gemv; x given on every rank (A.width() values).

@@ -87,6 +87,17 @@ void allreduce(MPI_Comm comm, exact::Accumulator* acc, int count)
     for (int k = 0; k < count; ++k) acc[k].deserialize(all.data() + static_cast<std::ptrdiff_t>(k) * WORDS);
 }
 
+void reduce(MPI_Comm comm, exact::Accumulator* acc, int count, int root)
+{
+    if (count <= 0) return;
+    const ExactOp& e = exact_op();
+    std::vector<std::int64_t> mine(static_cast<std::size_t>(count) * WORDS, 0), all(mine.size(), 0);
+    for (int k = 0; k < count; ++k) acc[k].serialize(mine.data() + static_cast<std::ptrdiff_t>(k) * WORDS);
+    MPI_Reduce(mine.data(), all.data(), count, e.type, e.op, root, comm);
+    if (rank(comm) == root)
+        for (int k = 0; k < count; ++k) acc[k].deserialize(all.data() + static_cast<std::ptrdiff_t>(k) * WORDS);
+}
+
 double sum(MPI_Comm comm, exact::index_t n, const double* x, exact::index_t incx)
 {
     exact::Accumulator acc;
