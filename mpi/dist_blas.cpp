@@ -246,7 +246,50 @@ void trsv(Uplo uplo, Diag diag, DistView T, std::vector<double>& x)
     require(T.length() == T.width() && static_cast<dim_t>(x.size()) == T.length(), "trsv: T must be square and x of its order");
     const DistMatrix& M = T.matrix();
     const Grid& g = M.grid();
-    const dim_t n = T.length();
+    const dim_t n = T.length(), b = M.rows().nb;
+    if (M.cols().nb == b && T.offset_m() % b == 0 && T.offset_m() == T.offset_n()) {
+        // A block of NB rows at a time (blocks taken from the end for UPPER): the
+        // block's sums over the solved columns outside it reduced exactly onto the
+        // diagonal block's rank, which adds its own terms row after row, as
+        // trsv_lower_unit_blocked does.
+        const dim_t blocks = (n + b - 1) / b;
+        for (dim_t s = 0; s < blocks; ++s) {
+            const dim_t k = uplo == LOWER ? s : blocks - 1 - s;
+            const dim_t i0 = k * b, bi = std::min(b, n - i0);
+            const int pr = M.rows().owner(T.offset_m() + i0), pc = M.cols().owner(T.offset_n() + i0);
+            std::vector<double> xb(static_cast<std::size_t>(bi));
+            if (g.prow() == pr) {
+                const dim_t c0 = uplo == LOWER ? T.local_col_begin() : M.cols().count(T.offset_n() + i0 + bi, g.pcol());
+                const dim_t c1 = uplo == LOWER ? M.cols().count(T.offset_n() + i0, g.pcol()) : T.local_col_end();
+                std::vector<double> xs(static_cast<std::size_t>(std::max<dim_t>(0, c1 - c0)));
+                for (dim_t c = c0; c < c1; ++c)
+                    xs[static_cast<std::size_t>(c - c0)] = x[static_cast<std::size_t>(M.cols().global(c, g.pcol()) - T.offset_n())];
+                std::vector<exact::Accumulator> acc(static_cast<std::size_t>(bi));
+                for (dim_t r = 0; r < bi; ++r) {
+                    exact::Accumulator& a = acc[static_cast<std::size_t>(r)];
+                    const dim_t lr = M.rows().local(T.offset_m() + i0 + r);
+                    if (c1 > c0) exact::accumulate_dot(a, c1 - c0, local_at(T, lr, c0), M.lld(), xs.data(), 1);
+                    a.negate();
+                    if (g.pcol() == pc) a.add(x[static_cast<std::size_t>(i0 + r)]);
+                }
+                reduce(g.row_comm(), acc.data(), static_cast<int>(bi), pc);
+                if (g.pcol() == pc) {
+                    const dim_t lc = M.cols().local(T.offset_n() + i0);
+                    for (dim_t t = 0; t < bi; ++t) {
+                        const dim_t r = uplo == LOWER ? t : bi - 1 - t;
+                        exact::Accumulator& a = acc[static_cast<std::size_t>(r)];
+                        const dim_t lr = M.rows().local(T.offset_m() + i0 + r);
+                        const dim_t l0 = uplo == LOWER ? 0 : r + 1, l1 = uplo == LOWER ? r : bi;
+                        for (dim_t l = l0; l < l1; ++l) a.add_product(-*local_at(T, lr, lc + l), xb[static_cast<std::size_t>(l)]);
+                        xb[static_cast<std::size_t>(r)] = diag == UNIT ? a.round() : exact::divide_round(a, *local_at(T, lr, lc + r));
+                    }
+                }
+            }
+            MPI_Bcast(xb.data(), static_cast<int>(bi), MPI_DOUBLE, g.rank_of(pr, pc), g.comm());
+            for (dim_t r = 0; r < bi; ++r) x[static_cast<std::size_t>(i0 + r)] = xb[static_cast<std::size_t>(r)];
+        }
+        return;
+    }
     for (dim_t s = 0; s < n; ++s) {
         const dim_t i = uplo == LOWER ? s : n - 1 - s;
         const dim_t row = T.offset_m() + i, col = T.offset_n() + i;

@@ -41,7 +41,7 @@ targets=$(cmake --build "$build" --target help)
 if [[ $targets == *flamex_mpi_heatmap* ]] && command -v mpirun >/dev/null; then
   cmake --build "$build" -j2 --target flamex_mpi_heatmap flamex_bench_mpi >/dev/null
   mpi=(env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1 mpirun --oversubscribe)
-  "${mpi[@]}" -np 4 "$build/experiments/flamex_mpi_heatmap" > "$out/mpi_heatmap.md"
+  "${mpi[@]}" --bind-to none -np 4 "$build/experiments/flamex_mpi_heatmap" > "$out/mpi_heatmap.md"
   "${mpi[@]}" -np 2 "$build/experiments/flamex_bench_mpi" --markdown > "$out/mpi_bench.md"
   echo
   cat "$out/mpi_heatmap.md" "$out/mpi_bench.md"

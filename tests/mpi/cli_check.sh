@@ -10,7 +10,7 @@ rm -rf "$W" && mkdir -p "$W" && cd "$W" || exit 1
 fail=0
 bad() { echo "FAILED: $*"; fail=1; }
 case $NP in 1) G=1x1 ;; 2) G=2x1 ;; 3) G=1x3 ;; *) G=2x2 ;; esac
-run() { "$MPIRUN" --oversubscribe -np "$NP" "$@"; }
+run() { "$MPIRUN" --oversubscribe --bind-to none -np "$NP" "$@"; }
 # Every rank's exit status, one line each: "status S".
 statuses() { run sh -c '"$0" "$@"; echo "status $?"' "$@" 2>err.txt | grep '^status' | sort | uniq -c; }
 
