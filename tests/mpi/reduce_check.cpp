@@ -185,6 +185,34 @@ int main(int argc, char** argv)
         std::printf("MPI_Allreduce of doubles: %d of the sums differ from the exact one on %d ranks\n", baseline_differs,
                     nranks);
 
+    // The serialized form: a round trip keeps the value and the flags; words no
+    // serialize() wrote are refused.
+    {
+        exact::Accumulator a, b;
+        a.add_product(0x1p-1000, 0x1p-74);
+        a.add(-0x1p900);
+        a.add(std::numeric_limits<double>::infinity());
+        std::vector<std::int64_t> w(exact::Accumulator::WORDS, 0);
+        a.serialize(w.data());
+        b.deserialize(w.data());
+        expect(same_bits(a.round(), b.round()) && b.has_special(), "serialize, deserialize: the same value");
+        a.reset();
+        a.add(0x1p-60);
+        a.add(-3.0);
+        a.serialize(w.data());
+        b.deserialize(w.data());
+        b.add(3.0);
+        expect(same_bits(b.round(), 0x1p-60), "serialize, deserialize: the exact value (-3 + 2^-60 + 3)");
+        w[1] = exact::Accumulator::DIGITS + 1;
+        bool refused = false;
+        try {
+            b.deserialize(w.data());
+        } catch (const std::invalid_argument&) {
+            refused = true;
+        }
+        expect(refused, "deserialize refuses a window outside the digits");
+    }
+
     // An error on one rank reaches every rank, naming it; nobody hangs.
     bool caught = false;
     try {
