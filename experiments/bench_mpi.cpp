@@ -82,6 +82,14 @@ int MPI_Allreduce(const void* s, void* r, int c, MPI_Datatype t, MPI_Op op, MPI_
     if (n > 1) bytes_sent += payload(c, t);
     return PMPI_Allreduce(s, r, c, t, op, comm);
 }
+// A reduction: every rank but the root sends its payload (at least once).
+int MPI_Reduce(const void* s, void* r, int c, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm)
+{
+    int me = 0;
+    PMPI_Comm_rank(comm, &me);
+    if (me != root) bytes_sent += payload(c, t);
+    return PMPI_Reduce(s, r, c, t, op, root, comm);
+}
 int MPI_Allgather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm)
 {
     int n = 0;
