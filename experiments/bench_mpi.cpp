@@ -90,6 +90,30 @@ int MPI_Reduce(const void* s, void* r, int c, MPI_Datatype t, MPI_Op op, int roo
     if (me != root) bytes_sent += payload(c, t);
     return PMPI_Reduce(s, r, c, t, op, root, comm);
 }
+// Gathers: every rank but the root sends its part; an allgatherv sends it to each other rank.
+int MPI_Gather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, int root, MPI_Comm comm)
+{
+    int me = 0;
+    PMPI_Comm_rank(comm, &me);
+    if (me != root) bytes_sent += payload(sc, st);
+    return PMPI_Gather(s, sc, st, r, rc, rt, root, comm);
+}
+int MPI_Gatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt, int root,
+                MPI_Comm comm)
+{
+    int me = 0;
+    PMPI_Comm_rank(comm, &me);
+    if (me != root) bytes_sent += payload(sc, st);
+    return PMPI_Gatherv(s, sc, st, r, rc, d, rt, root, comm);
+}
+int MPI_Allgatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
+                   MPI_Comm comm)
+{
+    int n = 0;
+    PMPI_Comm_size(comm, &n);
+    bytes_sent += payload(sc, st) * (n - 1);
+    return PMPI_Allgatherv(s, sc, st, r, rc, d, rt, comm);
+}
 int MPI_Allgather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm)
 {
     int n = 0;
