@@ -68,7 +68,8 @@ void collective(MPI_Comm comm, F&& f)
 // --- exact reductions ----------------------------------------------------------
 
 // acc[0..count) := the exact sums over the ranks of each rank's acc[0..count),
-// on every rank (MPI_Allreduce with our MPI_Op on the serialized form).
+// on every rank (one accumulator: MPI_Allreduce with our MPI_Op on the serialized
+// form; several: their active windows gathered and merged in rank order).
 void allreduce(MPI_Comm comm, exact::Accumulator* acc, int count = 1);
 
 // The same, the result on comm's rank root only (others' acc are left as sent).
