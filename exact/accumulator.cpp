@@ -180,6 +180,29 @@ void Accumulator::normalize() noexcept
     while (lo_ < hi_ && d_[lo_] == 0) ++lo_;
 }
 
+void Accumulator::serialize(std::int64_t* words) const noexcept
+{
+    words[0] = lo_;
+    words[1] = hi_;
+    words[2] = pending_;
+    words[3] = flags_;
+    if (hi_ > lo_) std::memcpy(words + 4 + lo_, d_ + lo_, sizeof(std::int64_t) * static_cast<std::size_t>(hi_ - lo_));
+}
+
+void Accumulator::deserialize(const std::int64_t* words)
+{
+    const std::int64_t lo = words[0], hi = words[1], pending = words[2], flags = words[3];
+    const bool empty = hi <= lo;
+    if ((!empty && (lo < 0 || hi > DIGITS)) || pending < 0 || pending >= PENDING_LIMIT ||
+        flags < 0 || flags > (ZERO_POS | ZERO_NEG | BOTH_INF | NAN_SEEN))
+        throw std::invalid_argument("exact: not a serialized accumulator");
+    lo_ = empty ? 0 : static_cast<int>(lo);
+    hi_ = empty ? 0 : static_cast<int>(hi);
+    pending_ = static_cast<std::uint32_t>(pending);
+    flags_ = static_cast<std::uint32_t>(flags);
+    if (hi_ > lo_) std::memcpy(d_ + lo_, words + 4 + lo_, sizeof(std::int64_t) * static_cast<std::size_t>(hi_ - lo_));
+}
+
 void Accumulator::note_special(double v) noexcept
 {
     if (std::isnan(v))

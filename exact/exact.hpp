@@ -260,6 +260,18 @@ public:
     // Record a special term seen by a kernel (inf, -inf or NaN; 0*inf -> pass NaN).
     void note_special(double v) noexcept;
 
+    // --- the serialized form (exact reductions across processes: mpi/) ---------
+    // The whole state (the active digits, their pending carries, the specials and
+    // the zero-sign bookkeeping) as WORDS 64-bit words, so that an accumulator can
+    // travel between processes of one build and be merged there exactly:
+    // deserialize(serialize(a)) holds a's exact value, flags included. Words past
+    // the active window are left as they were (a message may carry them unread).
+    static constexpr int WORDS = DIGITS + 4;
+    void serialize(std::int64_t* words) const noexcept;
+    // Throws std::invalid_argument on words no serialize() wrote (a window outside
+    // the digits, pending carries past the limit, unknown flags).
+    void deserialize(const std::int64_t* words);
+
 private:
     friend struct AccumulatorAccess; // the .cpp's normalized views
 

@@ -34,5 +34,17 @@ if [ "$status" -ge 2 ]; then exit "$status"; fi
 /usr/bin/python3 experiments/plot_results.py "$out"
 echo
 cat "$out/summary.txt"
+# The distributed section (docs/mpi.md), when mpi/ is built and mpirun is found: the
+# entries of L\U differing from the 1x1 grid's (pdgetrf and flamex's two LUs, 1-4
+# ranks, oversubscribed) with their times, and the distributed speed table (2 ranks).
+targets=$(cmake --build "$build" --target help)
+if [[ $targets == *flamex_mpi_heatmap* ]] && command -v mpirun >/dev/null; then
+  cmake --build "$build" -j2 --target flamex_mpi_heatmap flamex_bench_mpi >/dev/null
+  mpi=(env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1 mpirun --oversubscribe)
+  "${mpi[@]}" --bind-to none -np 4 "$build/experiments/flamex_mpi_heatmap" > "$out/mpi_heatmap.md"
+  "${mpi[@]}" -np 2 "$build/experiments/flamex_bench_mpi" --markdown > "$out/mpi_bench.md"
+  echo
+  cat "$out/mpi_heatmap.md" "$out/mpi_bench.md"
+fi
 echo "main job: $((SECONDS - start)) s (suite and figures; the build not counted)"
 exit "$status"

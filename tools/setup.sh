@@ -17,6 +17,7 @@ packages=(
   texlive-latex-base
   chromium python3-pil
   libblas3 liblapack3 gfortran libopenblas0-pthread
+  openmpi-bin libopenmpi-dev libscalapack-openmpi-dev python3-mpi4py
 )
 
 missing=()

@@ -76,6 +76,9 @@ std::vector<Command> dense_commands();
 std::vector<Command> batch_commands();
 std::vector<Command> derive_commands();
 const Command& command(const std::string& name);
+// With FLAMEX_MPI: the distributed form of c (lu, solve, dot) when its arguments
+// (from argv[first]) name --grid, else nullptr (tools/flamex/mpi_commands.cpp).
+const Command* distributed_command(const Command& c, int first, int argc, char** argv);
 
 // "flamex lu A.mtx [--variant NAME] ... [-o FILE]", wrapped at 100 columns.
 std::string synopsis(const Command& c);

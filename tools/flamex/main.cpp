@@ -82,7 +82,10 @@ int run(int argc, char** argv)
     }
     if (is_family(name) && wants_help(2, argc, argv) && (argc < 3 || std::string(argv[2]).rfind("-", 0) == 0))
         return run_family_help(name, std::cout);
-    const auto [c, first] = find_command(argc, argv);
+    auto [c, first] = find_command(argc, argv);
+#ifdef FLAMEX_MPI
+    if (const Command* distributed = distributed_command(*c, first, argc, argv)) c = distributed;
+#endif
     if (wants_help(first, argc, argv)) {
         print_help(*c, std::cout);
         return kSuccess;

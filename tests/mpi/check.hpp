@@ -1,0 +1,52 @@
+// A minimal check harness for programs run under mpirun: every rank checks, the
+// failures are counted over all ranks at the end, and every rank exits with the
+// same status (0, or 1 when any rank failed).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+namespace flamex_mpi_test {
+
+inline int failures = 0;
+
+inline int world_rank()
+{
+    int r = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return r;
+}
+
+inline void expect(bool ok, const std::string& what)
+{
+    if (ok) return;
+    ++failures;
+    if (failures <= 20) std::fprintf(stderr, "rank %d: FAILED: %s\n", world_rank(), what.c_str());
+}
+
+inline std::uint64_t bits(double x)
+{
+    std::uint64_t b;
+    std::memcpy(&b, &x, sizeof b);
+    return b;
+}
+
+inline bool same_bits(double a, double b) { return bits(a) == bits(b); }
+
+// Every rank's failures summed; prints a summary on rank 0; the exit status.
+inline int finish(const char* name)
+{
+    int total = 0;
+    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    int nranks = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    if (world_rank() == 0) std::printf("%s on %d ranks: %s (%d failures)\n", name, nranks, total ? "FAILED" : "ok", total);
+    MPI_Finalize();
+    return total ? 1 : 0;
+}
+
+} // namespace flamex_mpi_test
