@@ -11,7 +11,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <string>
+#include <ctime>
 
 #include "flame/flame.hpp"
 
@@ -21,6 +23,27 @@ namespace {
 using exact::Accumulator;
 
 std::atomic<std::uint64_t> fallbacks{0};
+
+std::mutex profile_mutex;
+Profile profile_total;
+
+void add_profile(const Profile& p)
+{
+    const std::lock_guard<std::mutex> lock(profile_mutex);
+    Profile& t = profile_total;
+    t.scan_s += p.scan_s;
+    t.slice_s += p.slice_s;
+    t.product_s += p.product_s;
+    t.fold_s += p.fold_s;
+    t.decide_s += p.decide_s;
+    t.element_s += p.element_s;
+    t.products += p.products;
+    t.kept += p.kept;
+    t.per_element += p.per_element;
+    t.tiles_four += p.tiles_four;
+    t.tiles_six += p.tiles_six;
+    t.tiles_elementwise += p.tiles_elementwise;
+}
 
 // 2^e for e in [-1022, 1023], from its bits (vectorizable; no libm call).
 inline double pow2(int e)
@@ -48,12 +71,20 @@ constexpr int MAX_EXP_SUM = 940;
 // 2^MAX_ROW_EXP goes per element (2^-e_i must be a normal double).
 constexpr int MIN_ROW_EXP = -1000, MAX_ROW_EXP = 1000;
 
+// The products go to dgemm in chunks of at most this many terms along k, each
+// summed into the double-double on its own: the exact products' partial sums need
+// only stay below 2^53 over a chunk (W = 53 - log2(chunk): wider slices), and the
+// rounded ones' error is gamma_chunk, not gamma_k, of their terms (k = 2048: the
+// bound 2^-64 of 2^(e_i + f_j) for Four, against 2^-59 unchunked).
+constexpr index_t CHUNK = 256;
+
 // c_ij per element: the backend's per-element arithmetic (exact dot product,
 // alpha applied to the exact value, beta c added as an exact product, one rounding).
-double per_element(const Plan& p, index_t i, index_t j)
+// a: row i of op(A) (stride inca), b: column j of op(B) (stride incb).
+double per_element(const Plan& p, index_t i, index_t j, const double* a, index_t inca, const double* b, index_t incb)
 {
     Accumulator acc;
-    exact::accumulate_dot(acc, p.k, p.A.p + i * p.A.rs, p.A.cs, p.B.p + j * p.B.cs, p.B.rs);
+    exact::accumulate_dot(acc, p.k, a, inca, b, incb);
     if (p.alpha != 1.0) acc.scale(p.alpha);
     double& c = p.c[i * p.crs + j * p.ccs];
     if (p.beta != 0.0) acc.add_product(p.beta, c);
@@ -68,10 +99,11 @@ struct Slicer {
     Operand X;       // rows of X are what is sliced
     index_t k;
     const int* exp;  // exponent per row (NO_EXPONENT: zeros)
-    int bits;
+    int bits;        // width of every slice, unless widths[s] > 0
+    int widths[2] = {0, 0};
     index_t r0 = 0, mr = 0;
     int made = 0;
-    std::vector<double> rest, scaled, high;
+    std::vector<double> rest, scaled, high, scale;
     std::vector<std::vector<double>> slices;
 
     Slicer(Operand x, index_t depth, const int* exponents, int slice_bits)
@@ -84,12 +116,22 @@ struct Slicer {
         r0 = first_row;
         mr = rows;
         made = 0;
-        rest.assign(static_cast<std::size_t>(mr * k), 0.0);
+        rest.resize(static_cast<std::size_t>(mr * k));
+        scale.resize(static_cast<std::size_t>(mr));
         for (index_t i = 0; i < mr; ++i) {
             const int e = exp[r0 + i];
-            if (e == NO_EXPONENT) continue;
-            const double s = pow2(-e); // e >= MIN_ROW_EXP: a normal double
-            for (index_t l = 0; l < k; ++l) rest[static_cast<std::size_t>(i + l * mr)] = X(r0 + i, l) * s;
+            scale[static_cast<std::size_t>(i)] = e == NO_EXPONENT ? 0.0 : pow2(-e); // e >= MIN_ROW_EXP: a normal double
+        }
+        // Rows in groups of 8, the group's 8 entries of a column at a time: whichever
+        // of X's strides is 1, reads and writes go by runs of 8 (one row at a time
+        // read row-major matrices across their columns: 2x the slicing's time).
+        double* r = rest.data();
+        const double* x = X.p;
+        for (index_t i0 = 0; i0 < mr; i0 += 8) {
+            const index_t i1 = std::min(mr, i0 + 8);
+            for (index_t l = 0; l < k; ++l)
+                for (index_t i = i0; i < i1; ++i)
+                    r[i + l * mr] = x[(r0 + i) * X.rs + l * X.cs] * scale[static_cast<std::size_t>(i)];
         }
         scaled = rest;
     }
@@ -102,7 +144,8 @@ struct Slicer {
         std::vector<double>& v = slices[static_cast<std::size_t>(made++)];
         if (v.size() < static_cast<std::size_t>(mr * k)) v.resize(static_cast<std::size_t>(mr * k));
         double* out = v.data();
-        const double scale = std::ldexp(1.0, bits), magic = 0x1.8p52;
+        const int w = made <= 2 && widths[made - 1] > 0 ? widths[made - 1] : bits;
+        const double scale = std::ldexp(1.0, w), magic = 0x1.8p52;
         double* r = rest.data();
         for (index_t q = 0; q < mr * k; ++q) {
             const double x = r[q] * scale;
@@ -144,49 +187,182 @@ void product(index_t mr, index_t nc, index_t k, const double* sa, const double* 
 }
 
 struct TileState {
-    std::vector<double> hi, lo, prod;
+    std::vector<double> hi, lo, prod, rows, column;
+    std::vector<index_t> row_at, which; // per-element rows: their place in rows
+    std::vector<double> sample;         // choose_engine's rows and columns
     std::vector<unsigned char> open; // 1: not yet decided
 };
 
 // The bound of |S - sum| / 2^(e_i + f_j): the two rounded products (gamma_k, at most
-// 1.01 k 2^-53, times the sum of their terms' magnitudes, at most 1.01 k 2^-2 beta),
+// 1.01 k 2^-53, times the sum of their terms' magnitudes, at most 1.01 k 2^-rest;
+// rest = 2 beta (Six), L (Four)),
 // plus the double-double sums' own error (2^-95 of the sum of magnitudes, at most
 // 1.01 k; it also covers underflow in the rounded products).
-double bound_factor(int bits, index_t k)
+double bound_factor(int rest, index_t k, index_t chunk)
 {
-    const double kd = static_cast<double>(k);
-    return kd * (1.03 * kd * std::ldexp(1.0, -53 - 2 * bits) + 0x1p-95) * (1.0 + 0x1p-30);
+    const double kd = static_cast<double>(k), cd = static_cast<double>(chunk);
+    return kd * (1.03 * cd * std::ldexp(1.0, -53 - rest) + 0x1p-95) * (1.0 + 0x1p-30);
 }
 
-// st.hi, st.lo += the four exact slice products and the two rounded remainder
-// products of a tile (rows of sa against rows of sb, both started), for the
-// elements with st.open == 1; row_exp / col_exp: the tile's exponents.
-void sum_products(Slicer& sa, Slicer& sb, index_t mr, index_t nc, index_t k, int bits, const int* row_exp,
-                  const int* col_exp, double* hi, double* lo, double* prod, const unsigned char* open)
+// Thread CPU time (profiling: where the engine's time goes).
+double cpu_now()
+{
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+struct Clock {
+    double* into;
+    double t0 = cpu_now();
+    ~Clock() { *into += cpu_now() - t0; }
+};
+
+// The slice widths of an engine (see Geometry in the header).
+Geometry geometry_for(index_t k)
+{
+    Geometry g;
+    g.chunk = std::min(k, CHUNK);
+    int kbits = 0;
+    while ((index_t{1} << kbits) < g.chunk) ++kbits;
+    g.width = 53 - kbits;
+    g.six_bits = g.width / 2;
+    g.four_bits = (2 * g.width + 1) / 3;
+    return g;
+}
+
+// The exponent R of the rest: |S - sum| / 2^(e_i + f_j) <= bound_factor(R, k).
+int rest_exponent(Engine e, const Geometry& g) { return e == Engine::Four ? g.four_bits : 2 * g.six_bits; }
+
+// Sets the slicers' widths for an engine and starts them on their rows.
+void set_widths(Engine e, const Geometry& g, Slicer& sa, Slicer& sb)
+{
+    if (e == Engine::Four) {
+        sa.widths[0] = g.four_bits; // A_full = round(a 2^L)
+        sa.widths[1] = 0;
+        sb.widths[0] = g.width - g.four_bits;     // B_0 = round(b 2^(W - L))
+        sb.widths[1] = 2 * g.four_bits - g.width; // B_1: the next 2L - W bits
+    } else {
+        sa.widths[0] = sa.widths[1] = sb.widths[0] = sb.widths[1] = 0;
+        sa.bits = sb.bits = g.six_bits;
+    }
+}
+
+// st.hi, st.lo += the engine's products of a tile (rows of sa against rows of sb,
+// both started with the engine's widths), for the elements with open == 1;
+// row_exp / col_exp: the tile's exponents.
+//   Six: the four exact slice products A_s B_t and the two rounded remainder
+//        products (the header).
+//   Four: A_full B_0 and A_full B_1 exact (units 2^-W and 2^-2L), A_full R_B and
+//        R_A b rounded (units 2^-2L and 2^-L; each term below 2^-(L+1) of 2^(e+f)).
+void sum_products(Engine engine, const Geometry& g, Slicer& sa, Slicer& sb, index_t mr, index_t nc, index_t k,
+                  const int* row_exp, const int* col_exp, double* hi, double* lo, double* prod,
+                  const unsigned char* open, Profile& prof)
 {
     // Each product summed per element (unit: the power of two it is scaled by).
+    // (Branch-free, so that it vectorizes: a closed element's scale may be garbage,
+    // its term is selected away.)
     const auto fold = [&](int unit) {
+        Clock c{&prof.fold_s};
         for (index_t j = 0; j < nc; ++j) {
-            const int f = col_exp[j];
+            const int f = col_exp[j] - unit;
+            double* h = hi + j * mr;
+            double* l = lo + j * mr;
+            const double* t = prod + j * mr;
+            const unsigned char* o = open + j * mr;
             for (index_t i = 0; i < mr; ++i) {
-                const std::size_t q = static_cast<std::size_t>(i + j * mr);
-                if (open[q] != 1) continue;
-                add_dd(hi[q], lo[q], prod[q] * pow2(row_exp[i] + f - unit));
+                const std::uint64_t bits = static_cast<std::uint64_t>(row_exp[i] + f + 1023) << 52;
+                double scale;
+                std::memcpy(&scale, &bits, sizeof scale);
+                const double v = o[i] == 1 ? t[i] * scale : 0.0;
+                const double sum = h[i] + v;
+                const double z = sum - h[i];
+                l[i] += (h[i] - (sum - z)) + (v - z);
+                h[i] = sum;
             }
         }
     };
-    product(mr, nc, k, sa.slice(0), sb.slice(0), prod);
-    fold(2 * bits);
-    product(mr, nc, k, sa.slice(0), sb.slice(1), prod);
-    fold(3 * bits);
-    product(mr, nc, k, sa.slice(1), sb.slice(0), prod);
-    fold(3 * bits);
-    product(mr, nc, k, sa.slice(1), sb.slice(1), prod);
-    fold(4 * bits);
-    product(mr, nc, k, sa.high_part(), sb.rest.data(), prod); // (a0 + a1) b_rest
-    fold(4 * bits);
-    product(mr, nc, k, sa.rest.data(), sb.scaled.data(), prod); // a_rest b
-    fold(2 * bits);
+    const auto slice = [&](Slicer& s, int which) {
+        Clock c{&prof.slice_s};
+        return s.slice(which);
+    };
+    // A product in chunks of g.chunk terms along k, each summed into the tile.
+    const auto mul_fold = [&](const double* a, const double* b, int unit) {
+        for (index_t l0 = 0; l0 < k; l0 += g.chunk) {
+            {
+                Clock c{&prof.product_s};
+                product(mr, nc, std::min(g.chunk, k - l0), a + l0 * mr, b + l0 * nc, prod);
+                ++prof.products;
+            }
+            fold(unit);
+        }
+    };
+    if (engine == Engine::Four) {
+        const int L = g.four_bits, W = g.width;
+        const double* a0 = slice(sa, 0);
+        const double* b0 = slice(sb, 0);
+        const double* b1 = slice(sb, 1);
+        mul_fold(a0, b0, W);
+        mul_fold(a0, b1, 2 * L);
+        mul_fold(a0, sb.rest.data(), 2 * L); // A_full R_B
+        mul_fold(sa.rest.data(), sb.scaled.data(), L); // R_A b
+        return;
+    }
+    const int bits = g.six_bits;
+    const double* a0 = slice(sa, 0);
+    const double* a1 = slice(sa, 1);
+    const double* b0 = slice(sb, 0);
+    const double* b1 = slice(sb, 1);
+    mul_fold(a0, b0, 2 * bits);
+    mul_fold(a0, b1, 3 * bits);
+    mul_fold(a1, b0, 3 * bits);
+    mul_fold(a1, b1, 4 * bits);
+    const double* high = nullptr;
+    {
+        Clock c{&prof.slice_s};
+        high = sa.high_part();
+    }
+    mul_fold(high, sb.rest.data(), 4 * bits); // (a0 + a1) b_rest
+    mul_fold(sa.rest.data(), sb.scaled.data(), 2 * bits); // a_rest b
+}
+
+// Auto's choice for a tile (speed only: the bits do not depend on it), from a
+// sample of 8 x 8 of its elements: m_ij, the largest |a_il b_lj| / 2^(e_i + f_j).
+// An element is kept when its result exceeds about 2^54 times the engine's bound;
+// it is predicted lost when m_ij does not exceed 2^56 times it (cancellation below
+// that). More than 1/32 of the sample predicted lost by Four (a per-element dot costs
+// about 50 dgemm products' share of an element: 2/50 of the elements pay for Six's
+// two more products): Six; more than 7/8 lost by Six too: the tile goes per element.
+// sa started on the tile's rows (rest: the scaled rows), sb on its columns (scaled).
+Engine choose_engine(const Slicer& sa, const Slicer& sb, index_t k, const Geometry& g, std::vector<double>& buf,
+                     bool& elementwise)
+{
+    const index_t rows = std::min<index_t>(8, sa.mr), cols = std::min<index_t>(8, sb.mr);
+    buf.resize(static_cast<std::size_t>((rows + cols) * k));
+    double* ra = buf.data();
+    double* rb = ra + rows * k;
+    for (index_t s = 0; s < rows; ++s) {
+        const index_t i = s * sa.mr / rows;
+        for (index_t l = 0; l < k; ++l) ra[s * k + l] = std::fabs(sa.rest[static_cast<std::size_t>(i + l * sa.mr)]);
+    }
+    for (index_t t = 0; t < cols; ++t) {
+        const index_t j = t * sb.mr / cols;
+        for (index_t l = 0; l < k; ++l) rb[t * k + l] = std::fabs(sb.scaled[static_cast<std::size_t>(j + l * sb.mr)]);
+    }
+    const double four = bound_factor(g.four_bits, k, g.chunk) * 0x1p56;
+    const double six = bound_factor(2 * g.six_bits, k, g.chunk) * 0x1p56;
+    index_t lost_four = 0, lost_six = 0, sampled = 0;
+    for (index_t s = 0; s < rows; ++s)
+        for (index_t t = 0; t < cols; ++t) {
+            double m = 0.0;
+            for (index_t l = 0; l < k; ++l) m = std::max(m, ra[s * k + l] * rb[t * k + l]);
+            if (m == 0.0) continue; // a row or column of zeros (or out of range): not the engine's
+            ++sampled;
+            lost_four += m <= four;
+            lost_six += m <= six;
+        }
+    elementwise = lost_six * 8 > sampled * 7;
+    return lost_four * 32 > sampled ? Engine::Six : Engine::Four;
 }
 
 // e_i of a row (f_j of a column) from its largest magnitude; NO_EXPONENT when it
@@ -196,14 +372,6 @@ int exponent_of_max(double largest)
     if (largest == 0.0) return NO_EXPONENT;
     const int e = bound_exponent(largest);
     return e >= MIN_ROW_EXP && e <= MAX_ROW_EXP ? e : NO_EXPONENT;
-}
-
-// beta = floor((53 - ceil(log2 k)) / 2): k products of two beta-bit integers sum exactly.
-int slice_bits_for(index_t k)
-{
-    int kbits = 0;
-    while ((index_t{1} << kbits) < k) ++kbits;
-    return (53 - kbits) / 2;
 }
 
 bool fits(int e, int f) { return e != NO_EXPONENT && f != NO_EXPONENT && e + f >= MIN_EXP_SUM && e + f <= MAX_EXP_SUM; }
@@ -254,7 +422,8 @@ bool plan(index_t m, index_t n, index_t k, double alpha, Operand A, Operand B, d
         }
     for (index_t i = 0; i < m; ++i) out.row_exp[static_cast<std::size_t>(i)] = exponent_of_max(rmax[static_cast<std::size_t>(i)]);
     for (index_t j = 0; j < n; ++j) out.col_exp[static_cast<std::size_t>(j)] = exponent_of_max(cmax[static_cast<std::size_t>(j)]);
-    out.slice_bits = slice_bits_for(k);
+    out.geometry = geometry_for(k);
+    out.engine = tiling.engine;
     out.m = m;
     out.n = n;
     out.k = k;
@@ -275,19 +444,48 @@ bool plan(index_t m, index_t n, index_t k, double alpha, Operand A, Operand B, d
 void run(const Plan& p, index_t j0, index_t j1)
 {
     const index_t k = p.k;
-    const int bits = p.slice_bits;
+    const Geometry& g = p.geometry;
+    Profile prof;
+    Engine engine = p.engine == Engine::Auto ? Engine::Four : p.engine;
     const double sign = p.alpha == 1.0 ? 1.0 : p.alpha == -1.0 ? -1.0 : 0.0; // 0: a general alpha
     const double abs_alpha = std::fabs(p.alpha);
     // Columns of op(B) are the rows of op(B)^T.
     const Operand BT{p.B.p, p.B.cs, p.B.rs};
-    TileState st;
-    Slicer sa{p.A, k, p.row_exp.data(), bits}, sb{BT, k, p.col_exp.data(), bits};
+    // The buffers are the thread's, kept from one call to the next (a fresh 48 MiB
+    // per call cost its page faults: a tenth of the products' time at n = 1024).
+    struct Buffers {
+        TileState st;
+        Slicer sa{{nullptr, 0, 0}, 0, nullptr, 0}, sb{{nullptr, 0, 0}, 0, nullptr, 0};
+    };
+    static thread_local Buffers buffers;
+    TileState& st = buffers.st;
+    Slicer& sa = buffers.sa;
+    Slicer& sb = buffers.sb;
+    sa.X = p.A;
+    sb.X = BT;
+    sa.k = sb.k = k;
+    sa.exp = p.row_exp.data();
+    sb.exp = p.col_exp.data();
+    sa.bits = sb.bits = g.six_bits;
     for (index_t jb = j0; jb < j1; jb += p.nb) {
         const index_t nc = std::min(p.nb, j1 - jb);
-        sb.start(jb, nc);
+        bool sb_started = false;
+        Engine sb_engine = Engine::Auto; // the engine sb's slices were made for (Auto: none yet)
         for (index_t ib = 0; ib < p.m; ib += p.mb) {
             const index_t mr = std::min(p.mb, p.m - ib);
+            const double t_scan = cpu_now();
+            bool elementwise = false; // Auto: the tile goes per element from the start
             sa.start(ib, mr);
+            if (!sb_started) {
+                sb.start(jb, nc);
+                sb_started = true;
+            }
+            if (p.engine == Engine::Auto) engine = choose_engine(sa, sb, k, g, st.sample, elementwise);
+            if (!elementwise) {
+                if (sb_engine != engine && sb_engine != Engine::Auto) sb.start(jb, nc); // sliced for the other engine
+                sb_engine = engine;
+                set_widths(engine, g, sa, sb);
+            }
             const std::size_t count = static_cast<std::size_t>(mr * nc);
             st.hi.assign(count, 0.0);
             st.lo.assign(count, 0.0);
@@ -297,13 +495,20 @@ void run(const Plan& p, index_t j0, index_t j1)
             index_t open = 0;
             for (index_t j = 0; j < nc; ++j)
                 for (index_t i = 0; i < mr; ++i) {
-                    const bool split = fits(p.row_exp[static_cast<std::size_t>(ib + i)], p.col_exp[static_cast<std::size_t>(jb + j)]);
+                    const bool split = !elementwise && fits(p.row_exp[static_cast<std::size_t>(ib + i)], p.col_exp[static_cast<std::size_t>(jb + j)]);
                     st.open[static_cast<std::size_t>(i + j * mr)] = split ? 1 : 2; // 2: per element
                     open += split;
                 }
+            prof.scan_s += cpu_now() - t_scan;
+            const Engine tile_engine = engine;
+            if (elementwise)
+                ++prof.tiles_elementwise;
+            else
+                ++(engine == Engine::Four ? prof.tiles_four : prof.tiles_six);
             if (open > 0)
-                sum_products(sa, sb, mr, nc, k, bits, p.row_exp.data() + ib, p.col_exp.data() + jb, st.hi.data(),
-                             st.lo.data(), st.prod.data(), st.open.data());
+                sum_products(engine, g, sa, sb, mr, nc, k, p.row_exp.data() + ib, p.col_exp.data() + jb, st.hi.data(),
+                             st.lo.data(), st.prod.data(), st.open.data(), prof);
+            const double t_decide = cpu_now();
             // An element the bound cannot decide goes per element.
             const auto close = [&](std::size_t q) {
                 st.open[q] = 2;
@@ -311,7 +516,7 @@ void run(const Plan& p, index_t j0, index_t j1)
             };
             {
                 // Decide what can be decided.
-                const double tail = bound_factor(bits, k);
+                const double tail = bound_factor(rest_exponent(tile_engine, g), k, g.chunk);
                 for (index_t j = 0; j < nc; ++j) {
                     const int f = p.col_exp[static_cast<std::size_t>(jb + j)];
                     for (index_t i = 0; i < mr; ++i) {
@@ -383,21 +588,65 @@ void run(const Plan& p, index_t j0, index_t j1)
                     }
                 }
             }
-            // The rest, per element.
+            const double t_element = cpu_now();
+            prof.decide_s += t_element - t_decide;
+            // The rest, per element, on contiguous copies of their rows of op(A) and
+            // columns of op(B) (a strided row read per element cost 5x the dot itself).
             index_t slow = 0;
-            for (index_t j = 0; j < nc; ++j)
-                for (index_t i = 0; i < mr; ++i)
-                    if (st.open[static_cast<std::size_t>(i + j * mr)] != 0) {
-                        p.c[(ib + i) * p.crs + (jb + j) * p.ccs] = per_element(p, ib + i, jb + j);
+            {
+                st.row_at.assign(static_cast<std::size_t>(mr), -1);
+                index_t nrows = 0;
+                for (index_t j = 0; j < nc; ++j)
+                    for (index_t i = 0; i < mr; ++i)
+                        if (st.open[static_cast<std::size_t>(i + j * mr)] != 0) st.row_at[static_cast<std::size_t>(i)] = 0;
+                for (index_t i = 0; i < mr; ++i) // numbered in the order of i (the copy's)
+                    if (st.row_at[static_cast<std::size_t>(i)] == 0) st.row_at[static_cast<std::size_t>(i)] = ++nrows - 1;
+                const bool copy_rows = p.A.cs != 1 && nrows > 0;
+                if (copy_rows) {
+                    st.rows.resize(static_cast<std::size_t>(nrows * k));
+                    st.which.clear();
+                    for (index_t i = 0; i < mr; ++i)
+                        if (st.row_at[static_cast<std::size_t>(i)] >= 0) st.which.push_back(i);
+                    double* dst = st.rows.data();
+                    for (index_t r0 = 0; r0 < nrows; r0 += 8) {
+                        const index_t r1 = std::min(nrows, r0 + 8);
+                        for (index_t l = 0; l < k; ++l)
+                            for (index_t r = r0; r < r1; ++r) dst[r * k + l] = p.A(ib + st.which[static_cast<std::size_t>(r)], l);
+                    }
+                }
+                for (index_t j = 0; j < nc; ++j) {
+                    const double* b = p.B.p + (jb + j) * p.B.cs;
+                    index_t incb = p.B.rs;
+                    bool copied = false;
+                    for (index_t i = 0; i < mr; ++i) {
+                        if (st.open[static_cast<std::size_t>(i + j * mr)] == 0) continue;
+                        if (incb != 1 && !copied) {
+                            st.column.resize(static_cast<std::size_t>(k));
+                            for (index_t l = 0; l < k; ++l) st.column[static_cast<std::size_t>(l)] = b[l * incb];
+                            b = st.column.data();
+                            incb = 1;
+                            copied = true;
+                        }
+                        const double* a = copy_rows ? st.rows.data() + st.row_at[static_cast<std::size_t>(i)] * k
+                                                    : p.A.p + (ib + i) * p.A.rs;
+                        p.c[(ib + i) * p.crs + (jb + j) * p.ccs] =
+                            per_element(p, ib + i, jb + j, a, copy_rows ? 1 : p.A.cs, b, incb);
                         ++slow;
                     }
+                }
+            }
+            prof.element_s += cpu_now() - t_element;
+            prof.per_element += static_cast<std::uint64_t>(slow);
+            prof.kept += count - static_cast<std::uint64_t>(slow);
             if (slow > 0) fallbacks.fetch_add(static_cast<std::uint64_t>(slow), std::memory_order_relaxed);
         }
     }
+    add_profile(prof);
 }
 
-bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, ProductSums& out)
+bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, ProductSums& out, Engine engine)
 {
+    if (engine == Engine::Auto) engine = Engine::Six;
     const std::size_t count = static_cast<std::size_t>(std::max<index_t>(m, 0) * std::max<index_t>(n, 0));
     out.m = m;
     out.n = n;
@@ -444,19 +693,20 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, Product
             any = any || split;
         }
     if (!any) return true;
-    const int bits = slice_bits_for(k);
+    const Geometry g = geometry_for(k);
     w.sa.X = A;
     w.sb.X = Operand{B.p, B.cs, B.rs}; // columns of B are the rows of B^T
     w.sa.k = w.sb.k = k;
     w.sa.exp = w.row_exp.data();
     w.sb.exp = w.col_exp.data();
-    w.sa.bits = w.sb.bits = bits;
+    set_widths(engine, g, w.sa, w.sb);
     w.sa.start(0, m);
     w.sb.start(0, n);
     w.prod.resize(count);
-    sum_products(w.sa, w.sb, m, n, k, bits, w.row_exp.data(), w.col_exp.data(), out.hi.data(), out.lo.data(),
-                 w.prod.data(), w.open.data());
-    const double tail = bound_factor(bits, k);
+    Profile prof;
+    sum_products(engine, g, w.sa, w.sb, m, n, k, w.row_exp.data(), w.col_exp.data(), out.hi.data(), out.lo.data(),
+                 w.prod.data(), w.open.data(), prof);
+    const double tail = bound_factor(rest_exponent(engine, g), k, g.chunk);
     for (index_t j = 0; j < n; ++j)
         for (index_t i = 0; i < m; ++i) {
             const std::size_t q = static_cast<std::size_t>(i + j * m);
@@ -467,5 +717,28 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, Product
 }
 
 std::uint64_t fallback_elements() { return fallbacks.load(std::memory_order_relaxed); }
+
+Profile profile()
+{
+    const std::lock_guard<std::mutex> lock(profile_mutex);
+    return profile_total;
+}
+
+void reset_profile()
+{
+    const std::lock_guard<std::mutex> lock(profile_mutex);
+    profile_total = Profile{};
+}
+
+Engine engine_from_environment()
+{
+    const char* env = std::getenv("FLAMEX_EXACT_GEMM_ENGINE");
+    if (env == nullptr || *env == '\0') return Engine::Auto;
+    const std::string value(env);
+    if (value == "auto") return Engine::Auto;
+    if (value == "four") return Engine::Four;
+    if (value == "six") return Engine::Six;
+    throw Error("exact backend: FLAMEX_EXACT_GEMM_ENGINE must be auto, four or six, got '" + value + "'");
+}
 
 } // namespace flamex::exact_gemm

@@ -59,9 +59,45 @@ struct Operand {
     double operator()(index_t i, index_t j) const { return p[i * rs + j * cs]; }
 };
 
+// The engines: dgemm products per element of C.
+//   Six: the header's (two slices of beta bits per operand, four exact products, two
+//        rounded ones; the rest's error about k^2 2^-(53 + 2 beta) of 2^(e_i + f_j)).
+//   Four: op(A) in one slice of L bits, A_full = round(a 2^L); op(B) in two, of W - L
+//        and 2L - W bits (W = 53 - ceil(log2 k), L = floor((2W + 1) / 3)), so that
+//        A_full B_0 and A_full B_1 are exact (terms below 2^W, k of them below 2^53);
+//        A_full R_B and R_A b rounded, each term below 2^-(L+1) of 2^(e_i + f_j): the
+//        error about k^2 2^-(53 + L) (2^-59 at k = 2048, against 2^-73 for Six).
+//   Auto: Four; a thread whose tile sent more than 1/64 of its elements per element
+//        takes Six for its following tiles (spread data, whose results lie far below
+//        2^(e_i + f_j)); a Six tile that sent more than 7/8 per element sends the
+//        following tiles per element from the start.
+// Whatever the engine, every element is kept only when its interval rounds to one
+// double: the bits do not depend on it. FLAMEX_EXACT_GEMM_ENGINE = auto | four | six
+// (tests, benchmarks; anything else: flamex::Error).
+enum class Engine { Auto, Four, Six };
+Engine engine_from_environment();
+
+// Slice widths for depth k: W = 53 - ceil(log2 k) bits of exact product per term.
+struct Geometry {
+    index_t chunk = 0; // the products go to dgemm in chunks of this many terms along k
+    int width = 0;     // W (of the chunk)
+    int six_bits = 0;  // beta = floor(W / 2)
+    int four_bits = 0; // L = floor((2W + 1) / 3)
+};
+
 struct Tiling {
     index_t mb = 0, nb = 0; // tile of C; 0: chosen from k (the memory bound above)
+    Engine engine = Engine::Auto;
 };
+
+// Where the engine's time went (thread CPU time, summed over the threads), since
+// the process started or reset_profile(): benchmarks.
+struct Profile {
+    double scan_s = 0, slice_s = 0, product_s = 0, fold_s = 0, decide_s = 0, element_s = 0;
+    std::uint64_t products = 0, kept = 0, per_element = 0, tiles_four = 0, tiles_six = 0, tiles_elementwise = 0;
+};
+Profile profile();
+void reset_profile();
 
 struct Plan {
     index_t m = 0, n = 0, k = 0;
@@ -69,7 +105,8 @@ struct Plan {
     Operand A{}, B{};
     double* c = nullptr;
     index_t crs = 0, ccs = 0;
-    int slice_bits = 0;    // beta of the header
+    Geometry geometry;
+    Engine engine = Engine::Auto;
     index_t mb = 0, nb = 0;
     std::vector<int> row_exp, col_exp; // e_i, f_j; NO_EXPONENT: the row / column goes per element
 };
@@ -137,7 +174,8 @@ struct ProductSums {
 };
 
 // False when some entry of A or B is not finite (then nothing is computed).
-bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, ProductSums& out);
+bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, ProductSums& out,
+                  Engine engine = Engine::Six);
 
 // Elements of C computed per element since the process started (tests: that the
 // fallback paths are taken).
