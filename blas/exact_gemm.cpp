@@ -104,6 +104,7 @@ struct Slicer {
     index_t r0 = 0, mr = 0;
     int made = 0;
     std::vector<double> rest, scaled, high, scale;
+    bool keep_scaled = true; // scaled (the unsliced rows) is read: op(B)'s, not op(A)'s
     std::vector<std::vector<double>> slices;
 
     Slicer(Operand x, index_t depth, const int* exponents, int slice_bits)
@@ -127,13 +128,14 @@ struct Slicer {
         // read row-major matrices across their columns: 2x the slicing's time).
         double* r = rest.data();
         const double* x = X.p;
-        for (index_t i0 = 0; i0 < mr; i0 += 8) {
-            const index_t i1 = std::min(mr, i0 + 8);
+        const index_t group = X.cs == 1 ? 8 : 32; // rows contiguous: 8 streams; else 32 entries of a column
+        for (index_t i0 = 0; i0 < mr; i0 += group) {
+            const index_t i1 = std::min(mr, i0 + group);
             for (index_t l = 0; l < k; ++l)
                 for (index_t i = i0; i < i1; ++i)
                     r[i + l * mr] = x[(r0 + i) * X.rs + l * X.cs] * scale[static_cast<std::size_t>(i)];
         }
-        scaled = rest;
+        if (keep_scaled) scaled = rest;
     }
 
     // The next slice: round(rest 2^bits) (to nearest, as (x + 1.5 2^52) - 1.5 2^52 does
@@ -248,6 +250,36 @@ void set_widths(Engine e, const Geometry& g, Slicer& sa, Slicer& sb)
     }
 }
 
+// hi, lo += the nterms products of a chunk (prod: nterms matrices mr x nc, the
+// t-th scaled by 2^(e_i + f_j - units[t])), for the elements with open == 1. Column
+// by column, every term (the column's hi and lo stay in cache); branch-free, so that
+// it vectorizes: a closed element's scale may be garbage, its term is selected away.
+[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]]
+void fold_terms(index_t mr, index_t nc, int nterms, const double* prod, const int* units, const int* row_exp,
+                const int* col_exp, double* hi, double* lo, const unsigned char* open)
+{
+    const std::size_t count = static_cast<std::size_t>(mr * nc);
+    for (index_t j = 0; j < nc; ++j) {
+        double* h = hi + j * mr;
+        double* l = lo + j * mr;
+        const unsigned char* o = open + j * mr;
+        for (int t = 0; t < nterms; ++t) {
+            const std::int64_t f = col_exp[j] - units[t] + 1023;
+            const double* v_in = prod + t * count + j * mr;
+            for (index_t i = 0; i < mr; ++i) {
+                const std::uint64_t bits = static_cast<std::uint64_t>(row_exp[i] + f) << 52;
+                double scale;
+                std::memcpy(&scale, &bits, sizeof scale);
+                const double v = o[i] == 1 ? v_in[i] * scale : 0.0;
+                const double sum = h[i] + v;
+                const double z = sum - h[i];
+                l[i] += (h[i] - (sum - z)) + (v - z);
+                h[i] = sum;
+            }
+        }
+    }
+}
+
 // st.hi, st.lo += the engine's products of a tile (rows of sa against rows of sb,
 // both started with the engine's widths), for the elements with open == 1;
 // row_exp / col_exp: the tile's exponents.
@@ -259,71 +291,59 @@ void sum_products(Engine engine, const Geometry& g, Slicer& sa, Slicer& sb, inde
                   const int* row_exp, const int* col_exp, double* hi, double* lo, double* prod,
                   const unsigned char* open, Profile& prof)
 {
-    // Each product summed per element (unit: the power of two it is scaled by).
-    // (Branch-free, so that it vectorizes: a closed element's scale may be garbage,
-    // its term is selected away.)
-    const auto fold = [&](int unit) {
-        Clock c{&prof.fold_s};
-        for (index_t j = 0; j < nc; ++j) {
-            const int f = col_exp[j] - unit;
-            double* h = hi + j * mr;
-            double* l = lo + j * mr;
-            const double* t = prod + j * mr;
-            const unsigned char* o = open + j * mr;
-            for (index_t i = 0; i < mr; ++i) {
-                const std::uint64_t bits = static_cast<std::uint64_t>(row_exp[i] + f + 1023) << 52;
-                double scale;
-                std::memcpy(&scale, &bits, sizeof scale);
-                const double v = o[i] == 1 ? t[i] * scale : 0.0;
-                const double sum = h[i] + v;
-                const double z = sum - h[i];
-                l[i] += (h[i] - (sum - z)) + (v - z);
-                h[i] = sum;
-            }
-        }
+    // The engine's products: a (mr x k), b (nc x k), and the unit (the power of two
+    // the product is scaled by). Every slice is made first.
+    struct Term {
+        const double* a;
+        const double* b;
+        int unit;
     };
-    const auto slice = [&](Slicer& s, int which) {
-        Clock c{&prof.slice_s};
-        return s.slice(which);
-    };
-    // A product in chunks of g.chunk terms along k, each summed into the tile.
-    const auto mul_fold = [&](const double* a, const double* b, int unit) {
-        for (index_t l0 = 0; l0 < k; l0 += g.chunk) {
-            {
-                Clock c{&prof.product_s};
-                product(mr, nc, std::min(g.chunk, k - l0), a + l0 * mr, b + l0 * nc, prod);
-                ++prof.products;
-            }
-            fold(unit);
-        }
-    };
-    if (engine == Engine::Four) {
-        const int L = g.four_bits, W = g.width;
-        const double* a0 = slice(sa, 0);
-        const double* b0 = slice(sb, 0);
-        const double* b1 = slice(sb, 1);
-        mul_fold(a0, b0, W);
-        mul_fold(a0, b1, 2 * L);
-        mul_fold(a0, sb.rest.data(), 2 * L); // A_full R_B
-        mul_fold(sa.rest.data(), sb.scaled.data(), L); // R_A b
-        return;
-    }
-    const int bits = g.six_bits;
-    const double* a0 = slice(sa, 0);
-    const double* a1 = slice(sa, 1);
-    const double* b0 = slice(sb, 0);
-    const double* b1 = slice(sb, 1);
-    mul_fold(a0, b0, 2 * bits);
-    mul_fold(a0, b1, 3 * bits);
-    mul_fold(a1, b0, 3 * bits);
-    mul_fold(a1, b1, 4 * bits);
-    const double* high = nullptr;
+    Term terms[6];
+    int units[6];
+    int nterms = 0;
     {
         Clock c{&prof.slice_s};
-        high = sa.high_part();
+        if (engine == Engine::Four) {
+            const int L = g.four_bits, W = g.width;
+            const double* a0 = sa.slice(0);
+            const double* b0 = sb.slice(0);
+            const double* b1 = sb.slice(1);
+            terms[nterms++] = {a0, b0, W};
+            terms[nterms++] = {a0, b1, 2 * L};
+            terms[nterms++] = {a0, sb.rest.data(), 2 * L};          // A_full R_B
+            terms[nterms++] = {sa.rest.data(), sb.scaled.data(), L}; // R_A b
+        } else {
+            const int bits = g.six_bits;
+            const double* a0 = sa.slice(0);
+            const double* a1 = sa.slice(1);
+            const double* b0 = sb.slice(0);
+            const double* b1 = sb.slice(1);
+            terms[nterms++] = {a0, b0, 2 * bits};
+            terms[nterms++] = {a0, b1, 3 * bits};
+            terms[nterms++] = {a1, b0, 3 * bits};
+            terms[nterms++] = {a1, b1, 4 * bits};
+            terms[nterms++] = {sa.high_part(), sb.rest.data(), 4 * bits}; // (a0 + a1) b_rest
+            terms[nterms++] = {sa.rest.data(), sb.scaled.data(), 2 * bits}; // a_rest b
+        }
     }
-    mul_fold(high, sb.rest.data(), 4 * bits); // (a0 + a1) b_rest
-    mul_fold(sa.rest.data(), sb.scaled.data(), 2 * bits); // a_rest b
+    // Chunk by chunk along k: the products (one dgemm each), then all of them summed
+    // per element in one pass, column by column (the column's hi and lo stay in
+    // cache across the terms; a pass per product was memory-bound: 1.6 ns an element).
+    // Branch-free, so that it vectorizes: a closed element's scale may be garbage,
+    // its term is selected away.
+    const std::size_t count = static_cast<std::size_t>(mr * nc);
+    for (index_t l0 = 0; l0 < k; l0 += g.chunk) {
+        const index_t kc = std::min(g.chunk, k - l0);
+        {
+            Clock c{&prof.product_s};
+            for (int t = 0; t < nterms; ++t)
+                product(mr, nc, kc, terms[t].a + l0 * mr, terms[t].b + l0 * nc, prod + t * count);
+            prof.products += static_cast<std::uint64_t>(nterms);
+        }
+        Clock c{&prof.fold_s};
+        for (int t = 0; t < nterms; ++t) units[t] = terms[t].unit;
+        fold_terms(mr, nc, nterms, prod, units, row_exp, col_exp, hi, lo, open);
+    }
 }
 
 // Auto's choice for a tile (speed only: the bits do not depend on it), from a
@@ -463,6 +483,7 @@ void run(const Plan& p, index_t j0, index_t j1)
     Slicer& sb = buffers.sb;
     sa.X = p.A;
     sb.X = BT;
+    sa.keep_scaled = false;
     sa.k = sb.k = k;
     sa.exp = p.row_exp.data();
     sb.exp = p.col_exp.data();
@@ -489,7 +510,7 @@ void run(const Plan& p, index_t j0, index_t j1)
             const std::size_t count = static_cast<std::size_t>(mr * nc);
             st.hi.assign(count, 0.0);
             st.lo.assign(count, 0.0);
-            st.prod.resize(count);
+            st.prod.resize(6 * count); // one per product of a chunk
             st.open.assign(count, 1);
             // Elements the split cannot represent go per element from the start.
             index_t open = 0;
@@ -695,6 +716,7 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, Product
     if (!any) return true;
     const Geometry g = geometry_for(k);
     w.sa.X = A;
+    w.sa.keep_scaled = false;
     w.sb.X = Operand{B.p, B.cs, B.rs}; // columns of B are the rows of B^T
     w.sa.k = w.sb.k = k;
     w.sa.exp = w.row_exp.data();
@@ -702,7 +724,7 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, Product
     set_widths(engine, g, w.sa, w.sb);
     w.sa.start(0, m);
     w.sb.start(0, n);
-    w.prod.resize(count);
+    w.prod.resize(6 * count);
     Profile prof;
     sum_products(engine, g, w.sa, w.sb, m, n, k, w.row_exp.data(), w.col_exp.data(), out.hi.data(), out.lo.data(),
                  w.prod.data(), w.open.data(), prof);
