@@ -346,6 +346,68 @@ void sum_products(Engine engine, const Geometry& g, Slicer& sa, Slicer& sb, inde
     }
 }
 
+// The largest |x| of each of the n vectors x_j = p[j * step + l * inc], l < k, as
+// bits (the order of non-negative doubles is their bits' order: integer maxima,
+// which vectorize, where a chain of maxsd cost a third of the trsm's time).
+[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]]
+void max_abs_bits(index_t n, index_t k, const double* p, index_t step, index_t inc, std::uint64_t* out)
+{
+    constexpr std::uint64_t ABS = ~(std::uint64_t{1} << 63);
+    if (inc == 1) {
+        for (index_t j = 0; j < n; ++j) {
+            const double* x = p + j * step;
+            std::uint64_t m = 0;
+            for (index_t l = 0; l < k; ++l) {
+                std::uint64_t b;
+                std::memcpy(&b, x + l, sizeof b);
+                m = std::max(m, b & ABS);
+            }
+            out[j] = m;
+        }
+        return;
+    }
+    for (index_t j = 0; j < n; ++j) out[j] = 0;
+    if (step == 1) {
+        for (index_t l = 0; l < k; ++l) {
+            const double* x = p + l * inc;
+            for (index_t j = 0; j < n; ++j) {
+                std::uint64_t b;
+                std::memcpy(&b, x + j, sizeof b);
+                out[j] = std::max(out[j], b & ABS);
+            }
+        }
+        return;
+    }
+    for (index_t j = 0; j < n; ++j)
+        for (index_t l = 0; l < k; ++l) {
+            std::uint64_t b;
+            std::memcpy(&b, p + j * step + l * inc, sizeof b);
+            out[j] = std::max(out[j], b & ABS);
+        }
+}
+
+// Largest magnitudes per row of op(A) and column of op(B); false when some entry
+// is not finite (its bits, without the sign, at least those of infinity).
+bool largest_magnitudes(index_t m, index_t n, index_t k, Operand A, Operand B, std::vector<double>& rmax,
+                        std::vector<double>& cmax)
+{
+    std::vector<std::uint64_t> bits(static_cast<std::size_t>(std::max(m, n)));
+    constexpr std::uint64_t INF_BITS = std::uint64_t{0x7ff} << 52;
+    max_abs_bits(m, k, A.p, A.rs, A.cs, bits.data()); // row i: p[i rs + l cs]
+    rmax.resize(static_cast<std::size_t>(m));
+    for (index_t i = 0; i < m; ++i) {
+        if (bits[static_cast<std::size_t>(i)] >= INF_BITS) return false;
+        std::memcpy(&rmax[static_cast<std::size_t>(i)], &bits[static_cast<std::size_t>(i)], sizeof(double));
+    }
+    max_abs_bits(n, k, B.p, B.cs, B.rs, bits.data()); // column j: p[l rs + j cs]
+    cmax.resize(static_cast<std::size_t>(n));
+    for (index_t j = 0; j < n; ++j) {
+        if (bits[static_cast<std::size_t>(j)] >= INF_BITS) return false;
+        std::memcpy(&cmax[static_cast<std::size_t>(j)], &bits[static_cast<std::size_t>(j)], sizeof(double));
+    }
+    return true;
+}
+
 // Auto's choice for a tile (speed only: the bits do not depend on it), from a
 // sample of 8 x 8 of its elements: m_ij, the largest |a_il b_lj| / 2^(e_i + f_j).
 // An element is kept when its result exceeds about 2^54 times the engine's bound;
@@ -427,19 +489,8 @@ bool plan(index_t m, index_t n, index_t k, double alpha, Operand A, Operand B, d
     out.row_exp.assign(static_cast<std::size_t>(m), NO_EXPONENT);
     out.col_exp.assign(static_cast<std::size_t>(n), NO_EXPONENT);
     // Largest magnitudes per row of op(A) and column of op(B); any non-finite entry: not applicable.
-    std::vector<double> rmax(static_cast<std::size_t>(m), 0.0), cmax(static_cast<std::size_t>(n), 0.0);
-    for (index_t l = 0; l < k; ++l)
-        for (index_t i = 0; i < m; ++i) {
-            const double v = std::fabs(A(i, l));
-            if (!(v <= std::numeric_limits<double>::max())) return false;
-            rmax[static_cast<std::size_t>(i)] = std::max(rmax[static_cast<std::size_t>(i)], v);
-        }
-    for (index_t j = 0; j < n; ++j)
-        for (index_t l = 0; l < k; ++l) {
-            const double v = std::fabs(B(l, j));
-            if (!(v <= std::numeric_limits<double>::max())) return false;
-            cmax[static_cast<std::size_t>(j)] = std::max(cmax[static_cast<std::size_t>(j)], v);
-        }
+    std::vector<double> rmax, cmax;
+    if (!largest_magnitudes(m, n, k, A, B, rmax, cmax)) return false;
     for (index_t i = 0; i < m; ++i) out.row_exp[static_cast<std::size_t>(i)] = exponent_of_max(rmax[static_cast<std::size_t>(i)]);
     for (index_t j = 0; j < n; ++j) out.col_exp[static_cast<std::size_t>(j)] = exponent_of_max(cmax[static_cast<std::size_t>(j)]);
     out.geometry = geometry_for(k);
@@ -667,7 +718,6 @@ void run(const Plan& p, index_t j0, index_t j1)
 
 bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, ProductSums& out, Engine engine)
 {
-    if (engine == Engine::Auto) engine = Engine::Six;
     const std::size_t count = static_cast<std::size_t>(std::max<index_t>(m, 0) * std::max<index_t>(n, 0));
     out.m = m;
     out.n = n;
@@ -677,26 +727,13 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, Product
     out.per_element.assign(count, 0);
     if (count == 0 || k <= 0) return true; // an empty sum: exactly zero
     struct Work {
-        std::vector<double> rmax, cmax, prod;
+        std::vector<double> rmax, cmax, prod, sample;
         std::vector<int> row_exp, col_exp;
         std::vector<unsigned char> open;
         Slicer sa{{nullptr, 0, 0}, 0, nullptr, 0}, sb{{nullptr, 0, 0}, 0, nullptr, 0};
     };
     static thread_local Work w;
-    w.rmax.assign(static_cast<std::size_t>(m), 0.0);
-    w.cmax.assign(static_cast<std::size_t>(n), 0.0);
-    for (index_t l = 0; l < k; ++l)
-        for (index_t i = 0; i < m; ++i) {
-            const double v = std::fabs(A(i, l));
-            if (!(v <= std::numeric_limits<double>::max())) return false;
-            w.rmax[static_cast<std::size_t>(i)] = std::max(w.rmax[static_cast<std::size_t>(i)], v);
-        }
-    for (index_t j = 0; j < n; ++j)
-        for (index_t l = 0; l < k; ++l) {
-            const double v = std::fabs(B(l, j));
-            if (!(v <= std::numeric_limits<double>::max())) return false;
-            w.cmax[static_cast<std::size_t>(j)] = std::max(w.cmax[static_cast<std::size_t>(j)], v);
-        }
+    if (!largest_magnitudes(m, n, k, A, B, w.rmax, w.cmax)) return false;
     w.row_exp.resize(static_cast<std::size_t>(m));
     w.col_exp.resize(static_cast<std::size_t>(n));
     for (index_t i = 0; i < m; ++i) w.row_exp[static_cast<std::size_t>(i)] = exponent_of_max(w.rmax[static_cast<std::size_t>(i)]);
@@ -721,9 +758,18 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, Product
     w.sa.k = w.sb.k = k;
     w.sa.exp = w.row_exp.data();
     w.sb.exp = w.col_exp.data();
-    set_widths(engine, g, w.sa, w.sb);
     w.sa.start(0, m);
     w.sb.start(0, n);
+    if (engine == Engine::Auto) {
+        bool elementwise = false;
+        engine = choose_engine(w.sa, w.sb, k, g, w.sample, elementwise);
+        if (elementwise) { // the caller computes every element exactly (cheaper than the split here)
+            for (std::size_t q = 0; q < count; ++q)
+                if (w.open[q] == 1) out.per_element[q] = 1;
+            return true;
+        }
+    }
+    set_widths(engine, g, w.sa, w.sb);
     w.prod.resize(6 * count);
     Profile prof;
     sum_products(engine, g, w.sa, w.sb, m, n, k, w.row_exp.data(), w.col_exp.data(), out.hi.data(), out.lo.data(),

@@ -174,6 +174,9 @@ struct ProductSums {
 };
 
 // False when some entry of A or B is not finite (then nothing is computed).
+// engine: as for gemm (Auto: chosen from a sample of the data; when it predicts
+// that the split would lose nearly every element, every representable element is
+// marked per_element instead, and nothing is computed).
 bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, ProductSums& out,
                   Engine engine = Engine::Six);
 
