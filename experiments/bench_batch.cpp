@@ -25,8 +25,11 @@
 // usage: flamex_bench_batch [--sizes 4,8,16,24,30,32,48,64] [--count K] [--threads T]
 //                           [--reps R] [--precision single|double|both] [--cond C]
 //                           [--table ldlt|methods|regression|dc|both|all] [--flag-every F]
+//                           [--quick] [--markdown] [--columns]
 // (default: all sizes, all cores, R = 5; K for the methods table 1e8 / n^3 clamped to
-// [2000, 200000]; --table both: ldlt and methods, all: the four.)
+// [2000, 200000]; --table both: ldlt and methods, all: the four. --quick: n = 8, 32,
+// 2000 systems, one run: checks that everything runs. --markdown, --columns: the
+// tables for docs/benchmarks.md, experiments/bench_report.hpp.)
 //
 // The batch is random SPD with condition numbers log-uniform in [1, C] (default 1e4).
 // Every method copies A (and y) into its own workspace, as the LAPACK loop and the
@@ -36,6 +39,7 @@
 // alike.
 #include <algorithm>
 #include <atomic>
+#include <cstdarg>
 #include <cfenv>
 #include <chrono>
 #include <cmath>
@@ -54,6 +58,7 @@
 #include "flame/flame.hpp"
 #include "variants/ldlt.hpp"
 
+#include "experiments/bench_report.hpp"
 #include "experiments/lapack_batch.hpp"
 
 #include <immintrin.h>
@@ -529,13 +534,51 @@ std::vector<int> parse_sizes(const char* text)
 
 } // namespace
 
+using flamex::bench::Table;
+const Table kLdlt{"bench_batch.ldlt",
+                  "| precision | n | systems | FLAME worksheet (before) | scalar | AVX2 lanes | AVX-512 lanes | "
+                  "widest lanes, interleaved input | hand-written loop | LAPACK posv | lanes / before | "
+                  "lanes / hand-written | interleaved / hand-written | scalar / before | lanes GFLOP/s | of peak | "
+                  "interleaved GFLOP/s | of peak | H+PCR before | H+PCR lanes | H+PCR lanes / before |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"};
+const Table kRegression{"bench_batch.regression",
+                        "| precision | n | systems | median kappa | max kappa | ldlt lanes | ldlt lanes, interleaved input | "
+                        "hand-written loop | lanes / hand-written | interleaved / hand-written | ldlt breakdowns | "
+                        "H+PCR lanes | auto | auto repaired |",
+                        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"};
+const Table kMethods{"bench_batch.methods",
+                     "| precision | n | systems | ldlt | householder-pcr | dc | auto | LAPACK posv | LAPACK sysv | "
+                     "posv / ldlt time | dc / householder-pcr time | D&C eig / Householder tridiag. time |",
+                     "|---|---|---|---|---|---|---|---|---|---|---|---|"};
+const Table kDc{"bench_batch.dc",
+                "| precision | n | systems | dc scalar | dc AVX2 lanes | dc AVX-512 lanes | dc lanes / scalar | "
+                "auto: repaired | auto scalar | auto AVX2 lanes | auto AVX-512 lanes | auto lanes / scalar |",
+                "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"};
+
+std::string text(const char* format, ...) __attribute__((format(printf, 1, 2)));
+std::string text(const char* format, ...)
+{
+    char buffer[512];
+    va_list args;
+    va_start(args, format);
+    std::vsnprintf(buffer, sizeof buffer, format, args);
+    va_end(args);
+    return buffer;
+}
+
 int main(int argc, char** argv)
 {
-    std::vector<int> sizes = {4, 8, 16, 24, 30, 32, 48, 64};
+    const flamex::bench::Report report("flamex_bench_batch", argc, argv);
+    if (report.columns_only()) {
+        report.print_columns({kLdlt, kRegression, kMethods, kDc});
+        return 0;
+    }
+    const bool quick = flamex::bench::take_flag(argc, argv, "--quick");
+    std::vector<int> sizes = quick ? std::vector<int>{8, 32} : std::vector<int>{4, 8, 16, 24, 30, 32, 48, 64};
     bool sizes_given = false;
-    std::size_t count = 0;
+    std::size_t count = quick ? 2000 : 0;
     int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    int reps = 5;
+    int reps = quick ? 1 : 5;
     double cond = 1e4;
     std::string precision = "both", table = "both";
     std::size_t flag_every = 10;
@@ -553,7 +596,8 @@ int main(int argc, char** argv)
         else if (!std::strcmp(argv[i], "--flag-every")) flag_every = std::max<std::size_t>(1, std::strtoull(argv[i + 1], nullptr, 10));
         else {
             std::fprintf(stderr, "usage: flamex_bench_batch [--sizes n,...] [--count K] [--threads T] [--reps R] "
-                                 "[--precision single|double|both] [--cond C] [--table ldlt|methods|regression|dc|both|all] [--flag-every F]\n");
+                                 "[--precision single|double|both] [--cond C] [--table ldlt|methods|regression|dc|both|all] [--flag-every F] "
+                             "[--quick] [--markdown] [--columns]\n");
             return 2;
         }
     }
@@ -561,20 +605,17 @@ int main(int argc, char** argv)
         (table != "ldlt" && table != "methods" && table != "regression" && table != "dc" && table != "both" &&
          table != "all")) {
         std::fprintf(stderr, "usage: flamex_bench_batch [--sizes n,...] [--count K] [--threads T] [--reps R] "
-                             "[--precision single|double|both] [--cond C] [--table ldlt|methods|regression|dc|both|all] [--flag-every F]\n");
+                             "[--precision single|double|both] [--cond C] [--table ldlt|methods|regression|dc|both|all] [--flag-every F] "
+                             "[--quick] [--markdown] [--columns]\n");
         return 2;
     }
     flamex::experiments::prepare_lapack();
     const bool all = table == "all";
     if (table == "ldlt" || table == "both" || all) {
-        std::printf("LDL^T (variant 3) and Householder + PCR, systems per second, %d thread(s), SPD batches with kappa "
-                    "log-uniform in [1, %.0e], best of %d, round-robin (the FMA peak in the same round-robin)\n\n",
-                    threads, cond, reps);
-        std::printf("| precision | n | systems | FLAME worksheet (before) | scalar | AVX2 lanes | AVX-512 lanes | "
-                    "widest lanes, interleaved input | hand-written loop | LAPACK posv | lanes / before | "
-                    "lanes / hand-written | interleaved / hand-written | scalar / before | lanes GFLOP/s | of peak | "
-                    "interleaved GFLOP/s | of peak | H+PCR before | H+PCR lanes | H+PCR lanes / before |\n");
-        std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        report.begin(kLdlt, text("LDL^T (variant 3) and Householder + PCR, systems per second, %d thread(s), SPD batches "
+                                 "with kappa log-uniform in [1, %.0e], best of %d, round-robin (the FMA peak in the same "
+                                 "round-robin):",
+                                 threads, cond, reps));
         for (const std::string p : {"single", "double"}) {
             if (precision != "both" && precision != p) continue;
             const std::size_t scalar = p == "single" ? 4 : 8;
@@ -585,21 +626,20 @@ int main(int argc, char** argv)
                 else run_ldlt<double>(n, k, threads, reps, cond);
             }
         }
+        report.end(kLdlt);
         // The bound of the system-major input out of cache: n^2 scalars per system read
         // once (the interleaved input reads n(n+1)/2).
-        std::printf("\nread bandwidth after the table (%d thread(s), 256 MiB, best of %d): %.1f GB/s\n\n", threads, reps,
+        std::printf("read bandwidth after the table (%d thread(s), 256 MiB, best of %d): %.1f GB/s\n\n", threads, reps,
                     read_bandwidth(threads, reps) / 1e9);
     }
     if (table == "regression" || all) {
         // n = 30 (the paper's) unless --sizes says otherwise; 20 000 systems (generating
         // them costs more than solving them).
         const std::vector<int> regression_sizes = sizes_given ? sizes : std::vector<int>{30};
-        std::printf("The lane methods on the regression Gram matrices (M = 300 paths), systems per second, %d thread(s), "
-                    "best of %d, round-robin; ldlt without, auto with the residual check\n\n", threads, reps);
-        std::printf("| precision | n | systems | median kappa | max kappa | ldlt lanes | ldlt lanes, interleaved input | "
-                    "hand-written loop | lanes / hand-written | interleaved / hand-written | ldlt breakdowns | "
-                    "H+PCR lanes | auto | auto repaired |\n");
-        std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        report.begin(kRegression, text("The lane methods on the regression Gram matrices (M = 300 paths), systems per "
+                                       "second, %d thread(s), best of %d, round-robin; ldlt without, auto with the "
+                                       "residual check:",
+                                       threads, reps));
         for (const std::string p : {"single", "double"}) {
             if (precision != "both" && precision != p) continue;
             for (int n : regression_sizes) {
@@ -608,13 +648,12 @@ int main(int argc, char** argv)
                 else run_regression<double>(n, k, threads, reps);
             }
         }
-        std::printf("\n");
+        report.end(kRegression);
     }
     if (table == "methods" || table == "both" || all) {
-        std::printf("systems per second, %d thread(s), SPD batches with kappa log-uniform in [1, %.0e]\n\n", threads, cond);
-        std::printf("| precision | n | systems | ldlt | householder-pcr | dc | auto | LAPACK posv | LAPACK sysv | posv / ldlt time | "
-                    "dc / householder-pcr time | D&C eig / Householder tridiag. time |\n");
-        std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        report.begin(kMethods, text("Every method, systems per second, %d thread(s), SPD batches with kappa log-uniform in "
+                                    "[1, %.0e]:",
+                                    threads, cond));
         for (const std::string p : {"single", "double"}) {
             if (precision != "both" && precision != p) continue;
             for (int n : sizes) {
@@ -624,14 +663,12 @@ int main(int argc, char** argv)
                 else run<double>(n, k, threads, reps, cond);
             }
         }
+        report.end(kMethods);
     }
     if (table == "dc" || all) {
-        std::printf("divide and conquer, systems per second, %d thread(s), SPD batches with kappa log-uniform in [1, %.0e], "
-                    "every %zu-th system made singular; best of %d, round-robin\n\n",
-                    threads, cond, flag_every, reps);
-        std::printf("| precision | n | systems | dc scalar | dc AVX2 lanes | dc AVX-512 lanes | dc lanes / scalar | "
-                    "auto: repaired | auto scalar | auto AVX2 lanes | auto AVX-512 lanes | auto lanes / scalar |\n");
-        std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        report.begin(kDc, text("Divide and conquer, systems per second, %d thread(s), SPD batches with kappa log-uniform in "
+                               "[1, %.0e], every %zu-th system made singular; best of %d, round-robin:",
+                               threads, cond, flag_every, reps));
         for (const std::string p : {"single", "double"}) {
             if (precision != "both" && precision != p) continue;
             for (int n : sizes) {
@@ -641,6 +678,7 @@ int main(int argc, char** argv)
                 else run_dc<double>(n, k, threads, reps, cond, flag_every);
             }
         }
+        report.end(kDc);
     }
     return 0;
 }

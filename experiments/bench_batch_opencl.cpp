@@ -10,6 +10,9 @@
 // usage: flamex_bench_batch_opencl [--sizes 4,8,16,24,32,48,64] [--count K] [--reps R]
 //                                  [--precision single|double|both] [--cond C]
 //                                  [--threads T] [--device SEL] [--sweep]
+//                                  [--quick] [--markdown] [--columns]
+// --quick: n = 8, 1024 systems, one run: checks that everything runs.
+// --markdown, --columns: the tables for docs/benchmarks.md (experiments/bench_report.hpp).
 //
 // --sweep: instead, the paper's Figure 5 -- hybrid LDL^T with every cooperating count
 // p = 1 .. n, one row per n: the rate at p = 1, at the default (n + 1) / 2 and at n,
@@ -33,6 +36,7 @@
 
 #include "batched/batched.hpp"
 #include "batched/opencl_batched.hpp"
+#include "experiments/bench_report.hpp"
 #include "experiments/lapack_batch.hpp"
 
 namespace {
@@ -43,6 +47,45 @@ using batched::Organization;
 
 const Method kMethods[] = {Method::Ldlt, Method::HouseholderPcr, Method::DivideConquer, Method::Auto};
 const Organization kOrgs[] = {Organization::Simd, Organization::Collaborative, Organization::Hybrid};
+
+using flamex::bench::Report;
+using flamex::bench::Table;
+
+// The tables, one per method and precision, then the D&C ratio and the transfers per
+// precision (or, --sweep, the cooperating counts per precision).
+Table method_table(Method m, const char* prec)
+{
+    return {std::string("bench_batch_opencl.") + batched::method_name(m) + "_" + prec,
+            "| n | systems | simd | collaborative | hybrid (p) | CPU | LAPACK posv loop | collaborative / simd | "
+            "hybrid / simd | best device / CPU | best device / LAPACK |",
+            "|---|---|---|---|---|---|---|---|---|---|---|"};
+}
+Table dc_table(const char* prec)
+{
+    return {std::string("bench_batch_opencl.dc_over_householder_") + prec, "| n | simd | collaborative | hybrid |",
+            "|---|---|---|---|"};
+}
+Table transfers_table(const char* prec)
+{
+    return {std::string("bench_batch_opencl.transfers_") + prec,
+            "| n | ldlt | householder-pcr | dc | auto | hybrid group | collaborative group |", "|---|---|---|---|---|---|---|"};
+}
+Table sweep_table(const char* prec)
+{
+    return {std::string("bench_batch_opencl.sweep_") + prec,
+            "| n | systems | p = 1 | p = (n+1)/2 | p = n | best p | its rate |", "|---|---|---|---|---|---|---|"};
+}
+std::vector<Table> all_tables()
+{
+    std::vector<Table> tables;
+    for (const char* prec : {"single", "double"}) {
+        for (Method m : kMethods) tables.push_back(method_table(m, prec));
+        tables.push_back(dc_table(prec));
+        tables.push_back(transfers_table(prec));
+        tables.push_back(sweep_table(prec));
+    }
+    return tables;
+}
 
 struct Config {
     std::vector<int> sizes = {4, 8, 16, 24, 32, 48, 64};
@@ -141,7 +184,7 @@ Row measure(int n, const Config& cfg)
 }
 
 template <class T>
-void run(const Config& cfg)
+void run(const Config& cfg, const Report& report)
 {
     const char* prec = sizeof(T) == 4 ? "single" : "double";
     std::vector<Row> rows;
@@ -150,12 +193,10 @@ void run(const Config& cfg)
         rows.push_back(measure<T>(n, cfg));
     }
     for (int mi = 0; mi < 4; ++mi) {
-        std::printf("\n**%s, %s**: systems per second (device: kernels only)\n\n", batched::method_name(kMethods[mi]),
-                    prec);
-        std::printf("| n | systems | simd | collaborative | hybrid (p) | CPU, %d thread(s) | LAPACK posv loop | "
-                    "collaborative / simd | hybrid / simd | best device / CPU | best device / LAPACK |\n",
-                    cfg.threads);
-        std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+        const Table table = method_table(kMethods[mi], prec);
+        report.begin(table, "**" + std::string(batched::method_name(kMethods[mi])) + ", " + prec +
+                                "**: systems per second (device: kernels only; CPU: batched::solve on " +
+                                std::to_string(cfg.threads) + " thread(s), the LAPACK loop likewise)");
         for (const Row& r : rows) {
             const DeviceTiming* d = r.dev[mi];
             const double best = std::min({d[0].kernels, d[1].kernels, d[2].kernels});
@@ -166,21 +207,21 @@ void run(const Config& cfg)
                         ratio(d[0].kernels, d[1].kernels).c_str(), ratio(d[0].kernels, d[2].kernels).c_str(),
                         ratio(r.cpu[mi], best).c_str(), ratio(r.lapack, best).c_str());
         }
+        report.end(table);
     }
-    std::printf("\n**dc, %s**: the D&C kernel's time over the Householder tridiagonalization kernel's "
-                "(paper, Figure 12: at most 3 for 48 <= n <= 64)\n\n",
-                prec);
-    std::printf("| n | simd | collaborative | hybrid |\n|---|---|---|---|\n");
+    report.begin(dc_table(prec), "**dc, " + std::string(prec) +
+                                     "**: the D&C kernel's time over the Householder tridiagonalization kernel's "
+                                     "(paper, Figure 12: at most 3 for 48 <= n <= 64)");
     const int dc = 2;
     for (const Row& r : rows)
         std::printf("| %d | %s | %s | %s |\n", r.n, ratio(r.dev[dc][0].dc, r.dev[dc][0].factor).c_str(),
                     ratio(r.dev[dc][1].dc, r.dev[dc][1].factor).c_str(),
                     ratio(r.dev[dc][2].dc, r.dev[dc][2].factor).c_str());
-    std::printf("\n**%s**: transfers (upload, download, setup) as a share of the whole device solve, hybrid "
-                "organization; work-items per group / systems per group of the main kernel\n\n",
-                prec);
-    std::printf("| n | ldlt | householder-pcr | dc | auto | hybrid group | collaborative group |\n"
-                "|---|---|---|---|---|---|---|\n");
+    report.end(dc_table(prec));
+    report.begin(transfers_table(prec), "**" + std::string(prec) +
+                                            "**: transfers (upload, download, setup) as a share of the whole device "
+                                            "solve, hybrid organization; work-items per group / systems per group of "
+                                            "the main kernel");
     for (const Row& r : rows) {
         std::printf("| %d |", r.n);
         for (int mi = 0; mi < 4; ++mi) {
@@ -190,17 +231,17 @@ void run(const Config& cfg)
         std::printf(" %d / %d | %d / %d |\n", r.dev[0][2].work_group, r.dev[0][2].per_group, r.dev[0][1].work_group,
                     r.dev[0][1].per_group);
     }
+    report.end(transfers_table(prec));
 }
 
 // The paper's Figure 5: the best number of cooperating work-items for hybrid LDL^T.
 template <class T>
-void sweep(const Config& cfg)
+void sweep(const Config& cfg, const Report& report)
 {
     const char* prec = sizeof(T) == 4 ? "single" : "double";
-    std::printf("\n**ldlt hybrid, %s**: systems per second against the cooperating work-items p per system "
-                "(paper, Figure 5: the best p on a GeForce 970)\n\n",
-                prec);
-    std::printf("| n | systems | p = 1 | p = (n+1)/2 | p = n | best p | its rate |\n|---|---|---|---|---|---|---|\n");
+    report.begin(sweep_table(prec), "**ldlt hybrid, " + std::string(prec) +
+                                        "**: systems per second against the cooperating work-items p per system "
+                                        "(paper, Figure 5: the best p on a GeForce 970)");
     for (int n : cfg.sizes) {
         std::fprintf(stderr, "sweep %s n = %d ...\n", prec, n);
         batched::SpdSpec spec;
@@ -228,6 +269,7 @@ void sweep(const Config& cfg)
                     winner, rate(spec.count, best[winner]).c_str());
         std::fflush(stdout);
     }
+    report.end(sweep_table(prec));
 }
 
 std::vector<int> parse_sizes(const char* text)
@@ -253,11 +295,22 @@ std::vector<int> parse_sizes(const char* text)
 
 int main(int argc, char** argv)
 {
+    const Report report("flamex_bench_batch_opencl", argc, argv);
+    if (report.columns_only()) {
+        report.print_columns(all_tables());
+        return 0;
+    }
     Config cfg;
+    if (flamex::bench::take_flag(argc, argv, "--quick")) {
+        cfg.sizes = {8};
+        cfg.count = 1024;
+        cfg.reps = 1;
+    }
     cfg.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     std::string precision = "both";
     const char* usage = "usage: flamex_bench_batch_opencl [--sizes n,...] [--count K] [--reps R] "
-                        "[--precision single|double|both] [--cond C] [--threads T] [--device SEL] [--sweep]\n";
+                        "[--precision single|double|both] [--cond C] [--threads T] [--device SEL] [--sweep] "
+                        "[--quick] [--markdown] [--columns]\n";
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--sweep")) {
             cfg.sweep = true;
@@ -294,8 +347,8 @@ int main(int argc, char** argv)
         batched::solve_opencl(probe, batched::Options{}, cl, &info);
         std::printf("device: %s; CPU: batched::solve on %d thread(s); SPD batches, kappa log-uniform in [1, %.0e]\n",
                     info.device.c_str(), cfg.threads, cfg.cond);
-        if (precision != "double") cfg.sweep ? sweep<float>(cfg) : run<float>(cfg);
-        if (precision != "single") cfg.sweep ? sweep<double>(cfg) : run<double>(cfg);
+        if (precision != "double") cfg.sweep ? sweep<float>(cfg, report) : run<float>(cfg, report);
+        if (precision != "single") cfg.sweep ? sweep<double>(cfg, report) : run<double>(cfg, report);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "flamex_bench_batch_opencl: %s\n", e.what());
         return 1;

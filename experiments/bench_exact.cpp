@@ -23,7 +23,8 @@
 //
 // usage: flamex_bench_exact [--reps R] [--quick] [--only dot|gemv|trsv|lu|sweep|sweep-rows|level3] [--threads T]
 //                           [--gemm-sizes N,...|none] [--trsm-shapes TxR,...|none]
-//                           [--lu-sizes N,...|none] [--lu-blocks NB,...]
+//                           [--lu-sizes N,...|none] [--lu-blocks NB,...] [--markdown] [--columns]
+//   --markdown, --columns   the tables for docs/benchmarks.md (experiments/bench_report.hpp)
 //   --quick   small sizes, 1 repetition: checks that everything runs
 //   --only, --threads   one operation / one thread count (for profiling); sweep-rows:
 //             only the gemv and trsv part of the sweep
@@ -51,6 +52,7 @@
 #include "blas/blas.hpp"
 #include "exact/exact.hpp"
 #include "experiments/bench_exact_level3.hpp"
+#include "experiments/bench_report.hpp"
 #include "reference/exact_data.hpp"
 #include "reference/generators.hpp"
 #include "variants/lu.hpp"
@@ -111,39 +113,6 @@ bool same_bits(const Matrix& A, const Matrix& B)
             if (std::memcmp(&a, &b, sizeof a) != 0) return false;
         }
     return true;
-}
-
-std::string cpu_model()
-{
-    std::ifstream in("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(in, line))
-        if (line.rfind("model name", 0) == 0) {
-            const std::size_t colon = line.find(':');
-            if (colon != std::string::npos) return line.substr(colon + 2);
-        }
-    return "unknown CPU";
-}
-
-// The clock /proc/cpuinfo reports for the first CPU (a VM's nominal clock).
-std::string cpu_clock()
-{
-    std::ifstream in("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(in, line))
-        if (line.rfind("cpu MHz", 0) == 0) {
-            const std::size_t colon = line.find(':');
-            if (colon != std::string::npos) return line.substr(colon + 2) + " MHz";
-        }
-    return "clock unknown";
-}
-
-std::string load_average()
-{
-    std::ifstream in("/proc/loadavg");
-    std::string a, b, c;
-    in >> a >> b >> c;
-    return a.empty() ? "?" : a + " " + b + " " + c;
 }
 
 // Forwards every operation to a backend and adds its wall time to a per-operation
@@ -359,10 +328,34 @@ struct Sizes {
     dim_t dot, gemv, trsv, lu;
 };
 
+using flamex::bench::cpu_clock;
+using flamex::bench::cpu_model;
+using flamex::bench::load_average;
+using flamex::bench::Table;
+
+const Table kTargets{"bench_exact.targets",
+                     "| operation | size | threads | blis [s] | exact [s] | exact / blis | target | met | exact: 1 vs 2 threads |",
+                     "|---|---|---|---|---|---|---|---|---|"};
+const Table kDotSweep{"bench_exact.dot_sweep",
+                      "| data | n | blis [ns/elem] | exact [ns/elem] | exact / blis | target | met |",
+                      "|---|---|---|---|---|---|---|"};
+const Table kMatrixSweep{"bench_exact.matrix_sweep", "| operation, data | blis [s] | exact [s] | exact / blis | target | met |",
+                         "|---|---|---|---|---|---|"};
+const Table kLuOperations{"bench_exact.lu_operations", "| operation | calls | blis [s] | exact [s] | exact / blis |",
+                          "|---|---|---|---|---|"};
+const Table kLuOperationsScaled{"bench_exact.lu_operations_scaled", kLuOperations.header, kLuOperations.alignment};
+
 } // namespace
 
 int main(int argc, char** argv)
 {
+    const flamex::bench::Report report("flamex_bench_exact", argc, argv);
+    if (report.columns_only()) {
+        std::vector<Table> tables = {kTargets, kDotSweep, kMatrixSweep, kLuOperations, kLuOperationsScaled};
+        for (const Table& t : flamex::bench::level3_tables()) tables.push_back(t);
+        report.print_columns(tables);
+        return 0;
+    }
     int reps = 5;
     bool quick = false;
     std::string only;
@@ -508,8 +501,14 @@ int main(int argc, char** argv)
         same_bits(lu_scaled_result[0], lu_scaled_result[1]),
     };
 
-    std::printf("| operation | size | threads | blis [s] | exact [s] | exact / blis | target | met | exact: 1 vs 2 threads |\n");
-    std::printf("|---|---|---|---|---|---|---|---|---|\n");
+    char targets_caption[512];
+    std::snprintf(targets_caption, sizeof targets_caption,
+                  "The targets of issue 13 (uniform data; the scaled LU within 1.3x of the uniform LU's time, shown as 1.3 "
+                  "times that row's ratio): each time the best of %d runs%s, the blis and exact runs interleaved; every "
+                  "exact result compared for the same bits at 1 and 2 threads. blis runs dot, gemv and trsv on one thread "
+                  "at any thread count (BLIS threads level 3 only).",
+                  reps, quick ? " (--quick sizes: the targets are for the full sizes)" : "");
+    if (!rows.empty()) report.begin(kTargets, targets_caption); // --only sweep or level3: no such table
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const Row& r = rows[i];
         const double ratio = r.exact_s / r.blis_s;
@@ -518,32 +517,35 @@ int main(int argc, char** argv)
                     r.blis_s, r.exact_s, ratio, r.target, quick ? "- (quick)" : ratio <= r.target ? "yes" : "**no**",
                     !both ? "-" : reproducible[r.kind] ? "same bits" : "**differ**");
     }
+    if (!rows.empty()) report.end(kTargets);
     if (wanted("sweep")) {
         const std::vector<dim_t> lengths = quick ? std::vector<dim_t>{100000, 1000} : std::vector<dim_t>{10000000, 100000};
         const std::vector<SweepRow> sweep = dot_sweep(lengths, reps);
-        std::printf("\nEXDOT data sweep, 1 thread, time per element (calls repeated at n = 1e5):\n\n");
-        std::printf("| data | n | blis [ns/elem] | exact [ns/elem] | exact / blis | target | met |\n");
-        std::printf("|---|---|---|---|---|---|---|\n");
+        report.begin(kDotSweep, "EXDOT on the data classes of reference/exact_data.hpp, 1 thread, time per element "
+                                "(the calls repeated at the shorter length), each against BLIS ddot on the same data:");
         for (const SweepRow& r : sweep) {
             const double ratio = r.exact_s / r.blis_s, per = 1e9 / static_cast<double>(r.n);
             std::printf("| %s | %ld | %.3f | %.3f | %.2f | <= %.1fx | %s |\n", r.name.c_str(), static_cast<long>(r.n),
                         r.blis_s * per, r.exact_s * per, ratio, r.target,
                         quick ? "- (quick)" : ratio <= r.target ? "yes" : "**no**");
         }
+        report.end(kDotSweep);
     }
     if (wanted("sweep") || only == "sweep-rows") {
         const dim_t n = quick ? 256 : 4096;
         const std::vector<SweepRow> sweep = matrix_sweep(n, reps);
-        std::printf("\nEXGEMV and EXTRSV data sweep, n = %ld, 1 thread (matrix_sweep: A's rows of the class's x, x the "
-                    "class's y):\n\n",
-                    static_cast<long>(n));
-        std::printf("| operation, data | blis [s] | exact [s] | exact / blis | target | met |\n");
-        std::printf("|---|---|---|---|---|---|\n");
+        char caption[256];
+        std::snprintf(caption, sizeof caption,
+                      "EXGEMV and EXTRSV data sweep, n = %ld, 1 thread (matrix_sweep: A's rows of the class's x, x the "
+                      "class's y):",
+                      static_cast<long>(n));
+        report.begin(kMatrixSweep, caption);
         for (const SweepRow& r : sweep) {
             const double ratio = r.exact_s / r.blis_s;
             std::printf("| %s | %.4g | %.4g | %.2f | <= %.1fx | %s |\n", r.name.c_str(), r.blis_s, r.exact_s, ratio,
                         r.target, quick ? "- (quick)" : ratio <= r.target ? "yes" : "**no**");
         }
+        report.end(kMatrixSweep);
     }
     if (wanted("lu")) {
         // Where the LU time goes: one more factorization per backend and matrix
@@ -559,9 +561,11 @@ int main(int argc, char** argv)
             flamex::lu(tb, var3, LU, p);
             copy_into(*L, LU);
             flamex::lu(te, var3, LU, p);
-            std::printf("\nLU lu_piv_unb_var3%s, n = %ld, %d thread(s), one run, time per BLAS operation:\n\n",
-                        L == &L0 ? "" : ", entries x 2^k, k in [-40, 40]", static_cast<long>(sz.lu), threads);
-            std::printf("| operation | calls | blis [s] | exact [s] | exact / blis |\n|---|---|---|---|---|\n");
+            char caption[256];
+            std::snprintf(caption, sizeof caption, "LU lu_piv_unb_var3%s, n = %ld, %d thread(s), one run, time per BLAS operation:",
+                          L == &L0 ? "" : ", entries x 2^k, k in [-40, 40]", static_cast<long>(sz.lu), threads);
+            const Table& table = L == &L0 ? kLuOperations : kLuOperationsScaled;
+            report.begin(table, caption);
             double sb = 0, se = 0;
             for (int op = 0; op < TimedBlas::OPS; ++op) {
                 const auto o = static_cast<TimedBlas::Op>(op);
@@ -572,16 +576,15 @@ int main(int argc, char** argv)
                             te.total(o), te.total(o) / tb.total(o));
             }
             std::printf("| all | | %.4g | %.4g | %.2f |\n", sb, se, se / sb);
+            report.end(table);
         }
     }
     if (wanted("level3")) {
         level3.reps = reps;
         level3.quick = quick;
         level3.only_threads = only_threads;
-        std::printf("\n");
-        flamex::bench::run_level3(level3);
+        flamex::bench::run_level3(level3, report);
     }
-    std::printf("\nblis runs dot, gemv and trsv on one thread at any thread count (BLIS threads level 3 only).\n");
     if (quick) std::printf("--quick: the targets are for the full sizes; these sizes only check that everything runs.\n");
     std::printf("load average at end: %s\n", load_average().c_str());
     return 0;

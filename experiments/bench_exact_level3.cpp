@@ -94,11 +94,27 @@ bool same_pivots(const Pivots& a, const Pivots& b)
     return true;
 }
 
-void gemm_tables(const Level3Options& o)
+const Table kGemm{"bench_exact.level3_gemm",
+                  "| n | data | threads | blis dgemm [s] | order-fixed [s] | ratio | exact (correctly rounded) [s] | ratio |",
+                  "|---|---|---|---|---|---|---|---|"};
+const Table kTrsm{"bench_exact.level3_trsm",
+                  "| side, uplo, diag | triangle | right-hand sides | data | threads | blis dtrsm [s] | exact per element [s] | "
+                  "ratio | exact on gemm engine [s] | ratio | speed-up | bits | per element |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|"};
+const Table kLu{"bench_exact.level3_lu",
+                "| n | threads | FLA_LU_piv [s] | variant on exact | block | [s] | / FLA_LU_piv | bits |",
+                "|---|---|---|---|---|---|---|---|"};
+
+std::string caption(const char* format, int reps)
 {
-    std::printf("### gemm, C := C - A B (n x n), best of %d\n\n", o.reps);
-    std::printf("| n | data | threads | blis dgemm [s] | order-fixed [s] | ratio | exact (correctly rounded) [s] | ratio |\n");
-    std::printf("|---|---|---|---|---|---|---|---|\n");
+    char text[256];
+    std::snprintf(text, sizeof text, format, reps);
+    return text;
+}
+
+void gemm_tables(const Level3Options& o, const Report& report)
+{
+    report.begin(kGemm, caption("gemm, C := C - A B (n x n), best of %d:", o.reps));
     for (const long n : o.gemm_sizes)
         for (const int spread : {0, 20, 40}) {
             const Matrix A = spread_matrix(n, spread, 1), B = spread_matrix(n, spread, 2), C0 = spread_matrix(n, spread, 3);
@@ -129,7 +145,7 @@ void gemm_tables(const Level3Options& o)
                 std::printf("|  |  | order-fixed, 1 vs 2 threads: %s |  |  |  |  |  |\n",
                             same_bits(fixed[0], fixed[1]) ? "same bits" : "**differ**");
         }
-    std::printf("\n");
+    report.end(kGemm);
 }
 
 // An exact backend with the trsm path forced (never: the per-element trsm) or left
@@ -142,11 +158,10 @@ std::unique_ptr<Blas> exact_backend(int threads, const char* trsm_split)
     return b;
 }
 
-void trsm_tables(const Level3Options& o)
+void trsm_tables(const Level3Options& o, const Report& report)
 {
-    std::printf("### trsm (diagonally dominant; uniform entries, or (1 + u) 2^e, e uniform in [-s, s]), best of %d\n\n", o.reps);
-    std::printf("| side, uplo, diag | triangle | right-hand sides | data | threads | blis dtrsm [s] | exact per element [s] | ratio | exact on gemm engine [s] | ratio | speed-up | bits | per element |\n");
-    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    report.begin(kTrsm, caption("trsm (diagonally dominant; uniform entries, or (1 + u) 2^e, e uniform in [-s, s]), best of %d:",
+                                o.reps));
     for (const auto& [t, r] : o.trsm_shapes)
         for (const int spread : {0, 40, 200})
         for (const bool left : {true, false}) {
@@ -189,14 +204,12 @@ void trsm_tables(const Level3Options& o)
                 std::fflush(stdout);
             }
         }
-    std::printf("\n");
+    report.end(kTrsm);
 }
 
-void lu_tables(const Level3Options& o)
+void lu_tables(const Level3Options& o, const Report& report)
 {
-    std::printf("### LU with partial pivoting (n x n, uniform), best of %d\n\n", o.reps);
-    std::printf("| n | threads | FLA_LU_piv [s] | variant on exact | block | [s] | / FLA_LU_piv | bits |\n");
-    std::printf("|---|---|---|---|---|---|---|---|\n");
+    report.begin(kLu, caption("LU with partial pivoting (n x n, uniform), best of %d:", o.reps));
     const LuVariant& fma = find_lu_variant("lu_piv_blk_var5_fma");
     const LuVariant& unb5 = find_lu_variant("lu_piv_unb_var5");
     for (const long n : o.lu_sizes) {
@@ -255,12 +268,14 @@ void lu_tables(const Level3Options& o)
             }
         }
     }
-    std::printf("\n");
+    report.end(kLu);
 }
 
 } // namespace
 
-void run_level3(const Level3Options& options)
+std::vector<Table> level3_tables() { return {kGemm, kTrsm, kLu}; }
+
+void run_level3(const Level3Options& options, const Report& report)
 {
     Level3Options o = options;
     if (o.quick) {
@@ -270,9 +285,9 @@ void run_level3(const Level3Options& options)
         o.trsm_shapes = {{100, 70}};
         o.lu_blocks = {64};
     }
-    if (!o.gemm_sizes.empty()) gemm_tables(o);
-    if (!o.trsm_shapes.empty()) trsm_tables(o);
-    if (!o.lu_sizes.empty()) lu_tables(o);
+    if (!o.gemm_sizes.empty()) gemm_tables(o, report);
+    if (!o.trsm_shapes.empty()) trsm_tables(o, report);
+    if (!o.lu_sizes.empty()) lu_tables(o, report);
 }
 
 } // namespace flamex::bench

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "experiments/bench_report.hpp"
+
 namespace flamex::bench {
 
 struct Level3Options {
@@ -21,6 +23,8 @@ struct Level3Options {
 
 // Prints the markdown tables; each time the best of reps runs, both sides
 // interleaved in one run.
-void run_level3(const Level3Options& options);
+void run_level3(const Level3Options& options, const Report& report);
+// Its tables (gemm, trsm, LU), for --columns.
+std::vector<Table> level3_tables();
 
 } // namespace flamex::bench

@@ -3,12 +3,16 @@
 // Prints a markdown table of best-of-R seconds and the ratios; not a test.
 //
 // usage: flamex_bench_lu_blis [--sizes 256,512,1024,2048] [--reps R] [--block NB] [--only SUBSTRING]
+//                             [--quick] [--markdown] [--columns]
+//   --quick   n = 64, 128, one run: checks that everything runs
+//   --markdown, --columns   the table for docs/benchmarks.md (experiments/bench_report.hpp)
 #include "flame/libflame.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
 
+#include "experiments/bench_report.hpp"
 #include "support/libflame_reference.hpp"
 #include "reference/generators.hpp"
 #include "variants/lu.hpp"
@@ -33,6 +37,11 @@ double best_of(int reps, const Matrix& A0, F run)
     return best;
 }
 
+const flamex::bench::Table kVariants{
+    "bench_lu_blis.variants",
+    "| variant | n | flamex [s] | libflame same variant [s] | ratio | FLA_LU_piv [s] | ratio to FLA_LU_piv |",
+    "|---|---|---|---|---|---|---|"};
+
 std::vector<long> parse_sizes(const char* text)
 {
     std::vector<long> sizes;
@@ -52,8 +61,14 @@ std::vector<long> parse_sizes(const char* text)
 
 int main(int argc, char** argv)
 {
-    std::vector<long> sizes = {256, 512, 1024, 2048};
-    int reps = 3;
+    const flamex::bench::Report report("flamex_bench_lu_blis", argc, argv);
+    if (report.columns_only()) {
+        report.print_columns({kVariants});
+        return 0;
+    }
+    const bool quick = flamex::bench::take_flag(argc, argv, "--quick");
+    std::vector<long> sizes = quick ? std::vector<long>{64, 128} : std::vector<long>{256, 512, 1024, 2048};
+    int reps = quick ? 1 : 3;
     long block = 128;
     std::string only;
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -62,7 +77,8 @@ int main(int argc, char** argv)
         else if (!std::strcmp(argv[i], "--block")) block = std::max(1L, std::atol(argv[i + 1]));
         else if (!std::strcmp(argv[i], "--only")) only = argv[i + 1];
         else {
-            std::fprintf(stderr, "usage: flamex_bench_lu_blis [--sizes n,...] [--reps R] [--block NB] [--only SUBSTRING]\n");
+            std::fprintf(stderr, "usage: flamex_bench_lu_blis [--sizes n,...] [--reps R] [--block NB] [--only SUBSTRING] "
+                                 "[--quick] [--markdown] [--columns]\n");
             return 2;
         }
     }
@@ -70,8 +86,12 @@ int main(int argc, char** argv)
     flamex::LuControl control;
     control.block = block;
 
-    std::printf("| variant | n | flamex [s] | libflame same variant [s] | ratio | FLA_LU_piv [s] | ratio to FLA_LU_piv |\n");
-    std::printf("|---|---|---|---|---|---|---|\n");
+    char caption[256];
+    std::snprintf(caption, sizeof caption,
+                  "Every LU variant on `blis` against libflame's same variant (block %ld, the same inner variant) and "
+                  "`FLA_LU_piv`, one thread, best of %d%s.",
+                  block, reps, quick ? " (--quick sizes)" : "");
+    report.begin(kVariants, caption);
     for (long n : sizes) {
         const Matrix general = gen::uniform_matrix(n, n, 1), dominant = gen::diagonally_dominant(n, 2);
         const double t_fla_lu_piv = best_of(reps, general, [&](Matrix& A) {
@@ -94,5 +114,6 @@ int main(int argc, char** argv)
             std::fflush(stdout);
         }
     }
+    report.end(kVariants);
     return 0;
 }

@@ -21,6 +21,7 @@
 //        [--trsv-block B]   unknowns per diagonal block of the `opencl` trsv (ExactTuning;
 //                           default 8 on a GPU, else 64): the trsv's serial part per
 //                           block against its parallel panels, for a device's profile
+//        [--markdown] [--columns]   the table for docs/benchmarks.md (experiments/bench_report.hpp)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -38,6 +39,7 @@
 
 #include "blas/blas.hpp"
 #include "blas/opencl/exact_backend.hpp"
+#include "experiments/bench_report.hpp"
 #include "opencl/devices.hpp"
 #include "reference/exact_data.hpp"
 #include "reference/generators.hpp"
@@ -77,14 +79,6 @@ std::string first_line_of(const char* path, const char* key)
             return colon == std::string::npos ? line : line.substr(colon + 2);
         }
     return "?";
-}
-
-std::string load_average()
-{
-    std::ifstream in("/proc/loadavg");
-    std::string a, b, c;
-    in >> a >> b >> c;
-    return a.empty() ? "?" : a + " " + b + " " + c;
 }
 
 // Best of reps timed runs (after one untimed warm-up); reset() runs untimed before each.
@@ -186,18 +180,28 @@ Row time_lu(const Backends& b, const std::string& op, const Matrix& A0, int reps
     return {op, n, t[0], t[1], t[2], same};
 }
 
-void print(const std::vector<Row>& rows, int reps, int threads)
+const flamex::bench::Table kTable{"bench_opencl.operations",
+                                  "| operation | n | opencl-plain (ms) | opencl (ms) | exact CPU (ms) | opencl / plain | "
+                                  "opencl / exact CPU | opencl bits == exact |",
+                                  "|---|---:|---:|---:|---:|---:|---:|---|"};
+
+void print(const flamex::bench::Report& report, const std::vector<Row>& rows, int reps, int threads,
+           const std::string& device, bool quick)
 {
-    std::printf("\n| operation | n | opencl-plain (ms) | opencl (ms) | exact CPU, %d thread%s (ms) | opencl / plain | "
-                "opencl / exact CPU | opencl bits == exact |\n",
-                threads, threads == 1 ? "" : "s");
-    std::printf("|---|---:|---:|---:|---:|---:|---:|---|\n");
+    std::printf("\n");
+    char caption[512];
+    std::snprintf(caption, sizeof caption,
+                  "`opencl-plain`, `opencl` and the CPU `exact` backend (%d thread%s) on %s: best of %d runs each after a "
+                  "warm-up%s, device operands resident; whether `opencl` gave `exact`'s bits.",
+                  threads, threads == 1 ? "" : "s", device.c_str(), reps, quick ? " (--quick sizes)" : "");
+    report.begin(kTable, caption);
     for (const Row& r : rows)
         std::printf("| %s | %lld | %.3f | %.3f | %.3f | %.2fx | %.2fx | %s |\n", r.op.c_str(),
                     static_cast<long long>(r.n), 1e3 * r.plain, 1e3 * r.exact_ocl, 1e3 * r.exact_cpu,
                     r.exact_ocl / r.plain, r.exact_ocl / r.exact_cpu, r.identical ? "yes" : "NO");
-    std::printf("\nbest of %d runs each after a warm-up; device operands resident; load average %s\n", reps,
-                load_average().c_str());
+    report.end(kTable);
+    std::printf("best of %d runs each after a warm-up; device operands resident; load average %s\n", reps,
+                flamex::bench::load_average().c_str());
 }
 
 bool is_part(const std::string& name)
@@ -211,6 +215,11 @@ bool is_part(const std::string& name)
 
 int main(int argc, char** argv)
 {
+    const flamex::bench::Report report("flamex_bench_opencl", argc, argv);
+    if (report.columns_only()) {
+        report.print_columns({kTable});
+        return 0;
+    }
     int reps = 5, threads = 1;
     long trsv_block = 0;
     bool quick = false;
@@ -229,7 +238,8 @@ int main(int argc, char** argv)
             only = argv[++i];
         } else {
             std::fprintf(stderr,
-                         "usage: %s [--reps R] [--quick] [--only dot|gemv|trsv|lu|sweep] [--threads T] [--trsv-block B]\n",
+                         "usage: %s [--reps R] [--quick] [--only dot|gemv|trsv|lu|sweep] [--threads T] [--trsv-block B] "
+                         "[--markdown] [--columns]\n",
                          argv[0]);
             return 2;
         }
@@ -298,7 +308,7 @@ int main(int argc, char** argv)
             rows.push_back(time_lu(b, "lu_piv_unb_var3, badly scaled 2^+-40",
                                    gen::badly_scaled(random_matrix(nlu, nlu, 7), 40, 9), reps));
         }
-        print(rows, reps, threads);
+        print(report, rows, reps, threads, device, quick);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "flamex_bench_opencl: %s\n", e.what());
         return 1;

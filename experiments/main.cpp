@@ -1,5 +1,5 @@
-// flamex_experiments: the experiment suite (see suite.hpp and README.md, "Main job
-// output"). Probes the backends (skipping, with a note, those that fail to
+// flamex_experiments: the experiment suite (see suite.hpp and docs/main-job.md).
+// Probes the backends (skipping, with a note, those that fail to
 // initialise), runs the selected sections under one progress bar, writes the CSV
 // files, backends.csv and summary.txt into the results folder and prints the
 // summary. Exit status: 0, or 1 when some section failed on some backend (the rest

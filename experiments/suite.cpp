@@ -682,7 +682,7 @@ std::string render_summary(const Context& ctx, const std::vector<BackendStatus>&
         s << "\nFAILURES (" << ctx.failures.size() << "):\n";
         for (const std::string& f : ctx.failures) s << "  " << f << "\n";
     }
-    s << "\nCSV files and figures in " << c.out << "/ (README.md, \"Main job output\", documents the columns)\n";
+    s << "\nCSV files and figures in " << c.out << "/ (docs/main-job.md documents the columns)\n";
     return s.str();
 }
 

@@ -1,6 +1,6 @@
 // The experiment suite: section 5 of Iakymchuk, Graillat, Defour and Quintana-Orti
 // (2019) as one program, flamex_experiments, whose sections each write CSV files
-// into one results folder (README.md, "Main job output", documents every column):
+// into one results folder (docs/main-job.md documents every column):
 //
 //   lu       LU error vs condition number, every variant x backend (Fig. 7c)  lu_accuracy.csv
 //   repro    bits of the factors that change with threads, runs, block sizes,

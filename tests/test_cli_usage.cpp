@@ -1,5 +1,5 @@
 // The usage text of `flamex` exists once, generated from its command tables; the
-// README's command summary is a copy, held to it here.
+// docs/cli.md's command summary is a copy, held to it here.
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -22,7 +22,7 @@ std::string synopses_from_help(const std::string& help)
     return help.substr(begin + head.size(), end - begin - head.size() + 1);
 }
 
-// The fenced block after the README's "<!-- flamex --help -->" marker.
+// The fenced block after docs/cli.md's "<!-- flamex --help -->" marker.
 std::string synopses_from_readme(const std::string& readme)
 {
     const size_t marker = readme.find("<!-- flamex --help -->");
@@ -40,8 +40,8 @@ TEST(CliUsage, ReadmeSummaryIsTheProgramsUsage)
     ASSERT_EQ(help.status, 0) << help.err;
     const std::string program = synopses_from_help(help.out);
     ASSERT_NE(program.find("flamex lu A.mtx"), std::string::npos) << help.out;
-    const std::string readme = synopses_from_readme(flamex::test::slurp(std::string(FLAMEX_SOURCE_DIR) + "/README.md"));
-    EXPECT_EQ(readme, program) << "README.md's block after <!-- flamex --help --> must be `flamex --help`'s "
+    const std::string readme = synopses_from_readme(flamex::test::slurp(std::string(FLAMEX_SOURCE_DIR) + "/docs/cli.md"));
+    EXPECT_EQ(readme, program) << "docs/cli.md's block after <!-- flamex --help --> must be `flamex --help`'s "
                                   "subcommand lines; paste them from the program";
 }
 

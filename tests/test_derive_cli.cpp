@@ -189,12 +189,12 @@ TEST(DeriveCli, CheckPmeNamesTheTaskOfAFlippedSign)
 
 namespace {
 
-// The README's walk-through ("Deriving a variant") runs as written: its bash block,
+// docs/derivation.md's walk-through ("Deriving a variant") runs as written: its bash block,
 // with build/flamex this build's program and a scratch directory as the working
 // directory, ends by finding the predicted bit identity.
 TEST(DeriveCli, ReadmeWalkThroughRuns)
 {
-    const std::string readme = slurp(kSource + "/README.md");
+    const std::string readme = slurp(kSource + "/docs/derivation.md");
     const size_t section = readme.find("## Deriving a variant");
     ASSERT_NE(section, std::string::npos);
     const size_t open = readme.find("```bash\n", section);

@@ -1,6 +1,6 @@
 // The experiment suite end to end (flamex_experiments --tiny, then
 // experiments/plot_results.py): it runs in well under a minute, every CSV file has
-// the header README.md documents and rows for every backend (and variant), and the
+// the header docs/main-job.md documents and rows for every backend (and variant), and the
 // figures are real PNG / PDF files. Also flamex::trsv_refined, the paper's
 // Algorithm 6, which the suite and `flamex trsv --refine` share.
 #include <gtest/gtest.h>
@@ -161,7 +161,7 @@ Table read_csv(const fs::path& path)
     return t;
 }
 
-// The header README.md documents for results/NAME: "`results/NAME` ... header: `...`".
+// The header docs/main-job.md documents for results/NAME: "`results/NAME` ... header: `...`".
 std::string documented_header(const std::string& readme, const std::string& name)
 {
     const size_t at = readme.find("`results/" + name + "`");
@@ -245,17 +245,17 @@ void check_backends(const fs::path& dir)
 
 void check_headers(const fs::path& dir)
 {
-    const std::string readme = slurp(fs::path(FLAMEX_SOURCE_DIR) / "README.md");
+    const std::string readme = slurp(fs::path(FLAMEX_SOURCE_DIR) / "docs" / "main-job.md");
     for (const std::string& name : kCsvFiles) {
         ASSERT_TRUE(fs::exists(dir / name)) << name << "\n" << logs(dir);
         const std::string documented = documented_header(readme, name);
-        EXPECT_FALSE(documented.empty()) << name << " is not documented in README.md (\"Main job output\")";
+        EXPECT_FALSE(documented.empty()) << name << " is not documented in docs/main-job.md";
         EXPECT_EQ(join(read_csv(dir / name).header), documented) << name;
     }
     for (const auto& entry : fs::directory_iterator(dir)) {
         if (entry.path().extension() != ".csv") continue;
         EXPECT_NE(std::find(kCsvFiles.begin(), kCsvFiles.end(), entry.path().filename().string()), kCsvFiles.end())
-            << entry.path().filename() << ": a CSV file this test (and README.md) does not know";
+            << entry.path().filename() << ": a CSV file this test (and docs/main-job.md) does not know";
     }
 }
 
@@ -437,7 +437,7 @@ TEST(ExperimentSuite, TinyRunEndToEnd)
         check_backends(dir);
     }
     {
-        SCOPED_TRACE("CSV headers against README.md");
+        SCOPED_TRACE("CSV headers against docs/main-job.md");
         check_headers(dir);
     }
     {

@@ -1,4 +1,5 @@
-# Install flamex into a scratch prefix, then configure, build and run a consumer.
+# Install flamex into a scratch prefix, then configure, build and run a consumer: once
+# with CMake (find_package), once without it (pkg-config --cflags --libs flamex).
 file(REMOVE_RECURSE ${WORK_DIR})
 function(run)
   execute_process(COMMAND ${ARGV} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
@@ -26,4 +27,31 @@ run(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build -DCMAKE_PREFIX_PATH=$
     "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${LINK_FLAGS}")
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run(${WORK_DIR}/build/consumer)
-message(STATUS "consumer built against the installed package and ran")
+message(STATUS "consumer built against the installed CMake package and ran")
+
+# The same consumer built by a plain compiler line from pkg-config's flamex.pc.
+set(ENV{PKG_CONFIG_PATH} ${WORK_DIR}/prefix/${LIBDIR}/pkgconfig)
+execute_process(COMMAND ${PKG_CONFIG} --cflags --libs flamex RESULT_VARIABLE rc OUTPUT_VARIABLE flags
+                ERROR_VARIABLE err OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "pkg-config --cflags --libs flamex failed (PKG_CONFIG_PATH=$ENV{PKG_CONFIG_PATH}):\n${err}")
+endif()
+separate_arguments(flags UNIX_COMMAND "${flags}")
+# Its include path is the installed tree's (flamex.pc finds its prefix from its own place).
+set(found_include FALSE)
+foreach(flag ${flags})
+  if(flag MATCHES "^-I(.*)")
+    get_filename_component(dir "${CMAKE_MATCH_1}" REALPATH)
+    if(dir STREQUAL "${WORK_DIR}/prefix/include/flamex")
+      set(found_include TRUE)
+    endif()
+  endif()
+endforeach()
+if(NOT found_include)
+  message(FATAL_ERROR "pkg-config's flags do not name the installed headers (${WORK_DIR}/prefix/include/flamex):\n${flags}")
+endif()
+separate_arguments(cxx_flags UNIX_COMMAND "${CXX_FLAGS}")
+separate_arguments(link_flags UNIX_COMMAND "${LINK_FLAGS}")
+run(${CXX} -std=c++17 ${cxx_flags} ${SOURCE_DIR}/consumer.cpp -o ${WORK_DIR}/consumer-pkg-config ${link_flags} ${flags})
+run(${WORK_DIR}/consumer-pkg-config)
+message(STATUS "consumer built with pkg-config against the installed tree and ran")

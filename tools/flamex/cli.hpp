@@ -1,6 +1,6 @@
 // The `flamex` program's shared vocabulary: options, the command table, the parser,
 // and the usage text, which is generated from the table and nowhere else written
-// (`flamex --help` prints it; the README's command summary is tested against it).
+// (`flamex --help` prints it; docs/cli.md's command summary is tested against it).
 //
 //   cli.cpp             the parser, the usage and help text, the options and output
 //                       helpers several subcommands share

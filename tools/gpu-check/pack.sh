@@ -4,7 +4,7 @@
 # stripped, with the shared libraries they load beyond glibc and libstdc++.
 #   tools/gpu-check/pack.sh BUILD_DIR OUT.tar.xz
 # The programs keep this build's absolute source and build paths (the tests read
-# README.md and run build/flamex): run.sh links those paths to the checkout there.
+# docs/*.md and run build/flamex): run.sh links those paths to the checkout there.
 set -eu
 build=$(cd "$1" && pwd); out=$2
 work=$(mktemp -d); mkdir -p "$work/bin" "$work/lib"

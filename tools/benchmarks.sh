@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Runs the benchmark programs (experiments/bench_*.cpp) with --markdown and rewrites
+# their tables in docs/benchmarks.md, between <!-- BEGIN name --> and <!-- END name -->
+# (tools/bench_markdown.py). The tables are written by the programs, never by hand:
+# each names the machine, clock, date, commit and exact kernel set it was measured with.
+#
+# usage: tools/benchmarks.sh [--quick] [PROGRAM...]
+#   --quick   every program's small sizes and one run (minutes, not hours: the
+#             numbers then only show the format and that everything runs)
+#   PROGRAM   some of lu_blis exact opencl batch batch_opencl (default: all), each
+#             with its own arguments in the same word if wanted: 'exact --only level3'
+#             rewrites only the tables that run writes
+# FLAMEX_BUILD_DIR picks the build folder (default build/, the release preset).
+# The full runs take hours on 2 cores: run them on a quiet machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+quick=()
+programs=()
+for arg in "$@"; do
+  case "${arg%% *}" in
+    --quick) quick=(--quick) ;;
+    lu_blis | exact | opencl | batch | batch_opencl) programs+=("$arg") ;;
+    *) echo "usage: tools/benchmarks.sh [--quick] ['lu_blis|exact|opencl|batch|batch_opencl [ARGS]' ...]" >&2; exit 2 ;;
+  esac
+done
+[ ${#programs[@]} -gt 0 ] || programs=(lu_blis exact opencl batch batch_opencl)
+
+build=${FLAMEX_BUILD_DIR:-build}
+[ -f "$build/CMakeCache.txt" ] || cmake --preset release >/dev/null
+targets=()
+for p in "${programs[@]}"; do targets+=("flamex_bench_${p%% *}"); done
+cmake --build "$build" -j2 --target "${targets[@]}"
+
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+runs=0
+run() { # NAME ARGS...: one run, its tables into $out
+  local name=$1
+  shift
+  echo "== flamex_bench_$name $* ${quick[*]:-}" >&2
+  runs=$((runs + 1))
+  "$build/experiments/flamex_bench_$name" "$@" "${quick[@]}" --markdown >"$out/$runs-$name.md"
+}
+for p in "${programs[@]}"; do
+  read -r -a args <<<"$p"
+  case "$p" in
+    batch) run batch --table all ;;
+    batch_opencl) run batch_opencl && run batch_opencl --sweep ;;
+    *) run "${args[@]}" ;;
+  esac
+done
+/usr/bin/python3 tools/bench_markdown.py splice docs/benchmarks.md "$out"/*.md
