@@ -409,13 +409,16 @@ bool largest_magnitudes(index_t m, index_t n, index_t k, Operand A, Operand B, s
 }
 
 // Auto's choice for a tile (speed only: the bits do not depend on it), from a
-// sample of 8 x 8 of its elements: m_ij, the largest |a_il b_lj| / 2^(e_i + f_j).
-// An element is kept when its result exceeds about 2^54 times the engine's bound;
-// it is predicted lost when m_ij does not exceed 2^56 times it (cancellation below
-// that). More than 1/32 of the sample predicted lost by Four (a per-element dot costs
-// about 50 dgemm products' share of an element: 2/50 of the elements pay for Six's
-// two more products): Six; more than 7/8 lost by Six too: the tile goes per element.
+// sample of 8 x 8 of its elements: their sums s_ij / 2^(e_i + f_j) in plain double
+// arithmetic (64 dots of length k: a few thousandths of the tile's products). An
+// element is kept when its result exceeds about 2^54 times the engine's bound; it
+// is predicted lost when |s_ij| does not exceed 2^55 times it. More than 1/32 of the
+// sample predicted lost by Four (a per-element dot costs about 50 dgemm products'
+// share of an element: 2/50 of the elements pay for Six's two more products): Six;
+// more than 7/8 lost by Six too: the tile goes per element from the start.
 // sa started on the tile's rows (rest: the scaled rows), sb on its columns (scaled).
+// (The largest |a_il b_lj| alone, without the cancellation, predicted 3-5% where
+// 6% were lost: 2^+-40, k = 300.)
 Engine choose_engine(const Slicer& sa, const Slicer& sb, index_t k, const Geometry& g, std::vector<double>& buf,
                      bool& elementwise)
 {
@@ -425,23 +428,27 @@ Engine choose_engine(const Slicer& sa, const Slicer& sb, index_t k, const Geomet
     double* rb = ra + rows * k;
     for (index_t s = 0; s < rows; ++s) {
         const index_t i = s * sa.mr / rows;
-        for (index_t l = 0; l < k; ++l) ra[s * k + l] = std::fabs(sa.rest[static_cast<std::size_t>(i + l * sa.mr)]);
+        for (index_t l = 0; l < k; ++l) ra[s * k + l] = sa.rest[static_cast<std::size_t>(i + l * sa.mr)];
     }
     for (index_t t = 0; t < cols; ++t) {
         const index_t j = t * sb.mr / cols;
-        for (index_t l = 0; l < k; ++l) rb[t * k + l] = std::fabs(sb.scaled[static_cast<std::size_t>(j + l * sb.mr)]);
+        for (index_t l = 0; l < k; ++l) rb[t * k + l] = sb.scaled[static_cast<std::size_t>(j + l * sb.mr)];
     }
-    const double four = bound_factor(g.four_bits, k, g.chunk) * 0x1p56;
-    const double six = bound_factor(2 * g.six_bits, k, g.chunk) * 0x1p56;
+    const double four = bound_factor(g.four_bits, k, g.chunk) * 0x1p55;
+    const double six = bound_factor(2 * g.six_bits, k, g.chunk) * 0x1p55;
     index_t lost_four = 0, lost_six = 0, sampled = 0;
     for (index_t s = 0; s < rows; ++s)
         for (index_t t = 0; t < cols; ++t) {
-            double m = 0.0;
-            for (index_t l = 0; l < k; ++l) m = std::max(m, ra[s * k + l] * rb[t * k + l]);
+            double sum = 0.0, m = 0.0;
+            for (index_t l = 0; l < k; ++l) {
+                const double v = ra[s * k + l] * rb[t * k + l];
+                sum += v;
+                m = std::max(m, std::fabs(v));
+            }
             if (m == 0.0) continue; // a row or column of zeros (or out of range): not the engine's
             ++sampled;
-            lost_four += m <= four;
-            lost_six += m <= six;
+            lost_four += std::fabs(sum) <= four;
+            lost_six += std::fabs(sum) <= six;
         }
     elementwise = lost_six * 8 > sampled * 7;
     return lost_four * 32 > sampled ? Engine::Six : Engine::Four;
@@ -785,6 +792,8 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, Product
 }
 
 std::uint64_t fallback_elements() { return fallbacks.load(std::memory_order_relaxed); }
+
+Geometry geometry(index_t k) { return geometry_for(std::max<index_t>(k, 1)); }
 
 Profile profile()
 {

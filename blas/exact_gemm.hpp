@@ -85,6 +85,9 @@ struct Geometry {
     int four_bits = 0; // L = floor((2W + 1) / 3)
 };
 
+// The geometry for depth k (tests).
+Geometry geometry(index_t k);
+
 struct Tiling {
     index_t mb = 0, nb = 0; // tile of C; 0: chosen from k (the memory bound above)
     Engine engine = Engine::Auto;

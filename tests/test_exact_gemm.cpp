@@ -294,6 +294,22 @@ TEST(ExactGemmSplit, TiesCancellationAndSpecialsMatchMpfr)
         for (Dim j = 0; j < n; ++j)
             for (Dim i = 0; i < m; ++i) t.C0(i, j) = j % 2 ? 1.0 : 1.0 + 0x1p-52;
         for (const Blas* b : split_backends()) wrong += count_wrong_against_mpfr(t, run_gemm(*b, t), "ties");
+        // Just below a power of two, where the spacing of doubles halves: c = +-1 and
+        // (A B)_ij = -+(2^-54 + a tiny bit, or minus it): at and next to the midpoint
+        // between 1 - 2^-53 and 1 (a decision with the spacing above would keep 1).
+        Case w{Trans::No, Trans::No, 1.0, 1.0, Matrix(m, k), Matrix(k, n), Matrix(m, n)};
+        for (Dim p = 0; p < k; ++p)
+            for (Dim i = 0; i < m; ++i)
+                w.A(i, p) = p == 0 ? -0x1p-54 : (p == 1 ? -std::ldexp(1.0, -60 - 4 * static_cast<int>(i)) : 0.0);
+        for (Dim p = 0; p < k; ++p)
+            for (Dim j = 0; j < n; ++j) w.B(p, j) = p == 0 ? 1.0 : (p == 1 ? (j % 3 == 0 ? 0.0 : (j % 3 == 1 ? 1.0 : -1.0)) : 0.5);
+        for (Dim j = 0; j < n; ++j)
+            for (Dim i = 0; i < m; ++i) w.C0(i, j) = 1.0;
+        for (const Blas* b : split_backends()) wrong += count_wrong_against_mpfr(w, run_gemm(*b, w), "below 1");
+        for (Dim j = 0; j < n; ++j) // the mirror image: c = -1, (A B)_ij = +2^-54 ...
+            for (Dim i = 0; i < m; ++i) w.C0(i, j) = -1.0;
+        w.alpha = -1.0;
+        for (const Blas* b : split_backends()) wrong += count_wrong_against_mpfr(w, run_gemm(*b, w), "above -1");
         // Specials in A, B and C (beta 1: C read; beta 0: C's NaN not read).
         for (const double beta : {1.0, 0.0}) {
             Case s = make_case(rng, m, n, k, Trans::No, Trans::Yes, -1.0, beta, UNIFORM);
@@ -467,4 +483,55 @@ TEST(ExactGemmSplit, AutoEngineFollowsTheData)
     ::setenv("FLAMEX_EXACT_GEMM_ENGINE", "eight", 1);
     EXPECT_THROW(flamex::make_backend("exact", {1, 0, ""}), flamex::Error);
     ::unsetenv("FLAMEX_EXACT_GEMM_ENGINE");
+}
+
+// Each engine's sums (exact_gemm::product_sums, forced) against MPFR: the exact sum
+// within err of hi + lo, on data that drives Four's slices to their limit (op(A)
+// in [1 - 2^-4, 1): A_full near 2^L, all its bits random; op(B) below a half-integer at its first cut: B_1
+// in the upper half of its range; every sign positive, so that the exact products'
+// partial sums come near 2^53 over a chunk, with all their bits), and on cancelling data. A slice one bit wider than
+// exactness allows makes the "exact" products round far beyond err: caught here.
+TEST(ExactGemmSplit, EngineSumsLieWithinTheirBoundAtTheLimit)
+{
+    Rng rng(23);
+    int wrong = 0;
+    for (const eg::Engine engine : {eg::Engine::Four, eg::Engine::Six})
+        for (const Dim k : {Dim{200}, Dim{256}, Dim{700}}) {
+            const eg::Geometry g = eg::geometry(k);
+            const int cut = g.width - g.four_bits; // B_0's width
+            const Dim m = 8, n = 8;
+            Matrix A(m, k), B(k, n);
+            std::uniform_int_distribution<std::int64_t> top(std::int64_t{1} << (cut - 1), (std::int64_t{1} << cut) - 1);
+            for (Dim l = 0; l < k; ++l) {
+                for (Dim i = 0; i < m; ++i)
+                    A(i, l) = std::uniform_real_distribution<double>(1.0 - 0x1p-4, 1.0)(rng);
+                for (Dim j = 0; j < n; ++j) {
+                    // (N + 1/2 - delta) 2^-cut, delta in [0, 1/4): B_1 in [2^(2L - W - 2), 2^(2L - W - 1)],
+                    // all of its bits random (products of as many bits as exactness allows).
+                    const double delta = std::uniform_real_distribution<double>(0.0, 0.25)(rng);
+                    B(l, j) = j < 6 ? std::ldexp(static_cast<double>(top(rng)) + 0.5 - delta, -cut)
+                                    : std::uniform_real_distribution<double>(-1.0, 1.0)(rng);
+                }
+            }
+            for (Dim i = 6; i < m; ++i) // rows 6, 7: uniform with signs, row 7 cancelling its first product
+                for (Dim l = 0; l < k; ++l) A(i, l) = std::uniform_real_distribution<double>(-1.0, 1.0)(rng);
+            A(7, 1) = -A(7, 0) * B(0, 7) / B(1, 7);
+            eg::ProductSums sums;
+            ASSERT_TRUE(eg::product_sums(m, n, k, {&A(0, 0), 1, A.view().col_stride()}, {&B(0, 0), 1, B.view().col_stride()},
+                                         sums, engine));
+            for (Dim j = 0; j < n; ++j)
+                for (Dim i = 0; i < m; ++i) {
+                    const std::size_t q = static_cast<std::size_t>(i + j * m);
+                    ASSERT_EQ(sums.per_element[q], 0);
+                    exref::ExactValue diff;
+                    for (Dim l = 0; l < k; ++l) diff.add_product(A(i, l), B(l, j));
+                    diff.add(-sums.hi[q]);
+                    diff.add(-sums.lo[q]);
+                    const double d = std::fabs(exref::to_double(diff.get()));
+                    if (!(d <= sums.err[q]) && ++wrong <= 3)
+                        ADD_FAILURE() << (engine == eg::Engine::Four ? "Four" : "Six") << " k " << k << " (" << i << ","
+                                      << j << "): |S - hi - lo| " << exref::hex(d) << " > err " << exref::hex(sums.err[q]);
+                }
+        }
+    EXPECT_EQ(wrong, 0);
 }
