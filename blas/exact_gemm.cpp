@@ -190,7 +190,7 @@ void product(index_t mr, index_t nc, index_t k, const double* sa, const double* 
 
 struct TileState {
     std::vector<double> hi, lo, prod, rows, column;
-    std::vector<index_t> row_at, which; // per-element rows: their place in rows
+    std::vector<unsigned char> rows_ready; // per row tile of the call: its rows of op(A) are in rows
     std::vector<double> sample;         // choose_engine's rows and columns
     std::vector<unsigned char> open; // 1: not yet decided
 };
@@ -605,6 +605,7 @@ void run(const Plan& p, index_t j0, index_t j1)
     sa.X = p.A;
     sb.X = BT;
     sa.keep_scaled = false;
+    st.rows_ready.clear(); // this call's op(A) is not transposed yet
     sa.k = sb.k = k;
     sa.exp = p.row_exp.data();
     sb.exp = p.col_exp.data();
@@ -736,28 +737,36 @@ void run(const Plan& p, index_t j0, index_t j1)
             }
             const double t_element = cpu_now();
             prof.decide_s += t_element - t_decide;
-            // The rest, per element, on contiguous copies of their rows of op(A) and
-            // columns of op(B) (a strided row read per element cost 5x the dot itself).
+            // The rest, per element, on contiguous rows of op(A) and columns of op(B)
+            // (a strided row read per element cost 5x the dot itself). op(A)'s rows
+            // are transposed once per call and row tile, when a tile first needs them
+            // (copying a tile's rows for each tile of columns cost as much as the dots:
+            // a page per entry read).
             index_t slow = 0;
             {
-                st.row_at.assign(static_cast<std::size_t>(mr), -1);
-                index_t nrows = 0;
-                for (index_t j = 0; j < nc; ++j)
-                    for (index_t i = 0; i < mr; ++i)
-                        if (st.open[static_cast<std::size_t>(i + j * mr)] != 0) st.row_at[static_cast<std::size_t>(i)] = 0;
-                for (index_t i = 0; i < mr; ++i) // numbered in the order of i (the copy's)
-                    if (st.row_at[static_cast<std::size_t>(i)] == 0) st.row_at[static_cast<std::size_t>(i)] = ++nrows - 1;
-                const bool copy_rows = p.A.cs != 1 && nrows > 0;
+                bool any = false;
+                for (std::size_t q = 0; q < count && !any; ++q) any = st.open[q] != 0;
+                const bool copy_rows = p.A.cs != 1 && any;
+                // All of op(A) within 64 MiB a thread; beyond, the tile's rows alone
+                // (transposed again for each tile of columns).
+                const bool whole = p.m * k <= (index_t{8} << 20);
+                const index_t base = whole ? 0 : ib; // row of op(A) at the start of rows
                 if (copy_rows) {
-                    st.rows.resize(static_cast<std::size_t>(nrows * k));
-                    st.which.clear();
-                    for (index_t i = 0; i < mr; ++i)
-                        if (st.row_at[static_cast<std::size_t>(i)] >= 0) st.which.push_back(i);
-                    double* dst = st.rows.data();
-                    for (index_t r0 = 0; r0 < nrows; r0 += 8) {
-                        const index_t r1 = std::min(nrows, r0 + 8);
-                        for (index_t l = 0; l < k; ++l)
-                            for (index_t r = r0; r < r1; ++r) dst[r * k + l] = p.A(ib + st.which[static_cast<std::size_t>(r)], l);
+                    const std::size_t tile = static_cast<std::size_t>(ib / p.mb);
+                    const std::size_t tiles = static_cast<std::size_t>((p.m + p.mb - 1) / p.mb);
+                    if (st.rows_ready.size() != tiles) {
+                        st.rows_ready.assign(tiles, 0);
+                        st.rows.resize(static_cast<std::size_t>((whole ? p.m : p.mb) * k));
+                    }
+                    if (!whole) std::fill(st.rows_ready.begin(), st.rows_ready.end(), 0);
+                    if (!st.rows_ready[tile]) {
+                        double* dst = st.rows.data();
+                        for (index_t r0 = ib; r0 < ib + mr; r0 += 32) {
+                            const index_t r1 = std::min(ib + mr, r0 + 32);
+                            for (index_t l = 0; l < k; ++l)
+                                for (index_t r = r0; r < r1; ++r) dst[(r - base) * k + l] = p.A(r, l);
+                        }
+                        st.rows_ready[tile] = 1;
                     }
                 }
                 for (index_t j = 0; j < nc; ++j) {
@@ -773,8 +782,7 @@ void run(const Plan& p, index_t j0, index_t j1)
                             incb = 1;
                             copied = true;
                         }
-                        const double* a = copy_rows ? st.rows.data() + st.row_at[static_cast<std::size_t>(i)] * k
-                                                    : p.A.p + (ib + i) * p.A.rs;
+                        const double* a = copy_rows ? st.rows.data() + (ib + i - base) * k : p.A.p + (ib + i) * p.A.rs;
                         p.c[(ib + i) * p.crs + (jb + j) * p.ccs] =
                             per_element(p, ib + i, jb + j, a, copy_rows ? 1 : p.A.cs, b, incb);
                         ++slow;
