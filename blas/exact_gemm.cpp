@@ -104,6 +104,7 @@ struct Slicer {
     index_t r0 = 0, mr = 0;
     int made = 0;
     std::vector<double> rest, scaled, high, scale;
+    std::vector<double> norm; // sum over l of |scaled x_il| per row, rounded (below it by k 2^-53 at most)
     bool keep_scaled = true; // scaled (the unsliced rows) is read: op(B)'s, not op(A)'s
     std::vector<std::vector<double>> slices;
 
@@ -128,12 +129,17 @@ struct Slicer {
         // read row-major matrices across their columns: 2x the slicing's time).
         double* r = rest.data();
         const double* x = X.p;
+        norm.assign(static_cast<std::size_t>(mr), 0.0);
+        double* nm = norm.data();
         const index_t group = X.cs == 1 ? 8 : 32; // rows contiguous: 8 streams; else 32 entries of a column
         for (index_t i0 = 0; i0 < mr; i0 += group) {
             const index_t i1 = std::min(mr, i0 + group);
             for (index_t l = 0; l < k; ++l)
-                for (index_t i = i0; i < i1; ++i)
-                    r[i + l * mr] = x[(r0 + i) * X.rs + l * X.cs] * scale[static_cast<std::size_t>(i)];
+                for (index_t i = i0; i < i1; ++i) {
+                    const double v = x[(r0 + i) * X.rs + l * X.cs] * scale[static_cast<std::size_t>(i)];
+                    r[i + l * mr] = v;
+                    nm[i] += std::fabs(v);
+                }
         }
         if (keep_scaled) scaled = rest;
     }
@@ -195,16 +201,30 @@ struct TileState {
     std::vector<unsigned char> open; // 1: not yet decided
 };
 
-// The bound of |S - sum| / 2^(e_i + f_j): the two rounded products (gamma_k, at most
-// 1.01 k 2^-53, times the sum of their terms' magnitudes, at most 1.01 k 2^-rest;
-// rest = 2 beta (Six), L (Four)),
-// plus the double-double sums' own error (2^-95 of the sum of magnitudes, at most
-// 1.01 k; it also covers underflow in the rounded products).
-double bound_factor(int rest, index_t k, index_t chunk)
-{
-    const double kd = static_cast<double>(k), cd = static_cast<double>(chunk);
-    return kd * (1.03 * cd * std::ldexp(1.0, -53 - rest) + 0x1p-95) * (1.0 + 0x1p-30);
-}
+// The bound of |S - sum| / 2^(e_i + f_j) for row i and column j, from the 1-norms of
+// the scaled row and column (na = sum_l |a_il| 2^-e_i, nb = sum_l |b_lj| 2^-f_j).
+// The two rounded products' terms: A_full R_B (or (A_0 2^beta + A_1) R_B for Six), each
+// factor of the first below |a| + 2^-(R+1) and of the second below 2^-(R+1) (rounding
+// to nearest leaves at most half a unit), and R_A b, below 2^-(R+1) |b|; their sum over
+// l at most 2^-(R+1) (na + nb + k 2^-(R+1)) (R = L for Four, 2 beta for Six). Each
+// product is summed by dgemm in chunks of at most `chunk` terms, each chunk with an
+// error at most gamma_chunk (<= 1.01 chunk 2^-53) times its terms' magnitudes. Plus
+// the double-double sums' own error (2^-95 of the sum of magnitudes, at most 1.01 k;
+// it also covers underflow in the products). The norms are computed in floating
+// point, below the true ones by at most k 2^-53 <= 2^-40 of them: 2^-39 more. (A
+// worst case of na = nb = k gives the old k-only bound; spread data have norms of a
+// few units, and a bound about k times smaller: 2^+-40 and 2^+-200 keep more.)
+struct Bound {
+    double c = 0, kr = 0, kf = 0;
+    Bound(int rest, index_t k, index_t chunk)
+    {
+        const double kd = static_cast<double>(k), cd = static_cast<double>(chunk);
+        c = 1.01 * cd * std::ldexp(1.0, -53 - rest - 1) * (1.0 + 0x1p-30) * (1.0 + 0x1p-39);
+        kr = kd * std::ldexp(1.0, -rest - 1);
+        kf = 1.01 * kd * 0x1p-95 * (1.0 + 0x1p-30);
+    }
+    double operator()(double na, double nb) const { return c * (na + nb + kr) + kf; }
+};
 
 // Thread CPU time (profiling: where the engine's time goes).
 double cpu_now()
@@ -233,7 +253,7 @@ Geometry geometry_for(index_t k)
     return g;
 }
 
-// The exponent R of the rest: |S - sum| / 2^(e_i + f_j) <= bound_factor(R, k).
+// The exponent R of the rest (struct Bound).
 int rest_exponent(Engine e, const Geometry& g) { return e == Engine::Four ? g.four_bits : 2 * g.six_bits; }
 
 // Sets the slicers' widths for an engine and starts them on their rows.
@@ -258,11 +278,13 @@ void set_widths(Engine e, const Geometry& g, Slicer& sa, Slicer& sb)
 // open 0), sent per element (open 2: c not finite, or the result zero, tiny or
 // huge), or left undecided (open 1: the interval does not round to one double).
 [[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]]
-void decide_unit(index_t mr, index_t nc, double tail, double sign, double beta, const int* row_exp, const int* col_exp,
-                 const double* hi, const double* lo, double* c, index_t crs, index_t ccs, unsigned char* open)
+void decide_unit(index_t mr, index_t nc, double bc, double bk, double sign, double beta, const int* row_exp,
+                 const int* col_exp, const double* na, const double* nb, const double* hi, const double* lo, double* c,
+                 index_t crs, index_t ccs, unsigned char* open)
 {
     for (index_t j = 0; j < nc; ++j) {
         const std::int64_t f = col_exp[j] + 1023;
+        const double nbj = nb[j] + bk; // the bound: (bc (na_i + nb_j + kr) + kf) 2^(e_i + f_j), bk = kr + kf / bc
         double* cj = c + j * ccs;
         const double* hj = hi + j * mr;
         const double* lj = lo + j * mr;
@@ -278,7 +300,7 @@ void decide_unit(index_t mr, index_t nc, double tail, double sign, double beta, 
             const std::uint64_t scale_bits = static_cast<std::uint64_t>(row_exp[i] + f) << 52;
             double scale;
             std::memcpy(&scale, &scale_bits, sizeof scale);
-            double bound = tail * scale;
+            double bound = bc * (na[i] + nbj) * scale;
             // (sh, sl) = double-double sum of sign h, sign l, beta c.
             const double t0 = sign * h, t1 = sign * l, t2 = beta * cv;
             double sh = t0, sl = 0.0;
@@ -497,21 +519,22 @@ Engine choose_engine(const Slicer& sa, const Slicer& sb, index_t k, const Geomet
         const index_t j = t * sb.mr / cols;
         for (index_t l = 0; l < k; ++l) rb[t * k + l] = sb.scaled[static_cast<std::size_t>(j + l * sb.mr)];
     }
-    const double four = bound_factor(g.four_bits, k, g.chunk) * 0x1p55;
-    const double six = bound_factor(2 * g.six_bits, k, g.chunk) * 0x1p55;
+    const Bound four(g.four_bits, k, g.chunk), six(2 * g.six_bits, k, g.chunk);
     index_t lost_four = 0, lost_six = 0, sampled = 0;
     for (index_t s = 0; s < rows; ++s)
         for (index_t t = 0; t < cols; ++t) {
-            double sum = 0.0, m = 0.0;
+            double sum = 0.0, m = 0.0, na = 0.0, nb = 0.0;
             for (index_t l = 0; l < k; ++l) {
                 const double v = ra[s * k + l] * rb[t * k + l];
                 sum += v;
                 m = std::max(m, std::fabs(v));
+                na += std::fabs(ra[s * k + l]);
+                nb += std::fabs(rb[t * k + l]);
             }
             if (m == 0.0) continue; // a row or column of zeros (or out of range): not the engine's
             ++sampled;
-            lost_four += std::fabs(sum) <= four;
-            lost_six += std::fabs(sum) <= six;
+            lost_four += std::fabs(sum) <= four(na, nb) * 0x1p55;
+            lost_six += std::fabs(sum) <= six(na, nb) * 0x1p55;
         }
     elementwise = lost_six * 8 > sampled * 7;
     return lost_four * 32 > sampled ? Engine::Six : Engine::Four;
@@ -657,11 +680,12 @@ void run(const Plan& p, index_t j0, index_t j1)
                 st.open[q] = 2;
                 --open;
             };
-            const double tail = bound_factor(rest_exponent(tile_engine, g), k, g.chunk);
+            const Bound tail(rest_exponent(tile_engine, g), k, g.chunk);
             const bool unit = sign != 0.0 && (p.beta == 0.0 || p.beta == 1.0 || p.beta == -1.0);
             if (unit) // alpha = +-1, beta 0 or +-1 (the LUs' updates): vectorized
-                decide_unit(mr, nc, tail, sign, p.beta, p.row_exp.data() + ib, p.col_exp.data() + jb, st.hi.data(),
-                            st.lo.data(), p.c + ib * p.crs + jb * p.ccs, p.crs, p.ccs, st.open.data());
+                decide_unit(mr, nc, tail.c, tail.kr + tail.kf / tail.c, sign, p.beta, p.row_exp.data() + ib,
+                            p.col_exp.data() + jb, sa.norm.data(), sb.norm.data(), st.hi.data(), st.lo.data(),
+                            p.c + ib * p.crs + jb * p.ccs, p.crs, p.ccs, st.open.data());
             else {
                 // Decide what can be decided.
                 for (index_t j = 0; j < nc; ++j) {
@@ -674,7 +698,7 @@ void run(const Plan& p, index_t j0, index_t j1)
                         double hi = 0.0, lo = 0.0;
                         add_dd(hi, lo, st.hi[q]);
                         add_dd(hi, lo, st.lo[q]); // (hi, lo) = two_sum(hi, lo): exact
-                        double bound = tail * pow2(e + f);
+                        double bound = tail(sa.norm[static_cast<std::size_t>(i)], sb.norm[static_cast<std::size_t>(j)]) * pow2(e + f);
                         // alpha S + beta c as a sum of terms, each exact or with its error in bound.
                         double t[5];
                         int nt = 0;
@@ -856,12 +880,13 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, Product
     Profile prof;
     sum_products(engine, g, w.sa, w.sb, m, n, k, w.row_exp.data(), w.col_exp.data(), out.hi.data(), out.lo.data(),
                  w.prod.data(), w.open.data(), prof);
-    const double tail = bound_factor(rest_exponent(engine, g), k, g.chunk);
+    const Bound tail(rest_exponent(engine, g), k, g.chunk);
     for (index_t j = 0; j < n; ++j)
         for (index_t i = 0; i < m; ++i) {
             const std::size_t q = static_cast<std::size_t>(i + j * m);
             if (w.open[q] == 1)
-                out.err[q] = tail * pow2(w.row_exp[static_cast<std::size_t>(i)] + w.col_exp[static_cast<std::size_t>(j)]);
+                out.err[q] = tail(w.sa.norm[static_cast<std::size_t>(i)], w.sb.norm[static_cast<std::size_t>(j)]) *
+                             pow2(w.row_exp[static_cast<std::size_t>(i)] + w.col_exp[static_cast<std::size_t>(j)]);
         }
     return true;
 }
