@@ -35,10 +35,17 @@
 // kernel): alpha zero or not finite, beta not finite, any entry of A or B not
 // finite (IEEE specials keep the per-element contract).
 //
-// Memory: C is processed in tiles of mb x nb; a tile holds five k-long matrices
-// (the scaled operand, two slices, their sum, the rest) for its rows of op(A) and
-// for its columns of op(B), one dgemm product and the double-double sums: about
-// 8 (5 k (mb + nb) + 4 mb nb) bytes per thread (mb = nb chosen for 48 MiB).
+// Memory: C is processed in tiles of mb x nb; a tile holds up to five k-long
+// matrices (the scaled operand, two slices, their sum, the rest) for its rows of
+// op(A) and for its columns of op(B), six dgemm products of a chunk and the
+// double-double sums: about 8 (5 k (mb + nb) + 9 mb nb) bytes per thread (mb = nb
+// chosen for 48 MiB of the first term); where elements go per element, op(A)'s rows
+// transposed (m k doubles, up to 64 MiB; beyond, one tile's). The buffers are the
+// thread's, kept between calls.
+//
+// Since issue 30 this is the engine Six; Engine below names the others, and the
+// bound is taken per element from its row's and column's 1-norms (exact_gemm.cpp,
+// struct Bound).
 #pragma once
 
 #include <cstdint>
@@ -169,7 +176,7 @@ void run(const Plan& plan, index_t j0, index_t j1);
 // lies within err[q] of hi[q] + lo[q] (a row or column of zeros: exactly 0);
 // per_element[q] == 1: the split cannot represent it (a row or column with an
 // entry below 2^-1000 as its largest, or at least 2^1000; e_i + f_j out of range),
-// the caller computes it exactly. The bound is the one of the header.
+// the caller computes it exactly. The bound is the engine's (exact_gemm.cpp, Bound).
 struct ProductSums {
     index_t m = 0, n = 0;
     std::vector<double> hi, lo, err;
