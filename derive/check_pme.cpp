@@ -128,6 +128,9 @@ public:
     // Runs invariant `inv` in the given form on the operands' current views.
     void run(const Invariant& inv, bool blocked, const std::map<std::string, Obj>& operands,
              const std::map<std::string, PivObj>& pivots, dim_t block);
+    // A derived invariant's loop: over its index space, from the top left or the
+    // bottom right, each operand split as its shape says.
+    void run_derived(const Invariant& inv, bool blocked, const std::map<std::string, Obj>& operands, dim_t block);
 
 private:
     double scalar(const Expr& e, const std::map<std::string, Obj>& views) const
@@ -541,9 +544,50 @@ void Interpreter::trace_values(const Expr& c, const std::map<std::string, Obj>& 
     }
 }
 
+void Interpreter::run_derived(const Invariant& inv, bool blocked, const std::map<std::string, Obj>& operands, dim_t block)
+{
+    // The index space's size, from the first operand that it partitions.
+    dim_t size = -1;
+    for (const Operand& o : pme_.operands) {
+        if (size >= 0 || !operands.count(o.name)) continue;
+        if (o.row_index == inv.index) size = operands.at(o.name).length();
+        else if (o.col_index == inv.index) size = operands.at(o.name).width();
+    }
+    if (size < 0) throw Error(pme_.name + ": no operand has index " + inv.index);
+    const auto steps = updates(pme_, inv, blocked);
+    for (dim_t done = 0; done < size && !problem_.stopped;) {
+        const dim_t b = blocked ? std::min(block, size - done) : 1;
+        const dim_t lo = inv.backward ? size - done - b : done;
+        const dim_t cuts[4] = {0, lo, lo + b, size};
+        std::map<std::string, Obj> V;
+        for (const Operand& o : pme_.operands) {
+            if (o.pivots) continue;
+            const Obj X = operands.at(o.name);
+            const Shape shape = shape_of(pme_, inv, o);
+            const NameGrid names = fine_names(o, shape, blocked);
+            const bool r = shape == Shape::Grid2x2 || shape == Shape::Grid2x1, c = shape == Shape::Grid2x2 || shape == Shape::Grid1x2;
+            for (size_t i = 0; i < names.size(); ++i)
+                for (size_t j = 0; j < names[i].size(); ++j) {
+                    const dim_t r0 = r ? cuts[i] : 0, r1 = r ? cuts[i + 1] : X.length();
+                    const dim_t c0 = c ? cuts[j] : 0, c1 = c ? cuts[j + 1] : X.width();
+                    V[names[i][j]] = X.sub(r0, c0, r1 - r0, c1 - c0);
+                }
+        }
+        for (const Step* s : steps) {
+            if (problem_.stopped) return;
+            call(s->call, V, {}, inv, block);
+        }
+        done += b;
+    }
+}
+
 void Interpreter::run(const Invariant& inv, bool blocked, const std::map<std::string, Obj>& operands,
                       const std::map<std::string, PivObj>& pivots, dim_t block)
 {
+    if (!inv.index.empty()) {
+        run_derived(inv, blocked, operands, block);
+        return;
+    }
     const Operand& first = pme_.operands.front();
     const Obj A = operands.at(first.name);
     const dim_t m = A.length(), n = A.width(), k_end = std::min(m, n);
@@ -688,6 +732,18 @@ private:
     }
     Dense expr()
     {
+        Dense d = product_term();
+        for (;;) {
+            const bool plus = punct('+');
+            if (!plus && !punct('-')) return d;
+            const Dense t = product_term();
+            if (t.m != d.m || t.n != d.n) fail("a sum of a " + std::to_string(d.m) + " x " + std::to_string(d.n) + " and a " +
+                                               std::to_string(t.m) + " x " + std::to_string(t.n) + " matrix");
+            for (size_t k = 0; k < d.a.size(); ++k) d.a[k] += plus ? t.a[k] : -t.a[k];
+        }
+    }
+    Dense product_term()
+    {
         Dense d = term();
         while (punct('*')) d = product(d, term());
         return d;
@@ -803,7 +859,8 @@ struct CaseResult {
     double residual = 0;                      // against the definition; NaN when it stopped
     std::vector<std::vector<std::string>> tokens; // per input operand, column-major
     std::vector<std::vector<std::uint64_t>> values; // the expression hashes, likewise
-    dim_t m = 0, n = 0;                       // the first operand's size
+    dim_t m = 0, n = 0;                       // the shown operand's size
+    size_t shown = 0;                         // the input shown: the first one, or (derived) the first output
 };
 
 // Problem number c of the description's inputs, run by one variant.
@@ -842,6 +899,14 @@ CaseResult run_case(const Pme& pme, const Invariant& inv, bool blocked, size_t c
     CaseResult r;
     r.m = A.length();
     r.n = A.width();
+    if (pme.derived)
+        for (size_t i = 0; i < pme.inputs.size(); ++i)
+            if (!pme.operand(pme.inputs[i].operand)->input_only()) {
+                r.shown = i;
+                r.m = storage[i].length();
+                r.n = storage[i].width();
+                break;
+            }
     r.residual = problem.stopped ? NAN : Definition(pme.definition, pme.definition_where, values, pv).residual();
     for (size_t i = 0; i < pme.inputs.size(); ++i) {
         auto t = problem.tokens[storage[i].view().base_buffer()];
@@ -868,7 +933,7 @@ std::string check_pme(const Derivation& d, bool& ok)
     std::vector<RunResult> results;
     const size_t cases = pme.inputs.front().sizes.size();
     for (const bool blocked : {false, true}) {
-        if (blocked && pme.blocked.empty()) continue;
+        if (blocked && !pme.has_blocked()) continue;
         for (const Invariant& inv : d.invariants) {
             RunResult r{(blocked ? "blocked" : "unblocked") + std::string(" variant ") + (inv.number ? std::to_string(inv.number) : "?"),
                         blocked, &inv, true, 0.0};
@@ -916,6 +981,12 @@ std::string check_pme(const Derivation& d, bool& ok)
         why << "  step \"" << s->description << "\" (" << s->where.str() << ") of task " << tasks
             << " is performed by exactly the failing variants\n";
     }
+    if (pme.derived) {
+        // The updates are derived from the PME's equations: those are what to check.
+        why << "  the updates are derived from the PME's equations; one of them is wrong:\n";
+        for (const Equation& e : pme.equations) why << "    " << e.where.str() << "  " << equation_text(e.lhs, e.rhs) << "\n";
+        return why.str();
+    }
     if (suspects.empty()) why << "  no single step is performed by exactly the failing variants\n";
     return why.str();
 }
@@ -928,7 +999,7 @@ RoundingReport roundings(const Derivation& d, bool blocked)
 {
     const Pme& pme = *d.pme;
     require_inputs(pme, "--roundings");
-    if (blocked && pme.blocked.empty()) throw Error(pme.name + ": the description has no blocked form");
+    if (blocked && !pme.has_blocked()) throw Error(pme.name + ": the description has no blocked form");
     RoundingReport report;
     std::ostringstream out;
     const size_t cases = pme.inputs.front().sizes.size();
@@ -959,7 +1030,7 @@ RoundingReport roundings(const Derivation& d, bool blocked)
         keys.push_back({inv.number, key});
         out << "\n  variant " << inv.number << (inv.summary.empty() ? "" : " (" + inv.summary + ")") << ", " << shown_case.m << " x "
             << shown_case.n << ":\n";
-        const auto& t = shown_case.tokens.front();
+        const auto& t = shown_case.tokens.at(shown_case.shown);
         size_t most = 0;
         for (dim_t i = 0; i < shown_case.m; ++i) {
             out << "   ";

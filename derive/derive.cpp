@@ -32,6 +32,16 @@ std::string braces(const std::vector<std::string>& tasks)
     return s + "}";
 }
 
+// An invariant as listings show it: its tasks, or (derived) the values it holds and
+// the direction its loop runs.
+std::string invariant_label(const Invariant& inv)
+{
+    if (inv.index.empty()) return braces(inv.tasks);
+    std::string s = "{";
+    for (const auto& [lhs, rhs] : inv.holds) s += (s.size() > 1 ? "; " : "") + equation_text(lhs, rhs);
+    return s + "} " + inv.index + (inv.backward ? " backward" : " forward");
+}
+
 // The tasks every invariant holds: those of the top (left) quadrant, whose
 // completion is the postcondition when the loop ends.
 bool progress_task(const Task& t)
@@ -87,6 +97,10 @@ Derivation derive_invariants(const Pme& pme)
 {
     Derivation d;
     d.pme = &pme;
+    if (pme.derived) {
+        derive_engine(pme, d);
+        return d;
+    }
     std::vector<const Task*> candidates;
     for (const Task& t : pme.tasks)
         if (!t.recursive) candidates.push_back(&t);
@@ -138,6 +152,11 @@ const Invariant& find_variant(const Derivation& d, int number)
 std::vector<const Step*> updates(const Pme& pme, const Invariant& inv, bool blocked)
 {
     std::vector<const Step*> list;
+    if (!inv.index.empty()) {
+        if (!inv.problem[blocked ? 1 : 0].empty()) throw Error(pme.name + ": " + inv.problem[blocked ? 1 : 0]);
+        for (const Step& s : inv.derived_steps[blocked ? 1 : 0]) list.push_back(&s);
+        return list;
+    }
     for (const Step& s : pme.steps(blocked))
         if (intersects(s.after, inv.tasks) && !intersects(s.before, inv.tasks)) list.push_back(&s);
     return list;
@@ -232,8 +251,69 @@ std::vector<std::vector<std::string>> states(const Pme& pme, const Invariant& in
 
 } // namespace
 
+namespace {
+
+// The derived format's worksheet: the states as the 3x3 blocks' values.
+Worksheet derived_worksheet(const Derivation& d, const Invariant& inv, bool blocked)
+{
+    const Pme& pme = *d.pme;
+    const int form = blocked ? 1 : 0;
+    Worksheet w;
+    w.title = pme.name + " variant " + (inv.number ? std::to_string(inv.number) : "(unnumbered)") + ", " +
+              (blocked ? "blocked" : "unblocked") + (inv.summary.empty() ? "" : ", " + inv.summary);
+    if (inv.number)
+        w.names = variant_name(pme, inv.number, blocked) +
+                  (pme.libflame.empty() ? "" : ", libflame's " + libflame_name(pme, inv.number, blocked));
+    const auto row = [&](const std::string& label, bool listing) -> WorksheetRow& {
+        w.rows.push_back({label, listing, {}});
+        return w.rows.back();
+    };
+    row("1a precondition", false).lines.push_back({pme.precondition});
+    WorksheetRow& invariant = row("2  invariant", false);
+    for (const auto& [lhs, rhs] : inv.holds) invariant.lines.push_back({equation_text(lhs, rhs)});
+    row("3  loop guard", false).lines.push_back({loop_guard(pme, inv)});
+    const std::string start = inv.backward ? "bottom right" : "top left";
+    WorksheetRow& partitioning = row("4  partitioning", false);
+    for (const Operand& o : pme.operands) {
+        const Shape s = shape_of(pme, inv, o);
+        if (s == Shape::Whole) continue;
+        const NameGrid q = quad_names(o, s);
+        const std::string empty = inv.backward ? q.back().back() : q.front().front();
+        partitioning.lines.push_back({o.name + " -> " + grid_text(q) + ", " + empty + (s == Shape::Grid2x2 ? " 0 x 0" : s == Shape::Grid2x1 ? " with 0 rows" : " with 0 columns")});
+    }
+    partitioning.lines.push_back({"the loop runs from the " + start + (inv.backward ? " to the top left" : " to the bottom right")});
+    WorksheetRow& repartitioning = row("5a repartitioning", false);
+    std::string middle;
+    for (const Operand& o : pme.operands) {
+        const Shape s = shape_of(pme, inv, o);
+        if (s == Shape::Whole) continue;
+        repartitioning.lines.push_back({grid_text(quad_names(o, s)) + " -> " + grid_text(fine_names(o, s, blocked))});
+        if (middle.empty()) {
+            const NameGrid g = fine_names(o, s, blocked);
+            middle = g.size() == 1 ? g[0][1] : g[1].size() == 1 ? g[1][0] : g[1][1];
+        }
+    }
+    repartitioning.lines.push_back({display(middle) + (blocked ? " has b rows or columns, b = " + (pme.cpp.count("blocksize") ? pme.cpp.at("blocksize").front() : std::string("min(nb, ...)")) : " has one row or column")});
+    row("6  before the update", true).lines = inv.before[form];
+    row("7  after the update", true).lines = inv.after[form];
+    WorksheetRow& steps = row("8  updates", true);
+    for (const Step* s : updates(pme, inv, blocked)) steps.lines.push_back({s->description, s->call.text()});
+    if (steps.lines.empty()) steps.lines.push_back({"(none)"});
+    WorksheetRow& cont = row("5b continue with", false);
+    for (const Operand& o : pme.operands) {
+        const Shape s = shape_of(pme, inv, o);
+        if (s != Shape::Whole) cont.lines.push_back({grid_text(quad_names(o, s)) + " <- " + grid_text(fine_names(o, s, blocked))});
+    }
+    row("1b postcondition", false).lines.push_back({pme.postcondition});
+    row("after the loop (m != n)", true).lines.push_back({"nothing: the loop runs over the whole of index " + inv.index});
+    return w;
+}
+
+} // namespace
+
 Worksheet worksheet(const Derivation& d, const Invariant& inv, bool blocked)
 {
+    if (!inv.index.empty()) return derived_worksheet(d, inv, blocked);
     const Pme& pme = *d.pme;
     Worksheet w;
     w.title = pme.name + " variant " + (inv.number ? std::to_string(inv.number) : "(unnumbered)") + ", " +
@@ -317,6 +397,10 @@ std::string text_report(const Derivation& d, int number, bool blocked)
     std::ostringstream out;
     out << "Operation " << pme.name << ": " << pme.title << "\n  " << pme.statement << "\n\n";
     out << "PME (" << pme.file.substr(pme.file.rfind('/') == std::string::npos ? 0 : pme.file.rfind('/') + 1) << ")\n";
+    if (pme.derived) {
+        out << "  " << equation_text(pme.definition_lhs, pme.definition_rhs) << "\n";
+        for (const Equation& e : pme.equations) out << "  partitioning " << e.index << ":  " << equation_text(e.lhs, e.rhs) << "\n";
+    }
     size_t width = 0;
     for (const Task& t : pme.tasks) width = std::max(width, t.name.size());
     for (const Task& t : pme.tasks) {
@@ -333,8 +417,8 @@ std::string text_report(const Derivation& d, int number, bool blocked)
     out << "\nLoop invariants: " << d.invariants.size() << " feasible\n";
     for (const Invariant& inv : d.invariants) {
         const std::string label = inv.number ? "variant " + std::to_string(inv.number) : "unnumbered";
-        out << "  " << label << std::string(label.size() < 12 ? 12 - label.size() : 1, ' ') << braces(inv.tasks);
-        out << std::string(braces(inv.tasks).size() < 20 ? 20 - braces(inv.tasks).size() : 1, ' ')
+        out << "  " << label << std::string(label.size() < 12 ? 12 - label.size() : 1, ' ') << invariant_label(inv);
+        out << std::string(invariant_label(inv).size() < 20 ? 20 - invariant_label(inv).size() : 1, ' ')
             << libflame_name(pme, inv.number, blocked) << (inv.summary.empty() ? "" : "  " + inv.summary) << "\n";
     }
     for (const InfeasibleVariant& v : d.infeasible)
@@ -353,7 +437,7 @@ std::string list_text(const std::vector<Derivation>& all)
         out << d.pme->name << "  " << d.pme->title << ": " << d.invariants.size() << " invariants\n";
         for (const Invariant& inv : d.invariants)
             out << "  " << (inv.number ? "variant " + std::to_string(inv.number) : std::string("unnumbered")) << "  "
-                << braces(inv.tasks) << "  " << libflame_name(*d.pme, inv.number, false) << (inv.summary.empty() ? "" : "  " + inv.summary) << "\n";
+                << invariant_label(inv) << "  " << libflame_name(*d.pme, inv.number, false) << (inv.summary.empty() ? "" : "  " + inv.summary) << "\n";
         for (const InfeasibleVariant& v : d.infeasible)
             out << "  variant " << v.number << "  infeasible: " << v.reason << "\n";
         for (const Underivable& u : d.pme->underivable)

@@ -14,6 +14,14 @@
 // feasible is reported with the reason, as is one declared `underivable` (libflame's
 // variant that comes from another partitioning).
 //
+// That is the step format's derivation, being replaced (issue 27); a description in
+// the derived format goes through the engine instead (engine.cpp: the invariants from
+// the PME's block equations, the states of the 3x3 blocks, the updates as their
+// difference by a table of BLAS rules), whose results fill the same Invariant, so the
+// emitters, --check-pme and --roundings read both.
+//
+//   engine.cpp     the derived format's engine
+//   math.cpp       its expressions: parser, normal form, printer (math.hpp)
 //   derive.cpp     enumeration, updates, the text worksheet
 //   emit_cpp.cpp   the variant file (variants/lu_piv_unb_var3.cpp's style)
 //   emit_latex.cpp the worksheet as a LaTeX document
@@ -33,6 +41,17 @@ struct Invariant {
     std::vector<std::string> tasks; // in the description's task order
     int number = 0;                 // libflame's, 0 when the description declares none
     std::string summary;
+
+    // The derived format's invariants (engine.cpp); `index` is empty for the step format's.
+    std::string index;      // the index space the loop partitions
+    bool backward = false;  // from the bottom right (bottom-up, right to left), else from the top left
+    std::vector<std::pair<Math, Math>> holds; // each PME equation's quadrant and the value it holds
+    // The derived updates of the unblocked [0] and blocked [1] forms, in the order the
+    // loop performs them, as steps (no tasks); and the worksheet's states of the 3x3
+    // blocks before and after them: cells (block, quadrant, value).
+    std::vector<Step> derived_steps[2];
+    std::vector<std::vector<std::string>> before[2], after[2];
+    std::string problem[2]; // why a form has no variant (an update no BLAS operation expresses)
 };
 
 struct InfeasibleVariant {
@@ -65,6 +84,27 @@ std::vector<const Finish*> finishes(const Pme& pme, const Invariant& inv);
 // "lu_nopiv_unb_var3", and libflame's "FLA_LU_nopiv_unb_var3".
 std::string variant_name(const Pme& pme, int number, bool blocked);
 std::string libflame_name(const Pme& pme, int number, bool blocked);
+
+// How an invariant's loop partitions an operand: as a 3x3 grid (both dimensions
+// on the partitioned index), 3x1, 1x3, or not at all. The step format's operands are
+// 2x2 or 2x1.
+enum class Shape { Whole, Grid2x2, Grid2x1, Grid1x2 };
+Shape shape_of(const Pme& pme, const Invariant& inv, const Operand& o);
+using NameGrid = std::vector<std::vector<std::string>>;
+NameGrid fine_names(const Operand& o, Shape s, bool blocked); // A00 .. A22, B0 b1t B2, B0 b1 B2, L
+NameGrid quad_names(const Operand& o, Shape s);               // ATL .., BT BB, BL BR, L
+// The operand that drives the loop (the first one partitioned), the loop guard, and
+// the dimension of the part still to do (the blocked form's block size bound).
+const Operand& driver(const Pme& pme, const Invariant& inv);
+std::string loop_guard(const Pme& pme, const Invariant& inv);
+std::string remaining(const Pme& pme, const Invariant& inv);
+
+// The engine (engine.cpp): the derived format's invariants, each with its updates and
+// states, the feasible ones first by libflame's number; the infeasible declared ones
+// with the reason.
+void derive_engine(const Pme& pme, Derivation& d);
+// The PME's text as the worksheet prints it: "B_T = L_TL^{-1} Bhat_T".
+std::string equation_text(const Math& lhs, const Math& rhs);
 
 // The worksheet's notation for a block: a10t -> a10^T.
 std::string display(const std::string& block);

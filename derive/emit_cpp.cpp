@@ -253,8 +253,13 @@ public:
         const bool has_info = pme_.cpp.count("info") != 0;
         if (has_info) out << "    " << cpp_lines(pme_, "info").front() << " info;\n";
         partitions(out);
-        out << "\n    while (" << pme_.guard << ") {\n";
-        if (blocked_) out << "        const dim_t b = " << cpp_lines(pme_, "blocksize").front() << ";\n";
+        out << "\n    while (" << loop_guard(pme_, inv_) << ") {\n";
+        if (blocked_)
+            out << "        const dim_t b = "
+                << (inv_.index.empty() ? cpp_lines(pme_, "blocksize").front()
+                                       : replace_all(replace_all(cpp_lines(pme_, "blocksize").front(), "{rest}", remaining(pme_, inv_)),
+                                                     "{rest_view}", remaining(pme_, inv_).substr(0, remaining(pme_, inv_).find('.'))))
+                << ";\n";
         repartitions(out);
         out << "        /*------------------------------------------------------------*/\n";
         for (const std::string& line : body_) out << "        " << line << "\n";
@@ -267,7 +272,13 @@ public:
     }
 
 private:
-    size_t lhs_width() const { return block_names(pme_.operands.front(), blocked_)[1][1].size(); }
+    size_t lhs_width() const
+    {
+        if (inv_.index.empty()) return block_names(pme_.operands.front(), blocked_)[1][1].size();
+        const Operand& o = driver(pme_, inv_);
+        const Grid g = fine_names(o, shape_of(pme_, inv_, o), blocked_);
+        return (g.size() == 1 ? g[0][1] : g[1].size() == 1 ? g[1][0] : g[1][1]).size();
+    }
 
     void header(std::ostream& out)
     {
@@ -294,12 +305,31 @@ private:
         for (const std::string& note : pme_.notes) out << "// " << note << "\n";
     }
 
+    // How the loop partitions each operand: its shape and the side it starts from.
+    struct Part {
+        const Operand* o;
+        Shape shape;
+    };
+    std::vector<Part> parts() const
+    {
+        std::vector<Part> list;
+        for (const Operand& o : pme_.operands) {
+            const Shape s = shape_of(pme_, inv_, o);
+            if (s != Shape::Whole) list.push_back({&o, s});
+        }
+        return list;
+    }
+
     void partitions(std::ostream& out)
     {
+        const bool back = inv_.backward;
         std::vector<Binding> group;
-        for (const Operand& o : pme_.operands) {
-            const Grid q = quadrant_names(o);
-            const std::string call = o.two_by_two ? "part_2x2(" + o.name + ", 0, 0, TL);" : "part_2x1(" + o.name + ", 0, TOP);";
+        for (const Part& p : parts()) {
+            const Grid q = quad_names(*p.o, p.shape);
+            const std::string& X = p.o->name;
+            const std::string call = p.shape == Shape::Grid2x2   ? "part_2x2(" + X + ", 0, 0, " + (back ? "BR" : "TL") + ");"
+                                     : p.shape == Shape::Grid2x1 ? "part_2x1(" + X + ", 0, " + (back ? "BOTTOM" : "TOP") + ");"
+                                                                 : "part_1x2(" + X + ", 0, " + (back ? "RIGHT" : "LEFT") + ");";
             Binding b;
             b.left = grid_lines(q, "");
             b.call = call;
@@ -312,26 +342,32 @@ private:
     void repartitions(std::ostream& out)
     {
         const std::string size = blocked_ ? "b" : "1";
+        const bool back = inv_.backward;
         std::vector<Binding> group;
-        for (const Operand& o : pme_.operands) {
-            const Grid q = quadrant_names(o);
-            if (o.two_by_two)
-                group.push_back(binding(block_names(o, blocked_), "repart_2x2_to_3x3(", q, ", " + size + ", " + size + ", BR);"));
+        for (const Part& p : parts()) {
+            const Grid q = quad_names(*p.o, p.shape), f = fine_names(*p.o, p.shape, blocked_);
+            if (p.shape == Shape::Grid2x2)
+                group.push_back(binding(f, "repart_2x2_to_3x3(", q, ", " + size + ", " + size + (back ? ", TL);" : ", BR);")));
+            else if (p.shape == Shape::Grid2x1)
+                group.push_back(binding(f, "repart_2x1_to_3x1(", q, ", " + size + (back ? ", TOP);" : ", BOTTOM);")));
             else
-                group.push_back(binding(block_names(o, blocked_), "repart_2x1_to_3x1(", q, ", " + size + ", BOTTOM);"));
+                group.push_back(binding(f, "repart_1x2_to_1x3(", q, ", " + size + (back ? ", LEFT);" : ", RIGHT);")));
         }
         emit_bindings(out, "        ", "auto [", "]", group);
     }
 
     void continue_with(std::ostream& out)
     {
+        const bool back = inv_.backward;
         std::vector<Binding> group;
-        for (const Operand& o : pme_.operands) {
-            const Grid q = quadrant_names(o);
-            if (o.two_by_two)
-                group.push_back(binding(q, "cont_with_3x3_to_2x2(", block_names(o, blocked_), ", TL);"));
+        for (const Part& p : parts()) {
+            const Grid q = quad_names(*p.o, p.shape), f = fine_names(*p.o, p.shape, blocked_);
+            if (p.shape == Shape::Grid2x2)
+                group.push_back(binding(q, "cont_with_3x3_to_2x2(", f, back ? ", BR);" : ", TL);"));
+            else if (p.shape == Shape::Grid2x1)
+                group.push_back(binding(q, "cont_with_3x1_to_2x1(", f, back ? ", BOTTOM);" : ", TOP);"));
             else
-                group.push_back(binding(q, "cont_with_3x1_to_2x1(", block_names(o, blocked_), ", TOP);"));
+                group.push_back(binding(q, "cont_with_1x3_to_1x2(", f, back ? ", RIGHT);" : ", LEFT);"));
         }
         emit_bindings(out, "        ", "std::tie(", ")", group);
     }
@@ -467,7 +503,7 @@ private:
 std::string emit_cpp(const Pme& pme, const Invariant& inv, bool blocked)
 {
     if (inv.number == 0) throw Error(pme.name + ": an unnumbered invariant has no variant name to emit");
-    if (blocked && pme.blocked.empty()) throw Error(pme.name + ": the description has no blocked form");
+    if (blocked && !pme.has_blocked()) throw Error(pme.name + ": the description has no blocked form");
     return Emitter(pme, inv, blocked).run();
 }
 

@@ -1,9 +1,14 @@
 // The worksheets as a LaTeX document: the same rows as the text worksheet
 // (derive.cpp), typeset with the macros defined in the preamble below, so that the
-// document needs nothing beyond Debian's texlive-latex-base.
+// document needs nothing beyond Debian's texlive-latex-base. The formulas go through
+// derive/notation.hpp, as the web pages' do: subscripts, hats, transposes, and the
+// partitioned matrices as arrays with FLAME's partition lines; the states before and
+// after the update drawn in the 3x3 repartitioning when they fit in its blocks.
 #include <sstream>
 
 #include "derive/derive.hpp"
+#include "derive/emit_html.hpp"
+#include "derive/notation.hpp"
 
 namespace flamex::derive {
 
@@ -35,6 +40,7 @@ std::string tt(const std::string& s)
 }
 
 const char* kPreamble = R"(\documentclass[10pt]{article}
+\usepackage{longtable}
 \setlength{\textwidth}{17.5cm}
 \setlength{\textheight}{24cm}
 \setlength{\oddsidemargin}{-0.7cm}
@@ -42,16 +48,20 @@ const char* kPreamble = R"(\documentclass[10pt]{article}
 \setlength{\parindent}{0pt}
 \setlength{\parskip}{4pt}
 % The worksheet's macros: a variant's heading, a step of the worksheet with its
-% label, a line of a listing step, and an update with its BLAS operation.
+% label, a line of a listing step, a drawing of the states, and an update with its
+% BLAS operation; the worksheet is a longtable (texlive-latex-base's tools), which
+% breaks across pages.
 \newcommand{\fxvariant}[2]{\section*{#1}{\small #2}\par}
-\newenvironment{fxworksheet}{\begin{tabular}{@{}p{3.4cm}p{13.6cm}@{}}\hline}{\hline\end{tabular}}
+\newenvironment{fxpme}{\begin{tabular}{@{}llp{9.5cm}l@{}}\hline}{\hline\end{tabular}}
 \newcommand{\fxstep}[2]{\textbf{#1} & #2 \\}
 \newcommand{\fxstate}[3]{\hspace*{1em}#1 & \makebox[2.5em][l]{#2}#3 \\}
-\newcommand{\fxupdate}[2]{\hspace*{1em}\parbox[t]{3.2cm}{\raggedright #1} & #2 \\}
-\newcommand{\fxtask}[3]{#1 & #2 & #3 \\}
+\newcommand{\fxdrawing}[1]{\hspace*{1em} & \rule{0pt}{3ex}#1 \\[0.5ex]}
+\newcommand{\fxupdate}[2]{ & #1 \hfill {\footnotesize #2} \\}
+\newcommand{\fxtask}[4]{#1 & #2 & #3 & #4 \\[0.4ex]}
 )";
 
-std::string fit(const std::string& s) { return s.size() > 90 ? s.substr(0, 87) + "..." : s; }
+// A formula in text: $...$.
+std::string math(const std::string& s) { return "$" + notation::latex(s) + "$"; }
 
 } // namespace
 
@@ -61,46 +71,51 @@ std::string emit_latex(const Derivation& d, bool blocked)
     std::ostringstream out;
     out << kPreamble << "\\title{" << tt(pme.title) << "\\\\ \\small derived by " << tt("flamex derive " + pme.name) << "}\n"
         << "\\date{}\n\\begin{document}\n\\maketitle\n";
-    out << tt(pme.statement) << "\n\n\\section*{The PME}\n\\begin{tabular}{@{}lll@{}}\\hline\n";
+    out << tt(pme.statement) << "\n\n\\section*{The PME}\n\\begin{fxpme}\n";
     for (const Task& t : pme.tasks) {
         std::string needs;
         for (const Need& n : t.needs) needs += (needs.empty() ? "needs " : " ") + n.task;
         if (t.recursive) needs += " (the recursion)";
         std::string quadrants;
         for (const std::string& q : t.quadrants) quadrants += (quadrants.empty() ? "" : ",") + q;
-        out << "\\fxtask{" << tt(t.name + "  " + quadrants) << "}{" << tt(fit(t.formula)) << "}{" << tt(needs) << "}\n";
+        out << "\\fxtask{" << tt(t.name) << "}{" << tt(quadrants) << "}{" << math(t.formula) << "}{" << tt(needs) << "}\n";
     }
-    out << "\\hline\\end{tabular}\n\n\\section*{Loop invariants: " << d.invariants.size() << " feasible}\n\\begin{itemize}\n";
+    out << "\\end{fxpme}\n\n\\section*{Loop invariants: " << d.invariants.size() << " feasible}\n\\begin{itemize}\n";
     for (const Invariant& inv : d.invariants) {
         std::string tasks;
         for (const std::string& t : inv.tasks) tasks += (tasks.empty() ? "" : ", ") + t;
         out << "\\item " << (inv.number ? "variant " + std::to_string(inv.number) : std::string("unnumbered")) << ": "
-            << tt("{" + tasks + "}") << " " << tt(libflame_name(pme, inv.number, blocked)) << " " << tt(inv.summary) << "\n";
+            << tt("{" + tasks + "}") << " " << tt(libflame_name(pme, inv.number, blocked)) << " " << tt(inv.summary) << "\\\\\n";
+        for (size_t i = 0; i < inv.tasks.size(); ++i) out << (i ? ", " : "") << math(pme.task(inv.tasks[i])->formula);
+        out << "\n";
     }
     for (const InfeasibleVariant& v : d.infeasible)
         out << "\\item variant " << v.number << " is infeasible: " << tt(v.reason) << "\n";
     out << "\\end{itemize}\n";
     for (const Invariant& inv : d.invariants) {
         const Worksheet w = worksheet(d, inv, blocked);
-        out << "\n\\clearpage\n\\fxvariant{" << tt(w.title) << "}{" << tt(w.names) << "}\n\\begin{fxworksheet}\n";
+        out << "\n\\clearpage\n\\fxvariant{" << tt(w.title) << "}{" << tt(w.names) << "}\n\\begin{longtable}{@{}p{2.9cm}p{14.4cm}@{}}\\hline\n";
         for (const WorksheetRow& r : w.rows) {
             if (!r.listing) {
                 std::string text;
-                for (const auto& cells : r.lines) text += (text.empty() ? "" : "\\newline ") + tt(cells[0]);
+                for (const auto& cells : r.lines) text += (text.empty() ? "" : "\\newline ") + math(cells[0]);
                 out << "\\fxstep{" << tt(r.label) << "}{" << text << "}\n";
                 continue;
             }
             out << "\\fxstep{" << tt(r.label) << "}{}\n";
+            const std::vector<notation::Node> drawings = state_drawings(w, r);
+            for (const notation::Node& drawing : drawings) out << "\\fxdrawing{$" << notation::latex(drawing) << "$}\n";
+            if (!drawings.empty()) continue;
             for (const auto& cells : r.lines) {
                 if (cells.size() == 3)
-                    out << "\\fxstate{" << tt(cells[0]) << "}{" << tt(cells[1]) << "}{" << tt(cells[2]) << "}\n";
+                    out << "\\fxstate{" << math(cells[0]) << "}{" << tt(cells[1]) << "}{" << math(cells[2]) << "}\n";
                 else if (cells.size() == 2)
-                    out << "\\fxupdate{" << tt(cells[0]) << "}{" << tt(cells[1]) << "}\n";
+                    out << "\\fxupdate{" << math(cells[0]) << "}{" << tt(cells[1]) << "}\n";
                 else
-                    out << "\\fxupdate{}{" << tt(cells[0]) << "}\n";
+                    out << "\\fxupdate{}{" << math(cells[0]) << "}\n";
             }
         }
-        out << "\\end{fxworksheet}\n";
+        out << "\\hline\\end{longtable}\n";
     }
     out << "\\end{document}\n";
     return out.str();

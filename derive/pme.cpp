@@ -133,6 +133,18 @@ public:
         return t;
     }
     bool at_end() const { return token_.kind == Token::End; }
+    // The rest of the line as written, from the current token on (an expression).
+    std::string rest(Location& at)
+    {
+        at = here();
+        std::string r = token_.kind == Token::End ? "" : text_.substr(static_cast<size_t>(token_.column - 1));
+        const size_t hash = r.find('#');
+        if (hash != std::string::npos) r = r.substr(0, hash);
+        pos_ = text_.size();
+        token_ = Token();
+        token_.column = static_cast<int>(pos_) + 1;
+        return r;
+    }
     std::string word(const char* what)
     {
         if (token_.kind != Token::Word) fail(std::string("expected ") + what + describe());
@@ -285,6 +297,28 @@ public:
             pme_.continue_on_zero_pivot = policy == "continue";
         } else if (keyword == "operand") {
             operand(l, where);
+        } else if (keyword == "index") {
+            pme_.derived = true;
+            while (!l.at_end()) pme_.indices.push_back(l.word("an index space's name"));
+        } else if (keyword == "equation") {
+            pme_.derived = true;
+            Location at;
+            const std::string text = l.rest(at);
+            parse_equation(pme_, text, at, pme_.definition_lhs, pme_.definition_rhs);
+        } else if (keyword == "pme") {
+            pme_.derived = true;
+            Equation e;
+            e.where = where;
+            const Location index_at = l.here();
+            e.index = l.word("the index space the PME partitions");
+            if (std::find(pme_.indices.begin(), pme_.indices.end(), e.index) == pme_.indices.end())
+                throw Error(index_at.str() + ": unknown index space '" + e.index + "' (declare it with `index`)");
+            Location at;
+            e.text = l.rest(at);
+            parse_equation(pme_, e.text, at, e.lhs, e.rhs);
+            const Operand* o = pme_.operand(e.lhs.operand);
+            if (o->input_only()) throw Error(at.str() + ": " + o->name + " is an input; the PME's equations give outputs");
+            pme_.equations.push_back(e);
         } else if (keyword == "task") {
             task(l, where);
         } else if (keyword == "variant") {
@@ -332,8 +366,18 @@ public:
         };
         require(pme_.name, "operation");
         require(pme_.title, "title");
-        require(pme_.guard, "guard");
         if (pme_.operands.empty()) throw Error(eof.str() + ": the description has no operand");
+        if (pme_.derived) {
+            if (!pme_.tasks.empty() || !pme_.unblocked.empty() || !pme_.blocked.empty() || !pme_.finishes.empty())
+                throw Error(eof.str() + ": a description with `pme` equations derives its updates: no task, step or finish lines");
+            if (pme_.equations.empty()) throw Error(eof.str() + ": the description has no `pme` equation");
+            if (pme_.definition_rhs.is_zero() && pme_.definition_lhs.operand.empty())
+                throw Error(eof.str() + ": the description has no `equation` (the operation, unpartitioned)");
+            for (const Operand& o : pme_.operands)
+                if (o.role.empty()) throw Error(o.where.str() + ": mixes the step format's operand with the derived one's");
+            return pme_;
+        }
+        require(pme_.guard, "guard");
         if (!pme_.operands.front().two_by_two || pme_.operands.front().pivots)
             throw Error(pme_.operands.front().where.str() + ": the first operand must be a 2x2 matrix");
         if (pme_.tasks.empty()) throw Error(eof.str() + ": the description has no task");
@@ -378,7 +422,38 @@ private:
         o.where = where;
         o.name = l.word("the operand's name");
         const Location kind_at = l.here();
-        const std::string kind = l.word("matrix or pivots");
+        const std::string kind = l.word("in, out, inout (or, in the step format, matrix or pivots)");
+        if (kind == "in" || kind == "out" || kind == "inout") {
+            // `operand L in lower m m lambda`: the derived format.
+            pme_.derived = true;
+            o.role = kind;
+            const Location structure_at = l.here();
+            o.structure = l.word("the structure (general, lower, upper, unit_lower, unit_upper, symmetric_lower, symmetric_upper)");
+            static const char* structures[] = {"general", "lower", "upper", "unit_lower", "unit_upper", "symmetric_lower", "symmetric_upper"};
+            if (std::none_of(std::begin(structures), std::end(structures), [&](const char* x) { return o.structure == x; }))
+                throw Error(structure_at.str() + ": unknown structure '" + o.structure +
+                            "' (general, lower, upper, unit_lower, unit_upper, symmetric_lower, symmetric_upper)");
+            for (std::string* index : {&o.row_index, &o.col_index}) {
+                const Location index_at = l.here();
+                *index = l.word("the index space of its rows, then of its columns");
+                if (std::find(pme_.indices.begin(), pme_.indices.end(), *index) == pme_.indices.end())
+                    throw Error(index_at.str() + ": unknown index space '" + *index + "' (declare it with `index` first)");
+            }
+            if (o.structure != "general" && o.row_index != o.col_index)
+                throw Error(structure_at.str() + ": a " + o.structure + " operand is square (one index space for rows and columns)");
+            o.scalar = l.word("the scalar's name (alpha)");
+            if (l.peek().kind == Token::Word && l.peek().value == "->") { // the result's structure
+                l.next();
+                const Location result_at = l.here();
+                o.result = l.word("the result's structure");
+                if (std::none_of(std::begin(structures), std::end(structures), [&](const char* x) { return o.result == x; }))
+                    throw Error(result_at.str() + ": unknown structure '" + o.result + "'");
+            }
+            for (const Operand& p : pme_.operands)
+                if (p.name == o.name) throw Error(where.str() + ": operand " + o.name + " declared twice");
+            pme_.operands.push_back(o);
+            return;
+        }
         if (kind != "matrix" && kind != "pivots") throw Error(kind_at.str() + ": an operand is a matrix or pivots, not '" + kind + "'");
         o.pivots = kind == "pivots";
         const Location shape_at = l.here();
@@ -438,6 +513,28 @@ private:
         VariantDecl v;
         v.where = where;
         v.number = variant_number(l);
+        if (pme_.derived) { // `variant N "summary" Q = EXPR ; Q = EXPR`
+            InvariantDecl d;
+            d.where = where;
+            d.number = v.number;
+            d.summary = l.text("the variant's summary");
+            Location at;
+            const std::string text = l.rest(at);
+            size_t begin = 0;
+            for (;;) {
+                const size_t semicolon = text.find(';', begin);
+                const std::string part = text.substr(begin, semicolon == std::string::npos ? std::string::npos : semicolon - begin);
+                Math lhs, rhs;
+                parse_equation(pme_, part, Location{at.file, at.line, at.column + static_cast<int>(begin)}, lhs, rhs);
+                d.holds.push_back({lhs, rhs});
+                if (semicolon == std::string::npos) break;
+                begin = semicolon + 1;
+            }
+            for (const InvariantDecl& w : pme_.declared)
+                if (w.number == d.number) throw Error(where.str() + ": variant " + std::to_string(d.number) + " declared twice");
+            pme_.declared.push_back(d);
+            return;
+        }
         while (l.peek().kind == Token::Word) v.tasks.push_back(l.next().value);
         v.summary = l.text("the variant's summary");
         pme_.variants.push_back(v);

@@ -2,7 +2,15 @@
 // small text file (derive/pme/*.pme), from which the derivation enumerates loop
 // invariants and fills in worksheets (derive/derive.hpp).
 //
-// The format, one statement per line ('#' starts a comment; "..." quotes text):
+// Two formats, one file being one or the other (issue 27):
+//  - the derived format (docs/derivation.md): `index`, `operand NAME in|out|inout
+//    STRUCTURE ROWS COLS SCALAR [-> STRUCTURE]`, `equation`, `pme INDEX Q = EXPR`,
+//    `variant N "summary" Q = EXPR ; ...`: mathematics only, from which the engine
+//    (engine.cpp) derives the invariants, the states and the updates;
+//  - the step format below, with hand-written steps among which the derivation only
+//    selects. It is being replaced: lu_nopiv, lu_piv, ldlt and trinv still use it.
+//
+// The step format, one statement per line ('#' starts a comment; "..." quotes text):
 //
 //   operation lu_nopiv                      the name `flamex derive` knows it by
 //   title "LU without pivoting"             one line for listings and headers
@@ -54,15 +62,11 @@
 #include <string>
 #include <vector>
 
+#include "derive/math.hpp"
 #include "flame/flame.hpp"
 
 namespace flamex::derive {
 
-struct Location {
-    std::string file;
-    int line = 0, column = 0;
-    std::string str() const { return file + ":" + std::to_string(line) + ":" + std::to_string(column); }
-};
 
 // A call as written in a step: trsv(LOWER, NO_TRANSPOSE, UNIT, A00, a01); an argument
 // is a name, a number, or a call (merge_2x1(a01, alpha11, a21)).
@@ -79,6 +83,43 @@ struct Operand {
     bool pivots = false;
     bool two_by_two = true; // 2x2, else 2x1
     std::string scalar; // "alpha"
+    Location where;
+    // The derived format (`operand L in lower m m lambda`): role, structure, and the
+    // index spaces of its rows and columns, which the PME's `pme INDEX` lines partition.
+    std::string role;      // in, out, inout
+    std::string structure; // general, lower, upper, unit_lower, unit_upper, symmetric_lower, symmetric_upper
+    std::string row_index, col_index;
+    // The structure of its value after the operation, when the operation changes it
+    // (`operand A inout symmetric_lower n n alpha -> lower`: Cholesky's factor).
+    std::string result;
+    bool input_only() const { return role == "in"; }
+    // Whether a block of the value before (hat) or after the operation is a triangle.
+    bool triangle(bool hat) const
+    {
+        const std::string& s = hat || result.empty() ? structure : result;
+        return s == "lower" || s == "upper" || s == "unit_lower" || s == "unit_upper";
+    }
+    bool lower() const { return structure == "lower" || structure == "unit_lower" || structure == "symmetric_lower"; }
+    bool upper() const { return structure == "upper" || structure == "unit_upper" || structure == "symmetric_upper"; }
+    bool symmetric() const { return structure == "symmetric_lower" || structure == "symmetric_upper"; }
+    bool unit() const { return structure == "unit_lower" || structure == "unit_upper"; }
+};
+
+// The derived format's PME: `pme m B_T = L_TL^{-1} Bhat_T`, one block equation of the
+// PME that partitions index space m.
+struct Equation {
+    std::string index;
+    Math lhs, rhs;
+    std::string text;
+    Location where;
+};
+
+// `variant 2 "eager" B_T = L_TL^{-1} Bhat_T ; B_B = Bhat_B - L_BL B_T`: libflame's number
+// for the invariant whose quadrants hold these values.
+struct InvariantDecl {
+    int number = 0;
+    std::string summary;
+    std::vector<std::pair<Math, Math>> holds;
     Location where;
 };
 
@@ -152,7 +193,24 @@ struct Pme {
     std::string definition; // "unit_lower(A) * upper(A) = Ahat", checked by --check-pme
     Location definition_where;
 
+    // The derived format (this PME file holds mathematics only; the engine in
+    // engine.cpp derives invariants and updates). The step format above it is being
+    // replaced by it (issue 27): until every shipped operation is migrated, a file is
+    // one or the other, `derived` telling which.
+    bool derived = false;
+    std::vector<std::string> indices;      // `index m n`
+    Math definition_lhs, definition_rhs;   // `equation B = L^{-1} Bhat`
+    std::vector<Equation> equations;       // `pme m ...`
+    std::vector<InvariantDecl> declared;   // `variant N "summary" Q = ... ; ...`
+
+    const Operand* operand(const std::string& name) const
+    {
+        for (const Operand& o : operands)
+            if (o.name == name) return &o;
+        return nullptr;
+    }
     const Task* task(const std::string& name) const;
+    bool has_blocked() const { return derived || !blocked.empty(); }
     const std::vector<Step>& steps(bool blocked_form) const { return blocked_form ? blocked : unblocked; }
 };
 

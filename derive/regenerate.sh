@@ -31,12 +31,28 @@ for v in 1 2 3 4; do
     emit trinv $v unb variants trinv
     emit trinv $v blk variants trinv
 done
-# Variants 3 and 4 partition B by columns, which trsm_lln.pme does not: they stay
-# hand-written (variants/trsm_lln_*_var3.cpp, *_var4.cpp).
-for v in 1 2; do
+# Variants 3 and 4 partition B by columns (trsm_lln.pme's `pme n` equations).
+for v in 1 2 3 4; do
     emit trsm_lln $v unb variants trsm_lln
     emit trsm_lln $v blk variants trsm_lln
 done
 for v in 1 2 3; do
     emit ldlt $v unb variants ldlt_blas
+done
+# New operations, derived from their PME alone (issue 27).
+for op in trmm_lln trmm_lun trsm_lun; do
+    for v in 1 2 3 4; do
+        emit $op $v unb variants $op
+        emit $op $v blk variants $op
+    done
+done
+for v in 1 2 3; do
+    emit chol_u $v unb variants chol_u
+    emit chol_u $v blk variants chol_u
+    emit ttmm_l $v unb variants ttmm_l
+    emit ttmm_l $v blk variants ttmm_l
+done
+for v in 1 2 3 4 5 6; do
+    emit syrk_ln $v unb variants syrk_ln
+    emit syrk_ln $v blk variants syrk_ln
 done

@@ -348,6 +348,13 @@ inline double round(const Accumulator& acc) noexcept { return acc.round(); }
 // quotient may be subnormal, zero (underflow, with its sign) or overflow to inf.
 double divide_round(const Accumulator& acc, double d) noexcept;
 
+// round(sqrt(value)): the correctly rounded square root of the exact value, one
+// rounding (BLAS's nrm2 as RN(sqrt(sum x_i^2))). IEEE rules: a negative value or
+// NaN gives NaN, +inf gives +inf, an exact zero its own signed zero. Newton steps
+// on exact residuals value - r^2 find a candidate; the exact signs of
+// 4 value - (2r +- ulp)^2 then place it between the two midpoints (ties to even).
+double sqrt_round(const Accumulator& acc);
+
 // round(a * b * c + d) with one rounding, IEEE specials as for the accumulator
 // (e.g. ger's alpha x_i y_j + a_ij). One std::fma when a * b is exact, an
 // accumulator otherwise. (round(a * b + c) is std::fma itself.)

@@ -39,6 +39,10 @@ void expect_golden(const std::string& op, const std::string& golden)
 
 TEST(DeriveCli, LuTextIsTheGoldenOne) { expect_golden("lu", kSource + "/tests/golden/derive_lu.txt"); }
 TEST(DeriveCli, CholTextIsTheGoldenOne) { expect_golden("chol", kSource + "/tests/golden/derive_chol.txt"); }
+// The derived format's worksheets: the states before and after the update as the
+// values of the 3x3 blocks (b1^T = lambda11^{-1} ( bhat1^T - l10^T B0 )).
+TEST(DeriveCli, TrsmLlnTextIsTheGoldenOne) { expect_golden("trsm_lln", kSource + "/tests/golden/derive_trsm_lln.txt"); }
+TEST(DeriveCli, TrmmLunTextIsTheGoldenOne) { expect_golden("trmm_lun", kSource + "/tests/golden/derive_trmm_lun.txt"); }
 
 TEST(DeriveCli, ListsEveryOperationWithItsInvariantCounts)
 {
@@ -48,7 +52,13 @@ TEST(DeriveCli, ListsEveryOperationWithItsInvariantCounts)
     for (const char* line : {"lu_nopiv  LU without pivoting: 5 invariants", "lu_piv  LU with partial pivoting: 3 invariants",
                              "chol  Cholesky factorization (lower): 3 invariants", "trinv  Triangular inverse (lower, non-unit): 4 invariants",
                              "ldlt  LDL^T factorization (lower, unit L, D diagonal): 3 invariants",
-                             "trsm_lln  Triangular solve L X = B (left, lower, no transpose): 2 invariants"})
+                             "trsm_lln  Triangular solve L X = B (left, lower, no transpose): 4 invariants",
+                             "trmm_lln  Triangular product B := L B (left, lower, no transpose): 4 invariants",
+                             "trmm_lun  Triangular product B := U B (left, upper, no transpose): 4 invariants",
+                             "trsm_lun  Triangular solve U X = B (left, upper, no transpose): 4 invariants",
+                             "syrk_ln  Symmetric rank-k update C := C + A A^T (lower, no transpose): 6 invariants",
+                             "chol_u  Cholesky factorization (upper): 3 invariants",
+                             "ttmm_l  Triangular transpose times triangle A := L^T L (lower): 3 invariants"})
         EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
     EXPECT_NE(r.out.find("variant 1  infeasible"), std::string::npos) << r.out;
 }
@@ -59,7 +69,7 @@ TEST(DeriveCli, UnknownOperationOrVariantAndInfeasibleVariantFail)
     ScratchDir scratch("derive-bad");
     auto r = run_program(FLAMEX_CLI, {"derive", "qr"}, scratch);
     EXPECT_EQ(r.status, 2);
-    EXPECT_NE(r.err.find("unknown operation 'qr' (known: chol, ldlt, lu_nopiv, lu_piv, trinv, trsm_lln)"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("unknown operation 'qr' (known: chol, chol_u, ldlt, lu_nopiv, lu_piv, syrk_ln, trinv, trmm_lln, trmm_lun, trsm_lln, trsm_lun, ttmm_l)"), std::string::npos) << r.err;
 
     r = run_program(FLAMEX_CLI, {"derive", "chol", "--variant", "4"}, scratch);
     EXPECT_EQ(r.status, 2);
@@ -74,16 +84,16 @@ TEST(DeriveCli, UnknownOperationOrVariantAndInfeasibleVariantFail)
         EXPECT_TRUE(r.out.empty());
     }
 
-    // trsm lln variants 3 and 4 partition B by columns: not from the 2x2 PME, and said why.
+    // trsm_lln's variants 3 and 4 partition B by columns (the PME's `pme n`), and run
+    // in opposite directions: the engine derives both, and the direction.
     r = run_program(FLAMEX_CLI, {"derive", "trsm_lln"}, scratch);
     EXPECT_EQ(r.status, 0) << r.err;
-    for (const char* line : {"variant 3   not from this PME: B by columns, left to right",
-                             "variant 4   not from this PME: B by columns, right to left"})
+    for (const char* line : {"variant 3   {B_L = L^{-1} Bhat_L; B_R = Bhat_R} n forward",
+                             "variant 4   {B_L = Bhat_L; B_R = L^{-1} Bhat_R} n backward"})
         EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
     r = run_program(FLAMEX_CLI, {"derive", "trsm_lln", "--variant", "4", "--emit", "cpp"}, scratch);
-    EXPECT_EQ(r.status, 2);
-    EXPECT_NE(r.err.find("trsm_lln: variant 4 does not come from this PME: B by columns"), std::string::npos) << r.err;
-    EXPECT_TRUE(r.out.empty());
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("repart_1x2_to_1x3(BL, BR, 1, LEFT);"), std::string::npos) << r.out;
 
     r = run_program(FLAMEX_CLI, {"derive", "lu_nopiv", "--emit", "cpp"}, scratch);
     EXPECT_EQ(r.status, 2);
@@ -136,6 +146,22 @@ TEST(DeriveCli, MalformedDescriptionsNameFileLineAndColumn)
                        "step \"a01 := L00^{-1} a01\"         after tr before tr", "a01)", "this block lies in TL after the repartitioning");
 }
 
+// The derived format: a sign flipped in a PME equation; every derived update follows
+// it, so --check-pme rejects the PME and lists its equations, the wrong one among them.
+TEST(DeriveCli, CheckPmeRejectsADerivedPmeWithAFlippedSign)
+{
+    ScratchDir scratch("derive-mutant-derived");
+    std::string text = slurp(kSource + "/derive/pme/chol.pme");
+    const std::string from = "Chol( Ahat_BR - A_BL A_BL^T )", to = "Chol( Ahat_BR + A_BL A_BL^T )";
+    ASSERT_NE(text.find(from), std::string::npos);
+    text.replace(text.find(from), from.size(), to);
+    std::ofstream(scratch.path("chol.pme")) << text;
+    const auto r = run_program(FLAMEX_CLI, {"derive", "chol", "--check-pme"}, scratch, "FLAMEX_PME_DIR=" + scratch.dir());
+    EXPECT_EQ(r.status, 1) << r.out << r.err;
+    EXPECT_NE(r.out.find("the PME is wrong"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("A_BR = Chol( Ahat_BR + A_BL A_BL^T )"), std::string::npos) << r.out;
+}
+
 } // namespace
 
 namespace {
@@ -143,7 +169,7 @@ namespace {
 TEST(DeriveCli, EveryShippedPmeMeetsItsDefinition)
 {
     ScratchDir scratch("derive-check");
-    for (const char* op : {"lu_nopiv", "lu_piv", "chol", "ldlt", "trinv", "trsm_lln"}) {
+    for (const char* op : {"lu_nopiv", "lu_piv", "chol", "ldlt", "trinv", "trsm_lln", "trsm_lun", "trmm_lln", "trmm_lun", "syrk_ln", "chol_u", "ttmm_l"}) {
         const auto r = run_program(FLAMEX_CLI, {"derive", op, "--check-pme"}, scratch);
         EXPECT_EQ(r.status, 0) << op << ":\n" << r.out << r.err;
         EXPECT_NE(r.out.find(std::string("check-pme ") + op + ": every variant satisfies"), std::string::npos) << r.out;
@@ -178,8 +204,6 @@ TEST(DeriveCli, CheckPmeNamesTheTaskOfAFlippedSign)
                   "step \"a21 := a21 - A20 a01\" (" + std::string("/tmp/flamex_derive-mutant"));
     expect_blamed("lu_nopiv", "gemv(NO_TRANSPOSE, -1.0, A20, a01, 1.0, a21)", "gemv(NO_TRANSPOSE, 1.0, A20, a01, 1.0, a21)",
                   "of task bl (L_BL := A_BL U_TL^{-1})");
-    expect_blamed("chol", "syrk(LOWER, NO_TRANSPOSE, -1.0, a21, 1.0, A22)", "syrk(LOWER, NO_TRANSPOSE, 1.0, a21, 1.0, A22)",
-                  "of task br (A_BR := A_BR - L_BL L_BL^T (lower triangle))");
     // Variant 3 alone negates a21 before dividing and updates A20 by ger(+1): both are named.
     expect_blamed("trinv", "ger(1.0, a21, a10t, A20)", "ger(-1.0, a21, a10t, A20)",
                   "step \"A20 := A20 + a21 a10^T\" (", 2);

@@ -16,9 +16,12 @@
 #include "derive/derive.hpp"
 #include "support/test_support.hpp"
 #include "variants/chol.hpp"
+#include "variants/syrk.hpp"
 #include "variants/ldlt_blas.hpp"
 #include "variants/trinv.hpp"
+#include "variants/trmm.hpp"
 #include "variants/trsm.hpp"
+#include "variants/ttmm.hpp"
 
 namespace {
 
@@ -163,7 +166,63 @@ TEST(DeriveRoundings, TriangularSolveGroupsAreTheMeasuredBitEqualityOnExact)
         EXPECT_TRUE(trsm_lln(exact(), find_trsm_variant(name_of("trsm_lln", number, blocked)), L, B, control).ok());
         return std::vector<Matrix>{B};
     };
-    for (const bool blocked : {false, true}) expect_predicted_groups_measured("trsm_lln", {1, 2}, blocked, run);
+    for (const bool blocked : {false, true}) expect_predicted_groups_measured("trsm_lln", {1, 2, 3, 4}, blocked, run);
+}
+
+// The operations the engine derived from their PME alone (issue 27).
+TEST(DeriveRoundings, DerivedOperationsGroupsAreTheMeasuredBitEqualityOnExact)
+{
+    for (const std::string op : {"trmm_lln", "trmm_lun"}) {
+        const Runner run = [&](int number, bool blocked, size_t k) {
+            Matrix T = dominant(kOrders[k], 600 + k);
+            Matrix B = test::random_matrix(kOrders[k], 1 + 3 * static_cast<dim_t>(k), 610 + k);
+            TrmmControl control;
+            control.block = 3;
+            control.inner = &find_trmm_variant(name_of(op, number, false));
+            trmm(exact(), find_trmm_variant(name_of(op, number, blocked)), T, B, control);
+            return std::vector<Matrix>{B};
+        };
+        for (const bool blocked : {false, true}) expect_predicted_groups_measured(op, {1, 2, 3, 4}, blocked, run);
+    }
+    const Runner lun = [](int number, bool blocked, size_t k) {
+        Matrix U = dominant(kOrders[k], 620 + k);
+        for (dim_t j = 0; j < U.width(); ++j)
+            for (dim_t i = j + 1; i < U.length(); ++i) U(i, j) = U(j, i);
+        Matrix B = test::random_matrix(kOrders[k], 1 + 3 * static_cast<dim_t>(k), 630 + k);
+        TrsmControl control;
+        control.block = 3;
+        control.inner = &find_trsm_lun_variant(name_of("trsm_lun", number, false));
+        EXPECT_TRUE(trsm_lun(exact(), find_trsm_lun_variant(name_of("trsm_lun", number, blocked)), U, B, control).ok());
+        return std::vector<Matrix>{B};
+    };
+    for (const bool blocked : {false, true}) expect_predicted_groups_measured("trsm_lun", {1, 2, 3, 4}, blocked, lun);
+    const Runner syrk = [](int number, bool blocked, size_t k) {
+        const Matrix A = test::random_matrix(kOrders[k], 2 + static_cast<dim_t>(k), 640 + k);
+        Matrix C = test::random_matrix(kOrders[k], kOrders[k], 650 + k);
+        SyrkControl control;
+        control.block = 3;
+        syrk_ln(exact(), find_syrk_variant(name_of("syrk_ln", number, blocked)), A, C, control);
+        return std::vector<Matrix>{C};
+    };
+    for (const bool blocked : {false, true}) expect_predicted_groups_measured("syrk_ln", {1, 2, 3, 4, 5, 6}, blocked, syrk);
+    const Runner chol_upper = [](int number, bool blocked, size_t k) {
+        Matrix A = spd(kOrders[k], 660 + k);
+        CholControl control;
+        control.block = 3;
+        control.inner = &find_chol_u_variant(name_of("chol_u", number, false));
+        EXPECT_TRUE(chol_u(exact(), find_chol_u_variant(name_of("chol_u", number, blocked)), A, control).ok());
+        return std::vector<Matrix>{A};
+    };
+    for (const bool blocked : {false, true}) expect_predicted_groups_measured("chol_u", {1, 2, 3}, blocked, chol_upper);
+    const Runner ttmm = [](int number, bool blocked, size_t k) {
+        Matrix A = dominant(kOrders[k], 670 + k);
+        TtmmControl control;
+        control.block = 3;
+        control.inner = &find_ttmm_variant(name_of("ttmm_l", number, false));
+        ttmm_l(exact(), find_ttmm_variant(name_of("ttmm_l", number, blocked)), A, control);
+        return std::vector<Matrix>{A};
+    };
+    for (const bool blocked : {false, true}) expect_predicted_groups_measured("ttmm_l", {1, 2, 3}, blocked, ttmm);
 }
 
 TEST(DeriveRoundings, LdltGroupsAreTheMeasuredBitEqualityOnExact)

@@ -75,4 +75,18 @@ const CholVariant& find_chol_variant(const std::string& name);
 // backend for the duration, and fills in the control's default inner variant.
 CholInfo chol(const Blas& blas, const CholVariant& variant, Obj A, CholControl control = {});
 
+// The upper factorization A = U^T U (the upper triangle of A read and overwritten; the
+// strict lower one not referenced), derived from derive/pme/chol_u.pme alone:
+// libflame's FLA_Chol_u_{unb,blk}_var1..3. A blocked variant's inner variant must be
+// an upper one (default chol_u_unb_var3).
+CholInfo chol_u_unb_var1(const Blas& blas, Obj A);
+CholInfo chol_u_unb_var2(const Blas& blas, Obj A);
+CholInfo chol_u_unb_var3(const Blas& blas, Obj A);
+CholInfo chol_u_blk_var1(const Blas& blas, Obj A, const CholControl& control);
+CholInfo chol_u_blk_var2(const Blas& blas, Obj A, const CholControl& control);
+CholInfo chol_u_blk_var3(const Blas& blas, Obj A, const CholControl& control);
+const std::vector<CholVariant>& chol_u_variants();
+const CholVariant& find_chol_u_variant(const std::string& name);
+CholInfo chol_u(const Blas& blas, const CholVariant& variant, Obj A, CholControl control = {});
+
 } // namespace flamex

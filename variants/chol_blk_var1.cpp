@@ -2,8 +2,8 @@
 // Generated from derive/pme/chol.pme by `flamex derive chol --variant 1 --blocked --emit cpp`;
 // libflame's FLA_Chol_l_blk_var1.
 //
-//   A10 := A10 L00^{-T}                                            trsm
-//   A11 := A11 - A10 A10^T (lower)                                 syrk
+//   A10 := A10 A00^{-T}                                            trsm
+//   A11 := A11 - A10 A10^T                                         syrk
 //   A11 := Chol( A11 )                                             inner variant
 // A pivot alpha11 <= 0 (or NaN) ends the factorization: A is not positive definite.
 #include "variants/chol.hpp"

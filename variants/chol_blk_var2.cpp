@@ -2,10 +2,10 @@
 // Generated from derive/pme/chol.pme by `flamex derive chol --variant 2 --blocked --emit cpp`;
 // libflame's FLA_Chol_l_blk_var2.
 //
-//   A11 := A11 - A10 A10^T (lower)                                 syrk
+//   A11 := A11 - A10 A10^T                                         syrk
 //   A21 := A21 - A20 A10^T                                         gemm
 //   A11 := Chol( A11 )                                             inner variant
-//   A21 := A21 L11^{-T}                                            trsm
+//   A21 := A21 A11^{-T}                                            trsm
 // A pivot alpha11 <= 0 (or NaN) ends the factorization: A is not positive definite.
 #include "variants/chol.hpp"
 

@@ -3,8 +3,8 @@
 // libflame's FLA_Chol_l_blk_var3.
 //
 //   A11 := Chol( A11 )                                             inner variant
-//   A21 := A21 L11^{-T}                                            trsm
-//   A22 := A22 - A21 A21^T (lower)                                 syrk
+//   A21 := A21 A11^{-T}                                            trsm
+//   A22 := A22 - A21 A21^T                                         syrk
 // A pivot alpha11 <= 0 (or NaN) ends the factorization: A is not positive definite.
 #include "variants/chol.hpp"
 

@@ -2,7 +2,7 @@
 // Generated from derive/pme/chol.pme by `flamex derive chol --variant 1 --emit cpp`;
 // libflame's FLA_Chol_l_unb_var1.
 //
-//   a10^T   := a10^T L00^{-T}                                      trsv
+//   a10^T   := a10^T A00^{-T}                                      trsv
 //   alpha11 := alpha11 - a10^T a10                                 dots
 //   alpha11 := sqrt( alpha11 )                                     sqrt
 // A pivot alpha11 <= 0 (or NaN) ends the factorization: A is not positive definite.

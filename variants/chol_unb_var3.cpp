@@ -4,7 +4,7 @@
 //
 //   alpha11 := sqrt( alpha11 )                                     sqrt
 //   a21     := a21 / alpha11                                       invscal
-//   A22     := A22 - a21 a21^T (lower)                             syrk
+//   A22     := A22 - a21 a21^T                                     syrk
 // A pivot alpha11 <= 0 (or NaN) ends the factorization: A is not positive definite.
 #include "variants/chol.hpp"
 

@@ -1,9 +1,9 @@
 // The triangular solve variants with many right-hand sides (left, lower, no
 // transpose, non-unit), written once against the abstract BLAS: B := L^{-1} B for
 // the lower triangle L of an n x n matrix (its strictly upper triangle is not read)
-// and an n x k B. Variants 1 and 2 are generated from derive/pme/trsm_lln.pme by
-// derive/regenerate.sh; 3 and 4 partition B by columns, which the PME does not, and
-// are hand-written.
+// and an n x k B. All four are generated from derive/pme/trsm_lln.pme by
+// derive/regenerate.sh: 1 and 2 from its PME partitioning L 2x2 and B by rows, 3 and 4
+// from the one partitioning B by columns.
 //
 // Numbering: libflame's FLA_Trsm_lln_unb_var1..4 and FLA_Trsm_lln_blk_var1..4 (1, 2:
 // a row block of B at a time, 1 from the rows solved before it, 2 updating the rows
@@ -47,6 +47,17 @@ TrsmInfo trsm_lln_blk_var1(const Blas& blas, Obj L, Obj B, const TrsmControl& co
 TrsmInfo trsm_lln_blk_var2(const Blas& blas, Obj L, Obj B, const TrsmControl& control);
 TrsmInfo trsm_lln_blk_var3(const Blas& blas, Obj L, Obj B, const TrsmControl& control);
 TrsmInfo trsm_lln_blk_var4(const Blas& blas, Obj L, Obj B, const TrsmControl& control);
+// B := U^{-1} B (left, upper, no transpose, non-unit), derived from
+// derive/pme/trsm_lun.pme alone: 1, 2 a row block at a time, bottom-up; 3, 4 a column
+// block at a time (libflame's FLA_Trsm_lun_*, numbering matched by its bits on blis).
+TrsmInfo trsm_lun_unb_var1(const Blas& blas, Obj U, Obj B);
+TrsmInfo trsm_lun_unb_var2(const Blas& blas, Obj U, Obj B);
+TrsmInfo trsm_lun_unb_var3(const Blas& blas, Obj U, Obj B);
+TrsmInfo trsm_lun_unb_var4(const Blas& blas, Obj U, Obj B);
+TrsmInfo trsm_lun_blk_var1(const Blas& blas, Obj U, Obj B, const TrsmControl& control);
+TrsmInfo trsm_lun_blk_var2(const Blas& blas, Obj U, Obj B, const TrsmControl& control);
+TrsmInfo trsm_lun_blk_var3(const Blas& blas, Obj U, Obj B, const TrsmControl& control);
+TrsmInfo trsm_lun_blk_var4(const Blas& blas, Obj U, Obj B, const TrsmControl& control);
 
 struct TrsmVariant {
     std::string name;    // e.g. "trsm_lln_unb_var1"
@@ -64,5 +75,10 @@ const TrsmVariant& find_trsm_variant(const std::string& name);
 // column returned, B untouched), holds L and B with the backend, fills in the
 // default inner variant.
 TrsmInfo trsm_lln(const Blas& blas, const TrsmVariant& variant, Obj L, Obj B, TrsmControl control = {});
+
+// The upper solve's variants (trsm_lun_{unb,blk}_var1..4) and its driver, as the lower one's.
+const std::vector<TrsmVariant>& trsm_lun_variants();
+const TrsmVariant& find_trsm_lun_variant(const std::string& name);
+TrsmInfo trsm_lun(const Blas& blas, const TrsmVariant& variant, Obj U, Obj B, TrsmControl control = {});
 
 } // namespace flamex

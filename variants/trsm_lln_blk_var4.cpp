@@ -1,5 +1,7 @@
-// Triangular solve B := L^{-1} B, blocked, variant 4: a block of columns of X at a time, right to left;
-// libflame's FLA_Trsm_lln_blk_var4 (left, lower, no transpose; alpha = 1, non-unit diagonal).
+// Triangular solve L X = B (left, lower, no transpose), blocked, variant 4: a column block of X at
+// a time, right to left.
+// Generated from derive/pme/trsm_lln.pme by `flamex derive trsm_lln --variant 4 --blocked --emit cpp`;
+// libflame's FLA_Trsm_lln_blk_var4.
 //
 //   B1 := L^{-1} B1                                                inner variant
 #include "variants/trsm.hpp"

@@ -1,5 +1,7 @@
-// Triangular solve B := L^{-1} B, unblocked, variant 3: a column of X at a time, left to right;
-// libflame's FLA_Trsm_lln_unb_var3 (left, lower, no transpose; alpha = 1, non-unit diagonal).
+// Triangular solve L X = B (left, lower, no transpose), unblocked, variant 3: a column block of X
+// at a time, left to right.
+// Generated from derive/pme/trsm_lln.pme by `flamex derive trsm_lln --variant 3 --emit cpp`;
+// libflame's FLA_Trsm_lln_unb_var3.
 //
 //   b1 := L^{-1} b1                                                trsv
 #include "variants/trsm.hpp"

@@ -1,5 +1,7 @@
-// Triangular solve B := L^{-1} B, unblocked, variant 4: a column of X at a time, right to left;
-// libflame's FLA_Trsm_lln_unb_var4 (left, lower, no transpose; alpha = 1, non-unit diagonal).
+// Triangular solve L X = B (left, lower, no transpose), unblocked, variant 4: a column block of X
+// at a time, right to left.
+// Generated from derive/pme/trsm_lln.pme by `flamex derive trsm_lln --variant 4 --emit cpp`;
+// libflame's FLA_Trsm_lln_unb_var4.
 //
 //   b1 := L^{-1} b1                                                trsv
 #include "variants/trsm.hpp"

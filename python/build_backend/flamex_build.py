@@ -69,7 +69,7 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     wheel = f"{NAME}-{version}-{tag}.whl"
     files = {}
     for entry in sorted(os.listdir(package)):
-        if entry.endswith((".py", ".so")):
+        if entry.endswith((".py", ".so", ".pyi")) or entry == "py.typed":  # the stubs too (PEP 561)
             with open(os.path.join(package, entry), "rb") as f:
                 files[f"{NAME}/{entry}"] = f.read()
     # The PME descriptions `flamex.derive` reads: the installed module must not need the

@@ -23,7 +23,7 @@ class Error(ValueError):
 class OpenCLError(Error, RuntimeError):
     """An OpenCL failure; build_log is the kernel compiler's log ('' when none)."""
 
-    def __init__(self, message, build_log=""):
+    def __init__(self, message: str, build_log: str = "") -> None:
         super().__init__(message)
         self.build_log = build_log
 
@@ -31,7 +31,7 @@ class OpenCLError(Error, RuntimeError):
 class ColumnError(Error, numpy.linalg.LinAlgError):
     """A numerical failure at a column: column is its 1-based index."""
 
-    def __init__(self, message, column):
+    def __init__(self, message: str, column: int) -> None:
         super().__init__(message)
         self.column = column
 

@@ -246,30 +246,114 @@ void bind_batched(py::module_& m)
        py::arg("organization") = "hybrid", py::arg("cooperating") = 0, py::arg("work_group") = 0,
        py::arg("opencl_device") = "", py::arg("build_options") = "", py::arg("layout") = "system-major",
        py::arg("count") = py::none(),
-       R"(Solves A[k] x[k] = y[k] for every k (A: (k, n, n), y: (k, n), float32 or float64;
-lower triangles read). Returns a dict: x (k, n), status (codes into STATUS_NAMES),
-solved_by (into METHOD_NAMES), column, discarded, residual, first_residual, seconds,
-tolerance, threshold. Numerical trouble is per system, never an exception.
-layout="interleaved": A and y are the interleaved layout's C-contiguous arrays
-(interleave(), generate_regression(layout="interleaved")), A (blocks, n(n+1)/2, B),
-y (blocks, n, B), B = 16 for float32 and 8 for float64, and count the number of
-systems (default blocks * B); the result is the same, bit for bit.)");
+       R"(Solve A[k] x[k] = y[k] for every k: many small symmetric systems.
+
+Numerical trouble is reported per system in the result, never raised.
+
+Parameters
+----------
+A : numpy.ndarray
+    (k, n, n), float32 or float64, lower triangles read; with layout="interleaved",
+    the interleaved layout's C-contiguous (blocks, n(n+1)/2, B), B = 16 for float32
+    and 8 for float64.
+y : numpy.ndarray
+    (k, n) in A's dtype; interleaved: (blocks, n, B).
+method : str, optional
+    "ldlt", "householder-pcr", "dc" or "auto" (default).
+tolerance : float or None, optional
+    A system whose residual exceeds it is flagged (None: 16 n u).
+threshold : float or None, optional
+    The dc method's cut of small eigenvalues, relative to max |lambda| (None: 1e-5
+    in single precision, 1e-12 in double).
+threads : int, optional
+    CPU threads (default 1); the result does not depend on them.
+ldlt_variant : int, optional
+    The LDL^T variant, 1 to 3 (default 3).
+device : {"cpu", "opencl"}, optional
+    Where to solve.
+organization : {"simd", "collaborative", "hybrid"}, optional
+    The OpenCL kernels' organization (default "hybrid").
+cooperating : int, optional
+    Work-items per system of the collaborative kernels (0: the default).
+work_group : int, optional
+    The OpenCL work-group size (0: the default).
+opencl_device : str, optional
+    The OpenCL device, by index or name ("": the default).
+build_options : str, optional
+    Extra OpenCL compiler options.
+layout : {"system-major", "interleaved"}, optional
+    The layout of A and y (default "system-major").
+count : int or None, optional
+    Interleaved: the number of systems (default blocks * B).
+
+Returns
+-------
+dict
+    "x" (k, n), "status" (codes into STATUS_NAMES), "solved_by" (codes into
+    METHOD_NAMES), "column", "discarded", "residual", "first_residual", "seconds",
+    "tolerance" and "threshold". The layouts give the same result, bit for bit.
+
+Raises
+------
+ValueError
+    Bad shapes, dtypes or option names.
+flamex.OpenCLError
+    device="opencl" without a usable device.)");
 
     b.def("interleave", [](const py::array& A, const py::array& y) {
         if (A.dtype().is(py::dtype::of<float>())) return interleaved_arrays(batched::interleave(batch_of<float>(A, y)));
         if (A.dtype().is(py::dtype::of<double>())) return interleaved_arrays(batched::interleave(batch_of<double>(A, y)));
         throw LayoutError("batched.interleave: dtype must be float32 or float64, got " + py::str(A.dtype()).cast<std::string>());
     }, py::arg("A"), py::arg("y"),
-       "(A, y) of shapes (k, n, n), (k, n) -> the interleaved layout's (A, y), of shapes (blocks, n(n+1)/2, B) and "
-       "(blocks, n, B), B = 16 for float32 and 8 for float64 (lower triangles, the last block padded with zeros).");
+       R"(Convert a batch to the interleaved layout.
+
+Parameters
+----------
+A : numpy.ndarray
+    (k, n, n), float32 or float64 (lower triangles read).
+y : numpy.ndarray
+    (k, n), in A's dtype.
+
+Returns
+-------
+A : numpy.ndarray
+    (blocks, n(n+1)/2, B), B = 16 for float32 and 8 for float64; the last block
+    padded with zeros.
+y : numpy.ndarray
+    (blocks, n, B).
+
+Raises
+------
+ValueError
+    Bad shapes or dtypes.)");
 
     b.def("deinterleave", [](const py::array& A, const py::array& y, std::optional<std::size_t> count) {
         if (A.dtype().is(py::dtype::of<float>())) return batch_arrays(batched::deinterleave(interleaved_of<float>(A, y, count)));
         if (A.dtype().is(py::dtype::of<double>())) return batch_arrays(batched::deinterleave(interleaved_of<double>(A, y, count)));
         throw LayoutError("batched.deinterleave: dtype must be float32 or float64, got " + py::str(A.dtype()).cast<std::string>());
     }, py::arg("A"), py::arg("y"), py::arg("count") = py::none(),
-       "The interleaved layout's (A, y) (count systems, default every lane) -> (A, y) of shapes (k, n, n), (k, n), "
-       "both triangles stored.");
+       R"(Convert a batch from the interleaved layout back to one system after another.
+
+Parameters
+----------
+A : numpy.ndarray
+    The interleaved layout's (blocks, n(n+1)/2, B).
+y : numpy.ndarray
+    The interleaved layout's (blocks, n, B).
+count : int or None, optional
+    The number of systems (default every lane, blocks * B).
+
+Returns
+-------
+A : numpy.ndarray
+    (k, n, n), both triangles stored.
+y : numpy.ndarray
+    (k, n).
+
+Raises
+------
+ValueError
+    Bad shapes, dtypes or count.)");
 
     b.def("generate_spd", [](int n, std::size_t count, double cond_min, double cond_max, std::uint64_t seed,
                              const std::string& precision, int threads) {
@@ -300,7 +384,38 @@ systems (default blocks * B); the result is the same, bit for bit.)");
         return py::make_tuple(ay[0], ay[1], py::array_t<double>(static_cast<py::ssize_t>(kappa.size()), kappa.data()));
     }, py::arg("n"), py::arg("count"), py::arg("cond_min") = 1.0, py::arg("cond_max") = 1e6, py::arg("seed") = 0,
        py::arg("precision") = "double", py::arg("threads") = 1,
-       "(A, y, kappa): Q diag(lambda) Q^T with kappa_k log-uniform in [cond_min, cond_max].");
+       R"(Generate a batch of symmetric positive definite systems Q diag(lambda) Q^T.
+
+Parameters
+----------
+n : int
+    The order of each system.
+count : int
+    The number of systems.
+cond_min : float, optional
+    The smallest 2-norm condition number (default 1).
+cond_max : float, optional
+    The largest (default 1e6); each kappa_k is log-uniform in [cond_min, cond_max].
+seed : int, optional
+    The generator's seed.
+precision : {"double", "single"}, optional
+    float64 (default) or float32.
+threads : int, optional
+    Threads (the result does not depend on them).
+
+Returns
+-------
+A : numpy.ndarray
+    (count, n, n).
+y : numpy.ndarray
+    (count, n).
+kappa : numpy.ndarray
+    (count,), each system's condition number.
+
+Raises
+------
+ValueError
+    Bad sizes or precision.)");
 
     b.def("generate_regression", [](int n, std::size_t count, int paths, std::uint64_t seed, const std::string& precision,
                                     int threads, const std::string& layout) {
@@ -331,8 +446,37 @@ systems (default blocks * B); the result is the same, bit for bit.)");
         return is_single(precision) ? generate(0.0f) : generate(0.0);
     }, py::arg("n") = 30, py::arg("count") = 1000, py::arg("paths") = 300, py::arg("seed") = 0,
        py::arg("precision") = "double", py::arg("threads") = 1, py::arg("layout") = "system-major",
-       "(A, y): the paper's Black & Scholes regression Gram matrices, accumulated in the precision; "
-       "layout=\"interleaved\": written directly in the interleaved layout (the same bits; see solve).");
+       R"(Generate the paper's Black & Scholes regression Gram matrices, accumulated in the precision.
+
+Parameters
+----------
+n : int, optional
+    The order of each system (default 30).
+count : int, optional
+    The number of systems (default 1000).
+paths : int, optional
+    The Monte Carlo paths each matrix accumulates (default 300).
+seed : int, optional
+    The generator's seed.
+precision : {"double", "single"}, optional
+    float64 (default) or float32.
+threads : int, optional
+    Threads (the result does not depend on them).
+layout : {"system-major", "interleaved"}, optional
+    "interleaved": written directly in the interleaved layout (the same bits; see
+    solve).
+
+Returns
+-------
+A : numpy.ndarray
+    The matrices, in the layout.
+y : numpy.ndarray
+    The right-hand sides, in the layout.
+
+Raises
+------
+ValueError
+    Bad sizes, precision or layout.)");
 
     b.def("condition_numbers", [](const py::array& A, int threads) {
         // Only A is needed; y is a placeholder of the right shape.
@@ -352,7 +496,24 @@ systems (default blocks * B); the result is the same, bit for bit.)");
             throw LayoutError("batched.condition_numbers: dtype must be float32 or float64");
         }
         return py::array_t<double>(static_cast<py::ssize_t>(kappa.size()), kappa.data());
-    }, py::arg("A"), py::arg("threads") = 1, "2-norm condition numbers of every system (from the lower triangles).");
+    }, py::arg("A"), py::arg("threads") = 1, R"(The 2-norm condition number of every system of a batch.
+
+Parameters
+----------
+A : numpy.ndarray
+    (k, n, n), float32 or float64; the lower triangles are read.
+threads : int, optional
+    Threads (the result does not depend on them).
+
+Returns
+-------
+numpy.ndarray
+    (k,), float64.
+
+Raises
+------
+ValueError
+    Bad shapes or dtypes.)");
 }
 
 } // namespace flamex::python

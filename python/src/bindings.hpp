@@ -48,6 +48,13 @@ struct InPlace {
 };
 InPlace in_place_or_copy(py::handle A, const char* what, bool overwrite, bool vector_allowed = false);
 
+// check_finite (lu, solve, chol, ldlt, trinv, trsm_lln; scipy.linalg's convention): a NaN
+// or an infinity anywhere in the argument `what` of operation `op` is a flamex.Error (a
+// ValueError) naming the argument, the first such entry in column-major order (A[i, j],
+// or b[i] for a 1-D argument, indices within the view) and its value. Nothing is written.
+void require_finite(const char* op, const char* what, Obj v, bool one_d);
+inline bool is_one_d(py::handle h) { return py::isinstance<py::array>(h) && py::reinterpret_borrow<py::array>(h).ndim() == 1; }
+
 void bind_blas(py::module_& m);    // blas.cpp: Backend, backends(), devices()
 void bind_drivers(py::module_& m); // drivers.cpp: lu, solve, trsv_solve
 void bind_factorizations(py::module_& m); // factorizations.cpp: chol, ldlt, trinv, trsm_lln, variants
@@ -55,5 +62,6 @@ void bind_operations(py::module_& m); // operations.cpp: run, operations
 void bind_derive(py::module_& m);  // derive.cpp: derive, derive_invariants
 void bind_tools(py::module_& m);   // tools.cpp: gen, mpfr, Matrix Market
 void bind_batched(py::module_& m); // batched.cpp: the batched symmetric solvers
+void bind_config(py::module_& m);  // config.cpp: __version__, _config() (show_config's facts)
 
 } // namespace flamex::python

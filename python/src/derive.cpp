@@ -10,7 +10,7 @@ namespace {
 
 derive::Derivation derivation_of(const derive::Pme& pme, bool blocked)
 {
-    if (blocked && pme.blocked.empty()) throw Error(pme.name + ": the description has no blocked form");
+    if (blocked && !pme.has_blocked()) throw Error(pme.name + ": the description has no blocked form");
     return derive::derive_invariants(pme);
 }
 
@@ -19,7 +19,12 @@ derive::Derivation derivation_of(const derive::Pme& pme, bool blocked)
 void bind_derive(py::module_& m)
 {
     m.def("derive_operations", &derive::operation_names,
-          "The operations with a PME description (derive/pme/*.pme, or FLAMEX_PME_DIR).");
+          R"(The operations flamex.derive can derive: those with a PME description.
+
+Returns
+-------
+list of str
+    The operations' names (derive/pme/*.pme, or $FLAMEX_PME_DIR's).)");
 
     m.def("derive", [](const std::string& operation, std::optional<int> variant, bool blocked, const std::string& emit) {
         if (emit != "text" && emit != "cpp" && emit != "latex")
@@ -41,12 +46,31 @@ void bind_derive(py::module_& m)
         }
         return out;
     }, py::arg("operation"), py::arg("variant") = py::none(), py::arg("blocked") = false, py::arg("emit") = "text",
-       R"(The derivation of an operation from its PME description, as `flamex derive` prints it.
+       R"(Derive an operation's algorithms from its PME description, as `flamex derive` prints it.
 
-emit="text": the PME, the loop invariants and the worksheet of each variant (or of
-`variant` alone); "cpp": the variant file (needs variant); "latex": the worksheets as
-a LaTeX document. blocked: the blocked form. An unknown operation or variant, or an
-infeasible one (with its reason), raises flamex.Error.)");
+Parameters
+----------
+operation : str
+    An operation from flamex.derive_operations(), e.g. "chol".
+variant : int or None, optional
+    One variant (libflame's number); None: every variant (text and latex only).
+blocked : bool, optional
+    The blocked form of the algorithm.
+emit : {"text", "cpp", "latex"}, optional
+    "text" (default): the PME, the loop invariants and each variant's worksheet;
+    "cpp": the variant's C++ file (needs variant); "latex": the worksheets as a LaTeX
+    document.
+
+Returns
+-------
+str
+    The derivation.
+
+Raises
+------
+flamex.Error
+    An unknown operation, emit or variant, an infeasible variant (with its reason),
+    or emit="cpp" without a variant (a ValueError).)");
 
     m.def("derive_invariants", [](const std::string& operation) {
         derive::Pme pme; // the derivation points into it
@@ -57,16 +81,41 @@ infeasible one (with its reason), raises flamex.Error.)");
             d = derive::derive_invariants(pme);
         }
         py::list out;
-        for (const derive::Invariant& inv : d.invariants)
-            out.append(py::dict(py::arg("number") = inv.number, py::arg("tasks") = inv.tasks, py::arg("summary") = inv.summary));
+        for (const derive::Invariant& inv : d.invariants) {
+            // The derived format's invariants: the values each quadrant holds, the index
+            // the loop partitions and its direction (the step format's: its tasks).
+            std::vector<std::string> holds;
+            for (const auto& [lhs, rhs] : inv.holds) holds.push_back(derive::equation_text(lhs, rhs));
+            out.append(py::dict(py::arg("number") = inv.number, py::arg("tasks") = inv.tasks, py::arg("summary") = inv.summary,
+                                py::arg("holds") = holds, py::arg("index") = inv.index,
+                                py::arg("direction") = inv.index.empty() ? "" : inv.backward ? "backward" : "forward"));
+        }
         py::list infeasible;
         for (const derive::InfeasibleVariant& v : d.infeasible)
             infeasible.append(py::dict(py::arg("number") = v.number, py::arg("tasks") = v.tasks, py::arg("reason") = v.reason));
         return py::make_tuple(out, infeasible);
     }, py::arg("operation"),
-       R"((invariants, infeasible): the loop invariants of an operation as dicts (number, libflame's,
-0 when unnumbered; tasks, the PME's tasks it holds; summary), and the declared variants
-that are not feasible (number, tasks, reason).)");
+       R"(The loop invariants of an operation, derived from its PME.
+
+Parameters
+----------
+operation : str
+    An operation from flamex.derive_operations().
+
+Returns
+-------
+invariants : list of dict
+    The feasible loop invariants: "number" (libflame's, 0 when unnumbered), "tasks"
+    (the PME's tasks it holds) and "summary"; for a PME in the derived format also
+    "holds" (the values its quadrants hold), "index" (the index space the loop
+    partitions) and "direction" ("forward" or "backward").
+infeasible : list of dict
+    The declared variants that are not feasible: "number", "tasks" and "reason".
+
+Raises
+------
+flamex.Error
+    An unknown operation (a ValueError).)");
 }
 
 } // namespace flamex::python

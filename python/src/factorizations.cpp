@@ -82,16 +82,31 @@ py::list variant_list(const std::string& operation)
 void bind_factorizations(py::module_& m)
 {
     m.def("variants", &variant_list, py::arg("operation") = "lu",
-          R"(The registered variants of an operation ("lu", "chol", "ldlt", "trinv", "trsm_lln"),
-as dicts (name, blocked, number, summary; LU's also pivoting, LDL^T's on_backend):
-what `flamex lu --list` (chol, ldlt, trinv) prints.)");
+          R"(The registered variants of an operation, what `flamex lu --list` (chol, ...) prints.
+
+Parameters
+----------
+operation : str, optional
+    "lu" (default), "chol", "ldlt", "trinv" or "trsm_lln".
+
+Returns
+-------
+list of dict
+    One dict a variant: "name", "blocked" (bool), "number" (libflame's variant
+    number) and "summary"; LU's also "pivoting", LDL^T's "on_backend".
+
+Raises
+------
+flamex.Error
+    An unknown operation (a ValueError).)");
 
     m.def("chol", [](py::handle A, const std::string& variant, py::handle backend, dim_t block,
-                     std::optional<std::string> inner, int threads, bool overwrite_a) {
+                     std::optional<std::string> inner, int threads, bool overwrite_a, bool check_finite) {
         const CholVariant& v = find_chol_variant(variant);
         const auto control = control_of<CholControl>(v, block, inner, find_chol_variant);
         const PyBackend blas = backend_of(backend, threads);
         const InPlace a = in_place_or_copy(A, "A", overwrite_a);
+        if (check_finite) require_finite("chol", "A", a.obj.view, false);
         CholInfo info;
         {
             py::gil_scoped_release nogil;
@@ -105,17 +120,51 @@ what `flamex lu --list` (chol, ldlt, trinv) prints.)");
         return a.result;
     }, py::arg("A"), py::arg("variant") = "chol_unb_var3", py::arg("backend") = py::none(), py::arg("block") = 128,
        py::arg("inner") = py::none(), py::arg("threads") = 1, py::arg("overwrite_a") = false,
-       R"(Cholesky factor L (A = L L^T, L lower) from A's lower triangle by a flamex variant.
+       py::arg("check_finite") = true,
+       R"(Cholesky factorization A = L L^T (L lower) from A's lower triangle, by a flamex variant.
 
-Returns L with zeros above the diagonal; with overwrite_a, A (a Fortran-ordered float64
-array or view) has L written over its lower triangle, its strict upper triangle
-untouched, and is returned. Raises flamex.NotPositiveDefiniteError (.column, 1-based)
-where an updated diagonal element is not positive.)");
+Parameters
+----------
+A : array_like, shape (n, n)
+    Symmetric positive definite; only the lower triangle is read. Copied unless
+    overwrite_a.
+variant : str, optional
+    A Cholesky variant (flamex.variants("chol")), default "chol_unb_var3".
+backend : flamex.Backend or str or None, optional
+    The backend (None: $FLAMEX_BACKEND, else "blis").
+block : int, optional
+    The block size of a blocked variant (default 128).
+inner : str or None, optional
+    The unblocked variant a blocked one calls on its diagonal blocks (an error for an
+    unblocked variant).
+threads : int, optional
+    Threads of a backend named by string.
+overwrite_a : bool, optional
+    Write L over A's lower triangle (the strict upper triangle untouched); A must be
+    a Fortran-ordered float64 array or a flamex.Obj.
+check_finite : bool, optional
+    Check that A (all of it, as scipy.linalg) holds no NaN or infinity first
+    (default True).
 
-    m.def("ldlt", [](py::handle A, const std::string& variant, py::handle backend, int threads, bool overwrite_a) {
+Returns
+-------
+L : numpy.ndarray, shape (n, n)
+    The factor, zeros above the diagonal; A itself with overwrite_a.
+
+Raises
+------
+flamex.NotPositiveDefiniteError
+    An updated diagonal element is not positive; .column is its 1-based column.
+flamex.Error
+    A matrix that is not square, an unknown variant or backend, or (check_finite) a
+    NaN or infinity, named as "A[i, j]" (a ValueError).)");
+
+    m.def("ldlt", [](py::handle A, const std::string& variant, py::handle backend, int threads, bool overwrite_a,
+                     bool check_finite) {
         const LdltDriverVariant& v = find_ldlt_driver_variant(variant);
         const PyBackend blas = backend_of(backend, threads);
         const InPlace a = in_place_or_copy(A, "A", overwrite_a);
+        if (check_finite) require_finite("ldlt", "A", a.obj.view, false);
         LdltInfo info;
         {
             py::gil_scoped_release nogil;
@@ -127,21 +176,48 @@ where an updated diagonal element is not positive.)");
                                 info.breakdown);
         return a.result;
     }, py::arg("A"), py::arg("variant") = "ldlt_unb_var3", py::arg("backend") = py::none(), py::arg("threads") = 1,
-       py::arg("overwrite_a") = false,
-       R"(LDL^T without pivoting (A = L D L^T, L unit lower, D diagonal) from A's lower triangle.
+       py::arg("overwrite_a") = false, py::arg("check_finite") = true,
+       R"(LDL^T factorization without pivoting, A = L D L^T (L unit lower, D diagonal).
 
-Returns the factors in one matrix: L strictly below the diagonal, D on it, zeros above
-(with overwrite_a, in A's lower triangle, the strict upper untouched). The ldlt_blas_*
-variants run on the backend; ldlt_unb_var1..3 are plain loops on the host, whatever
-the backend (flamex.variants("ldlt")'s on_backend). Raises flamex.ZeroPivotError
-(.column) on a zero or non-finite pivot.)");
+The ldlt_blas_* variants run on the backend; ldlt_unb_var1..3 are plain loops on the
+host, whatever the backend (flamex.variants("ldlt")'s on_backend).
+
+Parameters
+----------
+A : array_like, shape (n, n)
+    Symmetric; only the lower triangle is read. Copied unless overwrite_a.
+variant : str, optional
+    An LDL^T variant (flamex.variants("ldlt")), default "ldlt_unb_var3".
+backend : flamex.Backend or str or None, optional
+    The backend (None: $FLAMEX_BACKEND, else "blis").
+threads : int, optional
+    Threads of a backend named by string.
+overwrite_a : bool, optional
+    Write the factors over A's lower triangle (the strict upper triangle untouched);
+    A must be a Fortran-ordered float64 array or a flamex.Obj.
+check_finite : bool, optional
+    Check that A holds no NaN or infinity first (default True, as scipy.linalg).
+
+Returns
+-------
+LD : numpy.ndarray, shape (n, n)
+    L strictly below the diagonal, D on it, zeros above; A itself with overwrite_a.
+
+Raises
+------
+flamex.ZeroPivotError
+    A zero or non-finite pivot; .column is its 1-based column.
+flamex.Error
+    A matrix that is not square, an unknown variant or backend, or (check_finite) a
+    NaN or infinity, named as "A[i, j]" (a ValueError).)");
 
     m.def("trinv", [](py::handle A, const std::string& variant, py::handle backend, dim_t block,
-                      std::optional<std::string> inner, int threads, bool overwrite_a) {
+                      std::optional<std::string> inner, int threads, bool overwrite_a, bool check_finite) {
         const TrinvVariant& v = find_trinv_variant(variant);
         const auto control = control_of<TrinvControl>(v, block, inner, find_trinv_variant);
         const PyBackend blas = backend_of(backend, threads);
         const InPlace a = in_place_or_copy(A, "A", overwrite_a);
+        if (check_finite) require_finite("trinv", "A", a.obj.view, false);
         TrinvInfo info;
         {
             py::gil_scoped_release nogil;
@@ -155,19 +231,55 @@ the backend (flamex.variants("ldlt")'s on_backend). Raises flamex.ZeroPivotError
         return a.result;
     }, py::arg("A"), py::arg("variant") = "trinv_unb_var3", py::arg("backend") = py::none(), py::arg("block") = 128,
        py::arg("inner") = py::none(), py::arg("threads") = 1, py::arg("overwrite_a") = false,
-       R"(The inverse of A's lower triangle L (non-unit) by a flamex variant.
+       py::arg("check_finite") = true,
+       R"(Inverse of the lower triangle L (non-unit diagonal) of A, by a flamex variant.
 
-Returns L^{-1} with zeros above the diagonal; with overwrite_a, written over A's lower
-triangle, the strict upper untouched. Raises flamex.SingularMatrixError (.column) on a
-zero on the diagonal, before anything is computed (A is then unchanged).)");
+Parameters
+----------
+A : array_like, shape (n, n)
+    Only the lower triangle, L, is read. Copied unless overwrite_a.
+variant : str, optional
+    A triangular inversion variant (flamex.variants("trinv")), default "trinv_unb_var3".
+backend : flamex.Backend or str or None, optional
+    The backend (None: $FLAMEX_BACKEND, else "blis").
+block : int, optional
+    The block size of a blocked variant (default 128).
+inner : str or None, optional
+    The unblocked variant a blocked one calls on its diagonal blocks (an error for an
+    unblocked variant).
+threads : int, optional
+    Threads of a backend named by string.
+overwrite_a : bool, optional
+    Write L^{-1} over A's lower triangle (the strict upper triangle untouched); A
+    must be a Fortran-ordered float64 array or a flamex.Obj.
+check_finite : bool, optional
+    Check that A holds no NaN or infinity first (default True, as scipy.linalg).
+
+Returns
+-------
+Linv : numpy.ndarray, shape (n, n)
+    L^{-1}, zeros above the diagonal; A itself with overwrite_a.
+
+Raises
+------
+flamex.SingularMatrixError
+    A zero on the diagonal (.column, 1-based), found before anything is computed (A
+    is then unchanged).
+flamex.Error
+    A matrix that is not square, an unknown variant or backend, or (check_finite) a
+    NaN or infinity, named as "A[i, j]" (a ValueError).)");
 
     m.def("trsm_lln", [](py::handle L, py::handle B, const std::string& variant, py::handle backend, dim_t block,
-                         std::optional<std::string> inner, int threads, bool overwrite_b) {
+                         std::optional<std::string> inner, int threads, bool overwrite_b, bool check_finite) {
         const TrsmVariant& v = find_trsm_variant(variant);
         const auto control = control_of<TrsmControl>(v, block, inner, find_trsm_variant);
         const PyBackend blas = backend_of(backend, threads);
         const PyObj l = input_obj(L, "L");
         const InPlace b = in_place_or_copy(B, "B", overwrite_b, true);
+        if (check_finite) {
+            require_finite("trsm_lln", "L", l.view, false);
+            require_finite("trsm_lln", "B", b.obj.view, is_one_d(b.result));
+        }
         TrsmInfo info;
         {
             py::gil_scoped_release nogil;
@@ -180,11 +292,43 @@ zero on the diagonal, before anything is computed (A is then unchanged).)");
         return b.result;
     }, py::arg("L"), py::arg("B"), py::arg("variant") = "trsm_lln_unb_var2", py::arg("backend") = py::none(),
        py::arg("block") = 128, py::arg("inner") = py::none(), py::arg("threads") = 1, py::arg("overwrite_b") = false,
-       R"(X = L^{-1} B for the lower triangle L (non-unit) of the square L and an (n, k) or (n,) B.
+       py::arg("check_finite") = true,
+       R"(Triangular solve with many right-hand sides, X = L^{-1} B (left, lower, no transpose).
 
-Returns X in B's shape; with overwrite_b, B (a Fortran-ordered float64 array or view)
-is overwritten and returned. Raises flamex.SingularMatrixError (.column) on a zero on
-L's diagonal, before anything is computed.)");
+Parameters
+----------
+L : array_like, shape (n, n)
+    Only its lower triangle (non-unit diagonal) is read.
+B : array_like, shape (n, k) or (n,)
+    The right-hand sides. Copied unless overwrite_b.
+variant : str, optional
+    A trsm variant (flamex.variants("trsm_lln")), default "trsm_lln_unb_var2".
+backend : flamex.Backend or str or None, optional
+    The backend (None: $FLAMEX_BACKEND, else "blis").
+block : int, optional
+    The block size of a blocked variant (default 128).
+inner : str or None, optional
+    The unblocked variant a blocked one calls on its diagonal blocks (an error for an
+    unblocked variant).
+threads : int, optional
+    Threads of a backend named by string.
+overwrite_b : bool, optional
+    Write X over B; B must be a Fortran-ordered float64 array or a flamex.Obj.
+check_finite : bool, optional
+    Check that L and B hold no NaN or infinity first (default True, as scipy.linalg).
+
+Returns
+-------
+X : numpy.ndarray
+    The solution, in B's shape; B itself with overwrite_b.
+
+Raises
+------
+flamex.SingularMatrixError
+    A zero on L's diagonal (.column, 1-based), found before anything is computed.
+flamex.Error
+    Shapes that do not conform, an unknown variant or backend, or (check_finite) a
+    NaN or infinity, named as "L[i, j]", "B[i, j]" or "B[i]" (a ValueError).)");
 }
 
 } // namespace flamex::python

@@ -62,7 +62,7 @@ list of dict
     variants (each a dict: name, blocked, number, summary).)");
 
     m.def("run", [](const std::string& name, py::args operands, std::optional<std::string> variant, py::handle backend,
-                    dim_t block, std::optional<std::string> inner, int threads) -> py::object {
+                    dim_t block, std::optional<std::string> inner, int threads, bool check_finite) -> py::object {
         const Operation& op = find_operation(name);
         if (operands.size() != op.operands.size()) {
             std::string names;
@@ -79,8 +79,13 @@ list of dict
         std::vector<InPlace> held;
         std::vector<Obj> views;
         for (size_t i = 0; i < op.operands.size(); ++i) {
-            held.push_back(in_place_or_copy(operands[i], op.operands[i].name.c_str(), false));
+            const OperandSpec& spec = op.operands[i];
+            held.push_back(in_place_or_copy(operands[i], spec.name.c_str(), false));
             views.push_back(held.back().obj.view);
+            // Only the structure's part is read, so only it is checked: the copy's other
+            // part is cleared first (it is never read, and the result is written so).
+            zero_outside(spec.structure, views.back());
+            if (check_finite) require_finite(("run " + op.name).c_str(), spec.name.c_str(), views.back(), false);
         }
         size_t result = 0;
         for (size_t i = 0; i < op.operands.size(); ++i)
@@ -90,7 +95,6 @@ list of dict
         {
             py::gil_scoped_release nogil;
             info = run_operation(*blas.blas, op, v, views, p, control);
-            if (info == 0) zero_outside(op.operands[result].structure, views[result]);
         }
         if (info != 0)
             throw ColumnFailure(python_class(op.failure),
@@ -101,7 +105,7 @@ list of dict
         std::copy(ipiv.begin(), ipiv.end(), pivots.mutable_data());
         return py::make_tuple(held[result].result, pivots);
     }, py::arg("op"), py::kw_only(), py::arg("variant") = py::none(), py::arg("backend") = py::none(),
-       py::arg("block") = 128, py::arg("inner") = py::none(), py::arg("threads") = 1,
+       py::arg("block") = 128, py::arg("inner") = py::none(), py::arg("threads") = 1, py::arg("check_finite") = true,
        R"(Runs any registered operation by one of its variants: the generic path.
 
 Parameters
@@ -123,6 +127,9 @@ inner : str, optional
     The unblocked variant a blocked one runs on its blocks; default the operation's.
 threads : int, optional
     Threads of the backend (default 1); exact backends give the same bits for any.
+check_finite : bool, optional
+    Whether to check that the part of each operand its structure names holds no NaN
+    or infinity (default True, scipy's convention); False skips the check.
 
 Returns
 -------
@@ -135,7 +142,8 @@ Raises
 flamex.SingularMatrixError, flamex.NotPositiveDefiniteError, flamex.ZeroPivotError
     A numerical failure, with .column (1-based, LAPACK's info).
 flamex.Error
-    An unknown operation or variant, a wrong operand count or shape.)");
+    An unknown operation or variant, a wrong operand count or shape, or (with
+    check_finite) a NaN or infinity in an operand, named with its first entry.)");
 }
 
 } // namespace flamex::python

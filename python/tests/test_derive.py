@@ -29,7 +29,8 @@ def test_emitted_cpp_is_the_librarys_variant_file(operation):
 def test_invariants_are_the_registrys_variants():
     invariants, infeasible = flamex.derive_invariants("chol")
     assert [i["number"] for i in invariants if i["number"]] == sorted({v["number"] for v in flamex.variants("chol")})
-    assert invariants[0]["tasks"] and all(i["summary"] for i in invariants if i["number"])
+    assert invariants[0]["holds"] == ["A_TL = Chol( Ahat_TL )", "A_BL = Ahat_BL", "A_BR = Ahat_BR"]
+    assert invariants[0]["direction"] == "forward" and all(i["summary"] for i in invariants if i["number"])
     assert infeasible == []
     assert "chol" in flamex.derive_operations()
 

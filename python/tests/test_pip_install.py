@@ -31,3 +31,7 @@ def test_pip_install_into_a_venv(tmp):
     assert str(venv) in out.stdout and "[1 2]" in out.stdout and "2.0 True" in out.stdout
     pme = out.stdout.split("pme: ")[1].strip()
     assert pme.startswith(str(venv)) and os.path.isfile(os.path.join(pme, "chol.pme")), out.stdout
+    # the type stubs and the PEP 561 marker travel with the module
+    package = os.path.dirname(out.stdout.splitlines()[0])
+    for stub in ("__init__.pyi", "gen.pyi", "mpfr.pyi", "batched.pyi", "py.typed"):
+        assert os.path.isfile(os.path.join(package, stub)), stub

@@ -86,3 +86,18 @@ def test_bad_arguments_are_errors():
         flamex.run("chol", A, variant="lu_piv_unb_var3")
     with pytest.raises(flamex.Error, match="only to blocked"):
         flamex.run("chol", A, variant="chol_unb_var1", inner="chol_unb_var2")
+
+
+def test_check_finite_reads_the_structures_part_only():
+    A = definite(4, 5)
+    A[2, 1] = np.nan
+    with pytest.raises(flamex.Error, match=r"run chol: A\[2, 1\] is nan"):
+        flamex.run("chol", A)
+    A[2, 1] = 0.5
+    A[1, 2] = np.inf  # above the diagonal: chol never reads it
+    flamex.run("chol", A)
+    with pytest.raises(flamex.Error, match=r"run lu_piv: A\[1, 2\] is inf"):
+        flamex.run("lu_piv", A)
+    A[1, 2] = np.nan
+    LU, ipiv = flamex.run("lu_piv", A, check_finite=False)
+    assert np.isnan(LU).any()

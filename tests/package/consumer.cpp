@@ -19,8 +19,11 @@
 #include "variants/ldlt_blas.hpp"
 #include "variants/lu.hpp"
 #include "variants/operations.hpp"
+#include "variants/syrk.hpp"
 #include "variants/trinv.hpp"
+#include "variants/trmm.hpp"
 #include "variants/trsm.hpp"
+#include "variants/ttmm.hpp"
 
 int main()
 {

@@ -6,7 +6,10 @@
 #include "variants/chol.hpp"
 #include "variants/lu.hpp"
 #include "variants/trinv.hpp"
+#include "variants/syrk.hpp"
+#include "variants/trmm.hpp"
 #include "variants/trsm.hpp"
+#include "variants/ttmm.hpp"
 
 namespace flamex::test {
 
@@ -22,6 +25,9 @@ int libflame_lu(const LuVariant& variant, Obj A, PivObj p, dim_t block = 128, in
 // found A not positive definite.
 dim_t libflame_chol(const CholVariant& variant, Obj A, dim_t block = 128, int inner_number = 3);
 
+// FLA_Chol_u_{unb,blk}_varN on the upper triangle of A, as libflame_chol.
+dim_t libflame_chol_u(const CholVariant& variant, Obj A, dim_t block = 128, int inner_number = 3);
+
 // FLA_Trinv_ln_{unb,blk}_varN on the lower triangle of A (non-unit), blocked ones with
 // block size `block` and FLA_Trinv_ln_unb_var`inner_number` for the diagonal blocks.
 void libflame_trinv(const TrinvVariant& variant, Obj A, dim_t block = 128, int inner_number = 3);
@@ -29,5 +35,22 @@ void libflame_trinv(const TrinvVariant& variant, Obj A, dim_t block = 128, int i
 // FLA_Trsm_lln_{unb,blk}_varN: B := L^{-1} B (non-unit, alpha = 1), blocked ones with
 // block size `block` and FLA_Trsm_lln_unb_var`inner_number` for the subproblems.
 void libflame_trsm_lln(const TrsmVariant& variant, Obj L, Obj B, dim_t block = 128, int inner_number = 2);
+
+// FLA_Syrk_ln_{unb,blk}_varN: C := C + A A^T (alpha = beta = 1) on the lower triangle,
+// blocked ones with block size `block` and FLA_Syrk_ln_unb_var`inner_number` for the
+// subproblems.
+void libflame_syrk_ln(const SyrkVariant& variant, Obj A, Obj C, dim_t block = 128, int inner_number = 1);
+
+// FLA_Ttmm_l_{unb,blk}_varN: A := L^T L on the lower triangle of A, blocked ones with
+// block size `block` and FLA_Ttmm_l_unb_var`inner_number` for the diagonal blocks.
+void libflame_ttmm_l(const TtmmVariant& variant, Obj A, dim_t block = 128, int inner_number = 1);
+
+// FLA_Trsm_lun_{unb,blk}_varN: B := U^{-1} B, as libflame_trsm_lln.
+void libflame_trsm_lun(const TrsmVariant& variant, Obj U, Obj B, dim_t block = 128, int inner_number = 2);
+
+// FLA_Trmm_{lln,lun}_{unb,blk}_varN: B := T B (non-unit, alpha = 1), blocked ones with
+// block size `block` and the same operation's unblocked variant `inner_number` for
+// the subproblems.
+void libflame_trmm(const TrmmVariant& variant, Obj T, Obj B, dim_t block = 128, int inner_number = 1);
 
 } // namespace flamex::test

@@ -1,9 +1,11 @@
 // `flamex derive`: the derivation of derive/derive.hpp from the command line.
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
 #include "derive/derive.hpp"
+#include "derive/emit_html.hpp"
 #include "tools/flamex/cli.hpp"
 
 namespace flamex::cli {
@@ -11,13 +13,15 @@ namespace {
 
 const Option kDeriveVariant{"--variant", nullptr, "N", "only the variant libflame numbers N (needed by --emit cpp)"};
 const Option kBlocked{"--blocked", nullptr, nullptr, "the blocked form (default: unblocked)"};
-const Option kEmit{"--emit", nullptr, "text|cpp|latex",
-                   "the worksheets (default), the variant file, or the worksheets as LaTeX"};
+const Option kEmit{"--emit", nullptr, "text|cpp|latex|html",
+                   "the worksheets (default), the variant file, or the worksheets as LaTeX or as a web page"};
 const Option kDeriveOutput{"--output", "-o", "FILE", "write to FILE instead of stdout"};
 const Option kCheckPme{"--check-pme", nullptr, nullptr,
                        "run every variant on small random problems against the operation's definition"};
 const Option kRoundings{"--roundings", nullptr, nullptr,
                         "roundings per entry on a correctly rounded backend, and the variants that give identical bits"};
+const Option kSite{"--site", nullptr, "DIR",
+                   "write the web page of every operation (both forms) and an index.html into DIR, and exit"};
 const Option kDeriveList{"--list", nullptr, nullptr, "list the operations and their loop invariants and exit"};
 
 // Unknown operations and variants, and infeasible variants, are bad input: a
@@ -58,20 +62,51 @@ std::string derive_operation(const Args& a, const derive::Pme& pme, bool& ok)
 {
     const derive::Derivation d = derive::derive_invariants(pme);
     const bool blocked = a.has(kBlocked);
-    if (blocked && pme.blocked.empty()) throw Error(pme.name + ": the description has no blocked form");
+    if (blocked && !pme.has_blocked()) throw Error(pme.name + ": the description has no blocked form");
     if (a.has(kCheckPme)) return derive::check_pme(d, ok);
     if (a.has(kRoundings)) return derive::roundings(d, blocked).text;
     const int number = static_cast<int>(integer_option(a, kDeriveVariant, 0, 1, 99));
     const derive::Invariant* inv = number != 0 ? &derive::find_variant(d, number) : nullptr;
     const std::string emit = a.get(kEmit).value_or("text");
     if (emit == "latex") return derive::emit_latex(d, blocked);
+    if (emit == "html") return derive::emit_html(d, blocked);
     if (emit == "text") return derive::text_report(d, number, blocked);
     if (!inv) throw UsageError("--emit cpp needs --variant N");
     return derive::emit_cpp(pme, *inv, blocked);
 }
 
+void write_file(const std::string& path, const std::string& text)
+{
+    std::ofstream out(path);
+    out << text;
+    out.close();
+    if (!out) throw Error("cannot write '" + path + "'");
+}
+
+// --site DIR (created when missing): OP.html and OP_blk.html for every operation, and index.html.
+void write_site(const std::string& dir)
+{
+    std::error_code error;
+    std::filesystem::create_directories(dir, error);
+    if (error) throw Error("cannot create '" + dir + "': " + error.message());
+    std::vector<derive::SiteEntry> entries;
+    for (const std::string& name : derive::operation_names()) {
+        const derive::Pme pme = derive::load_operation(name);
+        const derive::Derivation d = derive::derive_invariants(pme);
+        entries.push_back({pme.name, pme.title, static_cast<int>(d.invariants.size()), !pme.blocked.empty()});
+        write_file(dir + "/" + derive::html_page_name(name, false), derive::emit_html(d, false));
+        if (!pme.blocked.empty()) write_file(dir + "/" + derive::html_page_name(name, true), derive::emit_html(d, true));
+    }
+    write_file(dir + "/index.html", derive::emit_html_index(entries));
+}
+
 int run_derive(const Args& a)
 {
+    if (const auto site = a.get(kSite)) {
+        if (!a.operands.empty()) throw UsageError("--site takes no operation");
+        write_site(*site);
+        return kSuccess;
+    }
     if (a.has(kDeriveList)) {
         if (!a.operands.empty()) throw UsageError("--list takes no operation");
         std::vector<derive::Pme> pmes;
@@ -83,7 +118,8 @@ int run_derive(const Args& a)
     }
     require_operands(command("derive"), a);
     const std::string emit = a.get(kEmit).value_or("text");
-    if (emit != "text" && emit != "cpp" && emit != "latex") throw UsageError("--emit is text, cpp or latex, not '" + emit + "'");
+    if (emit != "text" && emit != "cpp" && emit != "latex" && emit != "html")
+        throw UsageError("--emit is text, cpp, latex or html, not '" + emit + "'");
     integer_option(a, kDeriveVariant, 0, 1, 99); // a bad number is bad usage before anything is derived
     const std::vector<std::string> names = operations_named(a.operands[0]);
     if (names.size() > 1 && (a.has(kDeriveVariant) || emit != "text")) {
@@ -112,14 +148,15 @@ std::vector<Command> derive_commands()
          "(derive/pme/OP.pme) and prints the PME, the invariants (numbered as libflame\n"
          "numbers its variants) and each variant's worksheet, every step filled. --emit cpp\n"
          "writes the variant as a flamex source file, --emit latex the worksheets as a\n"
-         "document; --check-pme runs every variant on small random problems against the\n"
+         "document, --emit html as a self-contained web page (MathML, no script); --site DIR\n"
+         "writes every operation's page and an index; --check-pme runs every variant on small random problems against the\n"
          "operation's definition (exit status 1, naming the steps and tasks to blame, when\n"
          "one fails); --roundings counts the roundings each entry receives on a correctly\n"
          "rounded backend and groups the variants that must give identical bits there.\n"
          "OP may name a family (lu: lu_nopiv and lu_piv). An unknown operation or variant,\n"
          "or an infeasible variant, is exit status 2 with the reason. FLAMEX_PME_DIR names\n"
          "another folder of descriptions.",
-         {&kDeriveVariant, &kBlocked, &kEmit, &kDeriveOutput, &kCheckPme, &kRoundings, &kDeriveList, &kHelp},
+         {&kDeriveVariant, &kBlocked, &kEmit, &kDeriveOutput, &kCheckPme, &kRoundings, &kDeriveList, &kSite, &kHelp},
          {},
          {},
          run_derive},

@@ -1,0 +1,228 @@
+// The derivation engine (derive/engine.cpp) on the derived PME format: the new user's
+// case of issue 27 (B := U B top-down has FLAME's 2 invariants, one of them kept by a
+// term that vanishes when the loop ends, and both pass --check-pme), the direction
+// derived (B := L B bottom-up), the 1x2 partitioning (trsm_lln's variants 3 and 4),
+// the states as expressions, and the errors: a malformed expression names the file,
+// line and column; an update no BLAS operation performs is reported, not emitted.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "derive/derive.hpp"
+
+namespace {
+
+using flamex::Error;
+namespace fd = flamex::derive;
+
+std::string slurp(const std::string& path)
+{
+    std::ifstream in(path);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+const std::string kPme = std::string(FLAMEX_SOURCE_DIR) + "/derive/pme/";
+
+// The shipped description with every line containing one of `drop` removed.
+std::string without(const std::string& op, std::initializer_list<const char*> drop)
+{
+    std::istringstream in(slurp(kPme + op + ".pme"));
+    std::string out;
+    for (std::string line; std::getline(in, line);) {
+        bool keep = true;
+        for (const char* d : drop) keep = keep && line.find(d) == std::string::npos;
+        out += (keep ? line : std::string("# dropped")) + "\n";
+    }
+    return out;
+}
+
+std::string holds(const fd::Invariant& inv)
+{
+    std::string s;
+    for (const auto& [lhs, rhs] : inv.holds) s += (s.empty() ? "" : "; ") + fd::equation_text(lhs, rhs);
+    return s;
+}
+
+// Issue 27's new user: ( B_T ; B_B ) = ( U_TL B_T + U_TR B_B ; U_BR B_B ), top-down.
+TEST(DeriveEngine, UpperProductTopDownHasFlamesTwoInvariantsAndBothPassCheckPme)
+{
+    const fd::Pme pme = fd::parse_pme(without("trmm_lun", {"pme n", "variant 3", "variant 4"}), "trmm_lun.pme");
+    const fd::Derivation d = fd::derive_invariants(pme);
+    ASSERT_EQ(d.invariants.size(), 2u);
+    for (const fd::Invariant& inv : d.invariants) {
+        EXPECT_EQ(inv.index, "m");
+        EXPECT_FALSE(inv.backward) << holds(inv);
+    }
+    // The one whose missing term U_TR Bhat_B vanishes when B_B is empty at the end.
+    EXPECT_EQ(holds(d.invariants[1]), "B_T = U_TL Bhat_T; B_B = Bhat_B");
+    EXPECT_EQ(holds(d.invariants[0]), "B_T = U_TL Bhat_T + U_TR Bhat_B; B_B = Bhat_B");
+    bool ok = false;
+    const std::string text = fd::check_pme(d, ok);
+    EXPECT_TRUE(ok) << text;
+}
+
+// B := L B in place must run bottom-up: every invariant of the 2x1 PME is backward,
+// and the top-down ones are rejected (B_B still needs Bhat_T).
+TEST(DeriveEngine, LowerProductRunsBottomUp)
+{
+    const fd::Pme pme = fd::load_operation("trmm_lln");
+    const fd::Derivation d = fd::derive_invariants(pme);
+    ASSERT_EQ(d.invariants.size(), 4u);
+    for (int n : {1, 2}) {
+        const fd::Invariant& inv = fd::find_variant(d, n);
+        EXPECT_EQ(inv.index, "m");
+        EXPECT_TRUE(inv.backward) << n;
+        EXPECT_EQ(fd::loop_guard(pme, inv), "LBR.length() < L.length()");
+    }
+}
+
+// trsm_lln's variants 3 and 4 partition B by columns (1x2), left to right and right
+// to left; their update is the trsv (blocked: the inner variant on B1, L whole).
+TEST(DeriveEngine, TriangularSolveByColumnsBothDirections)
+{
+    const fd::Pme pme = fd::load_operation("trsm_lln");
+    const fd::Derivation d = fd::derive_invariants(pme);
+    ASSERT_EQ(d.invariants.size(), 4u);
+    const fd::Invariant &v3 = fd::find_variant(d, 3), &v4 = fd::find_variant(d, 4);
+    EXPECT_EQ(v3.index, "n");
+    EXPECT_FALSE(v3.backward);
+    EXPECT_EQ(v4.index, "n");
+    EXPECT_TRUE(v4.backward);
+    for (const fd::Invariant* inv : {&v3, &v4}) {
+        const auto unb = fd::updates(pme, *inv, false), blk = fd::updates(pme, *inv, true);
+        ASSERT_EQ(unb.size(), 1u);
+        EXPECT_EQ(unb[0]->call.text(), "trsv(LOWER, NO_TRANSPOSE, NONUNIT, L, b1)");
+        ASSERT_EQ(blk.size(), 1u);
+        EXPECT_EQ(blk[0]->call.text(), "inner(L, B1)");
+    }
+}
+
+// Steps 6 and 7 of the worksheet: the blocks' values, as expressions.
+TEST(DeriveEngine, StatesAreTheBlocksValues)
+{
+    const fd::Pme pme = fd::load_operation("trsm_lln");
+    const fd::Derivation d = fd::derive_invariants(pme);
+    const fd::Invariant& v2 = fd::find_variant(d, 2);
+    const auto cell = [](const std::vector<std::vector<std::string>>& rows, const std::string& block) {
+        for (const auto& r : rows)
+            if (r[0] == block) return r[2];
+        return std::string("(none)");
+    };
+    EXPECT_EQ(cell(v2.before[0], "b1^T"), "b1^T = bhat1^T - l10^T B0");
+    EXPECT_EQ(cell(v2.after[0], "b1^T"), "b1^T = lambda11^{-1} ( bhat1^T - l10^T B0 )");
+    EXPECT_EQ(cell(v2.after[0], "B2"), "B2 = Bhat2 - L20 B0 - l21 b1^T");
+    EXPECT_EQ(cell(v2.before[1], "B0"), "B0 = L00^{-1} Bhat0");
+    const auto steps = fd::updates(pme, v2, false);
+    ASSERT_EQ(steps.size(), 2u);
+    EXPECT_EQ(steps[0]->description, "b1^T := b1^T / lambda11");
+    EXPECT_EQ(steps[1]->description, "B2 := B2 - l21 b1^T");
+    EXPECT_EQ(steps[1]->call.text(), "ger(-1.0, l21, b1t, B2)");
+}
+
+void expect_error(const std::string& text, const std::string& what)
+{
+    try {
+        fd::parse_pme(text, "bad.pme");
+        ADD_FAILURE() << "no error for " << what;
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+}
+
+std::string replaced(const std::string& op, const std::string& from, const std::string& to)
+{
+    std::string text = slurp(kPme + op + ".pme");
+    const size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return text.replace(at, from.size(), to);
+}
+
+TEST(DeriveEngine, MalformedExpressionsNameFileLineAndColumn)
+{
+    // pme m B_T = L_TL^{-1} Bhat_T is line 17; the expression starts at column 7.
+    expect_error(replaced("trsm_lln", "pme m B_T = L_TL^{-1} Bhat_T", "pme m B_T = L_TL^{-2} Bhat_T"),
+                 "bad.pme:17:17: a superscript is ^T, ^{-1} or ^{-T}, not ^-2");
+    expect_error(replaced("trsm_lln", "pme m B_T = L_TL^{-1} Bhat_T", "pme m B_T = L_TL^{-1} Bhat_Q"),
+                 "bad.pme:17:28: 'Q' is not a quadrant");
+    expect_error(replaced("trsm_lln", "pme m B_T = L_TL^{-1} Bhat_T", "pme m B_T = M_TL^{-1} Bhat_T"),
+                 "bad.pme:17:13: unknown operand 'M'");
+    expect_error(replaced("trsm_lln", "pme m B_T = L_TL^{-1} Bhat_T", "pme m B_T = ( L_TL^{-1} Bhat_T"),
+                 "bad.pme:17:31: expected ')'");
+    expect_error(replaced("trsm_lln", "pme m B_T = L_TL^{-1} Bhat_T", "pme m L_T = L_TL^{-1} Bhat_T"),
+                 "bad.pme:17:7: L is an input");
+    expect_error(replaced("trsm_lln", "operand L in lower m m lambda", "operand L in lowerish m m lambda"),
+                 "bad.pme:10:14: unknown structure 'lowerish'");
+}
+
+// L general: b1 := L^{-1} b1 is no triangular solve, and the abstract BLAS has no
+// general solve: no variant is emitted, and the derivation says which operation is
+// missing (`flamex derive` exits with status 2).
+TEST(DeriveEngine, AnUpdateNoBlasOperationPerformsIsReported)
+{
+    std::string text = without("trsm_lln", {"pme m", "variant 1", "variant 2"});
+    text.replace(text.find("operand L in lower"), 18, "operand L in general");
+    const fd::Pme pme = fd::parse_pme(text, "trsm_general.pme");
+    try {
+        fd::derive_invariants(pme);
+        ADD_FAILURE() << "variants derived with a general L";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("trsm_general.pme: no feasible loop invariant"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("no BLAS operation performs b1 := L^{-1} b1"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("the abstract BLAS lacks it"), std::string::npos) << e.what();
+    }
+}
+
+// A declared variant that no feasible invariant matches is reported with FLAME's reason.
+TEST(DeriveEngine, AnInfeasibleDeclaredInvariantSaysWhy)
+{
+    const std::string text = replaced("trmm_lun", "variant 4 \"a column block of B at a time, right to left\"  B_L = Bhat_L ; B_R = U Bhat_R",
+                                      "variant 4 \"bottom-up\"  B_T = Bhat_T ; B_B = U_BR Bhat_B");
+    const fd::Pme pme = fd::parse_pme(text, "trmm_lun.pme");
+    const fd::Derivation d = fd::derive_invariants(pme);
+    ASSERT_EQ(d.infeasible.size(), 1u);
+    EXPECT_EQ(d.infeasible[0].number, 4);
+    EXPECT_NE(d.infeasible[0].reason.find("still needs Bhat_B, which the invariant has overwritten"), std::string::npos)
+        << d.infeasible[0].reason;
+}
+
+} // namespace
+
+namespace {
+
+// LU without pivoting, square, in the derived format (tests/pme/lu_nopiv.pme): the
+// engine derives the 5 invariants of the shipped step-format description, and each
+// variant's updates are its steps' calls (the blocked inner call's pivot argument
+// aside: the derived one passes the operands only): in the same order unblocked; the
+// same calls blocked, where the engine orders the blocks' first stages before their
+// second (A11's, A12's and A21's updates by gemm, then A11's factorization), and the
+// step file finishes each block before the next: independent calls, the same bits.
+TEST(DeriveEngine, LuNopivDerivedFromItsPmeMakesTheShippedStepsCalls)
+{
+    const fd::Pme derived = fd::read_pme(std::string(FLAMEX_SOURCE_DIR) + "/tests/pme/lu_nopiv.pme");
+    const fd::Pme shipped = fd::load_operation("lu_nopiv");
+    const fd::Derivation d = fd::derive_invariants(derived), s = fd::derive_invariants(shipped);
+    ASSERT_EQ(d.invariants.size(), 5u);
+    bool ok = false;
+    const std::string text = fd::check_pme(d, ok);
+    EXPECT_TRUE(ok) << text;
+    for (int n = 1; n <= 5; ++n)
+        for (const bool blocked : {false, true}) {
+            const auto ours = fd::updates(derived, fd::find_variant(d, n), blocked);
+            const auto theirs = fd::updates(shipped, fd::find_variant(s, n), blocked);
+            std::vector<std::string> a, b;
+            for (const fd::Step* x : ours) a.push_back(x->call.text());
+            for (const fd::Step* x : theirs) b.push_back(x->call.name == "inner" ? "inner(" + x->call.args[0].text() + ")" : x->call.text());
+            if (blocked) {
+                std::sort(a.begin(), a.end());
+                std::sort(b.begin(), b.end());
+            }
+            EXPECT_EQ(a, b) << "variant " << n << (blocked ? " blocked" : " unblocked");
+        }
+}
+
+} // namespace

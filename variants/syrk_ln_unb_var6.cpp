@@ -1,0 +1,24 @@
+// Symmetric rank-k update C := C + A A^T (lower, no transpose), unblocked, variant 6: a column
+// block of A at a time, right to left (syrk).
+// Generated from derive/pme/syrk_ln.pme by `flamex derive syrk_ln --variant 6 --emit cpp`;
+// libflame's FLA_Syrk_ln_unb_var6.
+//
+//   C  := C + a1 a1^T                                              syrk
+#include "variants/syrk.hpp"
+
+namespace flamex {
+
+void syrk_ln_unb_var6(const Blas& blas, Obj A, Obj C)
+{
+    auto [AL, AR] = part_1x2(A, 0, RIGHT);
+
+    while (AR.width() < A.width()) {
+        auto [A0, a1, A2] = repart_1x2_to_1x3(AL, AR, 1, LEFT);
+        /*------------------------------------------------------------*/
+        blas.syrk(LOWER, NO_TRANSPOSE, 1.0, a1, 1.0, C);
+        /*------------------------------------------------------------*/
+        std::tie(AL, AR) = cont_with_1x3_to_1x2(A0, a1, A2, RIGHT);
+    }
+}
+
+} // namespace flamex

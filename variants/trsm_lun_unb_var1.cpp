@@ -1,0 +1,45 @@
+// Triangular solve U X = B (left, upper, no transpose), unblocked, variant 1: lazy, bottom-up: each
+// row block of X from the rows below it.
+// Generated from derive/pme/trsm_lun.pme by `flamex derive trsm_lun --variant 1 --emit cpp`;
+// libflame's FLA_Trsm_lun_unb_var1.
+//
+//   b1^T      := b1^T - u12^T B2                                   gemv
+//   b1^T      := b1^T / upsilon11                                  invscal
+#include "variants/trsm.hpp"
+
+namespace flamex {
+
+TrsmInfo trsm_lun_unb_var1(const Blas& blas, Obj U, Obj B)
+{
+    TrsmInfo info;
+    auto [UTL, UTR,
+          UBL, UBR] = part_2x2(U, 0, 0, BR);
+    auto [BT,
+          BB]       = part_2x1(B, 0, BOTTOM);
+
+    while (UBR.length() < U.length()) {
+        auto [U00,  u01,       U02,
+              u10t, upsilon11, u12t,
+              U20,  u21,       U22] = repart_2x2_to_3x3(UTL, UTR,
+                                                        UBL, UBR, 1, 1, TL);
+        auto [B0,
+              b1t,
+              B2]                   = repart_2x1_to_3x1(BT,
+                                                        BB, 1, TOP);
+        /*------------------------------------------------------------*/
+        blas.gemv(TRANSPOSE, -1.0, B2, u12t, 1.0, b1t);
+        blas.invscal(blas.element(upsilon11, 0, 0), b1t);
+        /*------------------------------------------------------------*/
+        std::tie(UTL, UTR,
+                 UBL, UBR) = cont_with_3x3_to_2x2(U00,  u01,       U02,
+                                                  u10t, upsilon11, u12t,
+                                                  U20,  u21,       U22, BR);
+        std::tie(BT,
+                 BB)       = cont_with_3x1_to_2x1(B0,
+                                                  b1t,
+                                                  B2, BOTTOM);
+    }
+    return info;
+}
+
+} // namespace flamex
