@@ -180,7 +180,7 @@ void panel_serial(const Mat& E, index_t r0, index_t nr, index_t c0, index_t nc, 
 ExactBackend::ExactBackend(const BackendOptions& options)
     : threads_(options.threads), block_(options.block > 0 ? options.block : DEFAULT_BLOCK),
       parallel_min_(parallel_min_from_environment()), split_(exact_gemm::split_from_environment({"FLAMEX_EXACT_GEMM_SPLIT"})),
-      trsm_split_(exact_trsm::split_from_environment()),
+      engine_(exact_gemm::engine_from_environment()), trsm_split_(exact_trsm::split_from_environment()),
       pool_(options.threads > 1 ? std::make_unique<Pool>(options.threads) : nullptr)
 {
 }
@@ -375,7 +375,7 @@ void ExactBackend::gemm(Trans transa, Trans transb, double alpha, Obj A, Obj B, 
     const bool split = split_ == Split::Always || (split_ == Split::Auto && exact_gemm::split_pays(m, n, k));
     if (split &&
         exact_gemm::plan(m, n, k, alpha, {EA.p, EA.rs, EA.cs}, {EB.p, EB.rs, EB.cs}, beta, C.buffer(),
-                         C.row_stride(), C.col_stride(), {}, plan)) {
+                         C.row_stride(), C.col_stride(), {0, 0, engine_}, plan)) {
         parallel(parts_for(m * n * k), [&](int t, int T) {
             const auto [lo, hi] = share(n, t, T);
             exact_gemm::run(plan, lo, hi);

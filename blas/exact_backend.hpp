@@ -193,6 +193,7 @@ private:
     index_t block_;
     index_t parallel_min_;
     Split split_;
+    exact_gemm::Engine engine_; // FLAMEX_EXACT_GEMM_ENGINE
     exact_trsm::Split trsm_split_;
     std::unique_ptr<Pool> pool_;
 };

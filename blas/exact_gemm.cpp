@@ -11,7 +11,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <string>
+#include <ctime>
 
 #include "flame/flame.hpp"
 
@@ -21,6 +23,27 @@ namespace {
 using exact::Accumulator;
 
 std::atomic<std::uint64_t> fallbacks{0};
+
+std::mutex profile_mutex;
+Profile profile_total;
+
+void add_profile(const Profile& p)
+{
+    const std::lock_guard<std::mutex> lock(profile_mutex);
+    Profile& t = profile_total;
+    t.scan_s += p.scan_s;
+    t.slice_s += p.slice_s;
+    t.product_s += p.product_s;
+    t.fold_s += p.fold_s;
+    t.decide_s += p.decide_s;
+    t.element_s += p.element_s;
+    t.products += p.products;
+    t.kept += p.kept;
+    t.per_element += p.per_element;
+    t.tiles_four += p.tiles_four;
+    t.tiles_six += p.tiles_six;
+    t.tiles_elementwise += p.tiles_elementwise;
+}
 
 // 2^e for e in [-1022, 1023], from its bits (vectorizable; no libm call).
 inline double pow2(int e)
@@ -48,12 +71,20 @@ constexpr int MAX_EXP_SUM = 940;
 // 2^MAX_ROW_EXP goes per element (2^-e_i must be a normal double).
 constexpr int MIN_ROW_EXP = -1000, MAX_ROW_EXP = 1000;
 
+// The products go to dgemm in chunks of at most this many terms along k, each
+// summed into the double-double on its own: the exact products' partial sums need
+// only stay below 2^53 over a chunk (W = 53 - log2(chunk): wider slices), and the
+// rounded ones' error is gamma_chunk, not gamma_k, of their terms (k = 2048: the
+// bound 2^-64 of 2^(e_i + f_j) for Four, against 2^-59 unchunked).
+constexpr index_t CHUNK = 256;
+
 // c_ij per element: the backend's per-element arithmetic (exact dot product,
 // alpha applied to the exact value, beta c added as an exact product, one rounding).
-double per_element(const Plan& p, index_t i, index_t j)
+// a: row i of op(A) (stride inca), b: column j of op(B) (stride incb).
+double per_element(const Plan& p, index_t i, index_t j, const double* a, index_t inca, const double* b, index_t incb)
 {
     Accumulator acc;
-    exact::accumulate_dot(acc, p.k, p.A.p + i * p.A.rs, p.A.cs, p.B.p + j * p.B.cs, p.B.rs);
+    exact::accumulate_dot(acc, p.k, a, inca, b, incb);
     if (p.alpha != 1.0) acc.scale(p.alpha);
     double& c = p.c[i * p.crs + j * p.ccs];
     if (p.beta != 0.0) acc.add_product(p.beta, c);
@@ -68,10 +99,13 @@ struct Slicer {
     Operand X;       // rows of X are what is sliced
     index_t k;
     const int* exp;  // exponent per row (NO_EXPONENT: zeros)
-    int bits;
+    int bits;        // width of every slice, unless widths[s] > 0
+    int widths[2] = {0, 0};
     index_t r0 = 0, mr = 0;
     int made = 0;
-    std::vector<double> rest, scaled, high;
+    std::vector<double> rest, scaled, high, scale;
+    std::vector<double> norm; // sum over l of |scaled x_il| per row, rounded (below it by k 2^-53 at most)
+    bool keep_scaled = true; // scaled (the unsliced rows) is read: op(B)'s, not op(A)'s
     std::vector<std::vector<double>> slices;
 
     Slicer(Operand x, index_t depth, const int* exponents, int slice_bits)
@@ -84,14 +118,30 @@ struct Slicer {
         r0 = first_row;
         mr = rows;
         made = 0;
-        rest.assign(static_cast<std::size_t>(mr * k), 0.0);
+        rest.resize(static_cast<std::size_t>(mr * k));
+        scale.resize(static_cast<std::size_t>(mr));
         for (index_t i = 0; i < mr; ++i) {
             const int e = exp[r0 + i];
-            if (e == NO_EXPONENT) continue;
-            const double s = pow2(-e); // e >= MIN_ROW_EXP: a normal double
-            for (index_t l = 0; l < k; ++l) rest[static_cast<std::size_t>(i + l * mr)] = X(r0 + i, l) * s;
+            scale[static_cast<std::size_t>(i)] = e == NO_EXPONENT ? 0.0 : pow2(-e); // e >= MIN_ROW_EXP: a normal double
         }
-        scaled = rest;
+        // Rows in groups of 8, the group's 8 entries of a column at a time: whichever
+        // of X's strides is 1, reads and writes go by runs of 8 (one row at a time
+        // read row-major matrices across their columns: 2x the slicing's time).
+        double* r = rest.data();
+        const double* x = X.p;
+        norm.assign(static_cast<std::size_t>(mr), 0.0);
+        double* nm = norm.data();
+        const index_t group = X.cs == 1 ? 8 : 32; // rows contiguous: 8 streams; else 32 entries of a column
+        for (index_t i0 = 0; i0 < mr; i0 += group) {
+            const index_t i1 = std::min(mr, i0 + group);
+            for (index_t l = 0; l < k; ++l)
+                for (index_t i = i0; i < i1; ++i) {
+                    const double v = x[(r0 + i) * X.rs + l * X.cs] * scale[static_cast<std::size_t>(i)];
+                    r[i + l * mr] = v;
+                    nm[i] += std::fabs(v);
+                }
+        }
+        if (keep_scaled) scaled = rest;
     }
 
     // The next slice: round(rest 2^bits) (to nearest, as (x + 1.5 2^52) - 1.5 2^52 does
@@ -102,7 +152,8 @@ struct Slicer {
         std::vector<double>& v = slices[static_cast<std::size_t>(made++)];
         if (v.size() < static_cast<std::size_t>(mr * k)) v.resize(static_cast<std::size_t>(mr * k));
         double* out = v.data();
-        const double scale = std::ldexp(1.0, bits), magic = 0x1.8p52;
+        const int w = made <= 2 && widths[made - 1] > 0 ? widths[made - 1] : bits;
+        const double scale = std::ldexp(1.0, w), magic = 0x1.8p52;
         double* r = rest.data();
         for (index_t q = 0; q < mr * k; ++q) {
             const double x = r[q] * scale;
@@ -144,49 +195,349 @@ void product(index_t mr, index_t nc, index_t k, const double* sa, const double* 
 }
 
 struct TileState {
-    std::vector<double> hi, lo, prod;
+    std::vector<double> hi, lo, prod, rows, column;
+    std::vector<unsigned char> rows_ready; // per row tile of the call: its rows of op(A) are in rows
+    std::vector<double> sample;         // choose_engine's rows and columns
     std::vector<unsigned char> open; // 1: not yet decided
 };
 
-// The bound of |S - sum| / 2^(e_i + f_j): the two rounded products (gamma_k, at most
-// 1.01 k 2^-53, times the sum of their terms' magnitudes, at most 1.01 k 2^-2 beta),
-// plus the double-double sums' own error (2^-95 of the sum of magnitudes, at most
-// 1.01 k; it also covers underflow in the rounded products).
-double bound_factor(int bits, index_t k)
+// The bound of |S - sum| / 2^(e_i + f_j) for row i and column j, from the 1-norms of
+// the scaled row and column (na = sum_l |a_il| 2^-e_i, nb = sum_l |b_lj| 2^-f_j).
+// The two rounded products' terms: A_full R_B (or (A_0 2^beta + A_1) R_B for Six), each
+// factor of the first below |a| + 2^-(R+1) and of the second below 2^-(R+1) (rounding
+// to nearest leaves at most half a unit), and R_A b, below 2^-(R+1) |b|; their sum over
+// l at most 2^-(R+1) (na + nb + k 2^-(R+1)) (R = L for Four, 2 beta for Six). Each
+// product is summed by dgemm in chunks of at most `chunk` terms, each chunk with an
+// error at most gamma_chunk (<= 1.01 chunk 2^-53) times its terms' magnitudes. Plus
+// the double-double sums' own error (2^-95 of the sum of magnitudes, at most 1.01 k;
+// it also covers underflow in the products). The norms are computed in floating
+// point, below the true ones by at most k 2^-53 <= 2^-40 of them: 2^-39 more. (A
+// worst case of na = nb = k gives the old k-only bound; spread data have norms of a
+// few units, and a bound about k times smaller: 2^+-40 and 2^+-200 keep more.)
+struct Bound {
+    double c = 0, kr = 0, kf = 0;
+    Bound(int rest, index_t k, index_t chunk)
+    {
+        const double kd = static_cast<double>(k), cd = static_cast<double>(chunk);
+        c = 1.01 * cd * std::ldexp(1.0, -53 - rest - 1) * (1.0 + 0x1p-30) * (1.0 + 0x1p-39);
+        kr = kd * std::ldexp(1.0, -rest - 1);
+        kf = 1.01 * kd * 0x1p-95 * (1.0 + 0x1p-30);
+    }
+    double operator()(double na, double nb) const { return c * (na + nb + kr) + kf; }
+};
+
+// Thread CPU time (profiling: where the engine's time goes).
+double cpu_now()
 {
-    const double kd = static_cast<double>(k);
-    return kd * (1.03 * kd * std::ldexp(1.0, -53 - 2 * bits) + 0x1p-95) * (1.0 + 0x1p-30);
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 
-// st.hi, st.lo += the four exact slice products and the two rounded remainder
-// products of a tile (rows of sa against rows of sb, both started), for the
-// elements with st.open == 1; row_exp / col_exp: the tile's exponents.
-void sum_products(Slicer& sa, Slicer& sb, index_t mr, index_t nc, index_t k, int bits, const int* row_exp,
-                  const int* col_exp, double* hi, double* lo, double* prod, const unsigned char* open)
+struct Clock {
+    double* into;
+    double t0 = cpu_now();
+    ~Clock() { *into += cpu_now() - t0; }
+};
+
+// The slice widths of an engine (see Geometry in the header).
+Geometry geometry_for(index_t k)
 {
-    // Each product summed per element (unit: the power of two it is scaled by).
-    const auto fold = [&](int unit) {
-        for (index_t j = 0; j < nc; ++j) {
-            const int f = col_exp[j];
+    Geometry g;
+    g.chunk = std::min(k, CHUNK);
+    int kbits = 0;
+    while ((index_t{1} << kbits) < g.chunk) ++kbits;
+    g.width = 53 - kbits;
+    g.six_bits = g.width / 2;
+    g.four_bits = (2 * g.width + 1) / 3;
+    return g;
+}
+
+// The exponent R of the rest (struct Bound).
+int rest_exponent(Engine e, const Geometry& g) { return e == Engine::Four ? g.four_bits : 2 * g.six_bits; }
+
+// Sets the slicers' widths for an engine and starts them on their rows.
+void set_widths(Engine e, const Geometry& g, Slicer& sa, Slicer& sb)
+{
+    if (e == Engine::Four) {
+        sa.widths[0] = g.four_bits; // A_full = round(a 2^L)
+        sa.widths[1] = 0;
+        sb.widths[0] = g.width - g.four_bits;     // B_0 = round(b 2^(W - L))
+        sb.widths[1] = 2 * g.four_bits - g.width; // B_1: the next 2L - W bits
+    } else {
+        sa.widths[0] = sa.widths[1] = sb.widths[0] = sb.widths[1] = 0;
+        sa.bits = sb.bits = g.six_bits;
+    }
+}
+
+// The decision for alpha = +-1 (sign) and beta 0 or +-1, where every term is exact
+// (sign hi, sign lo, beta c): the general loop's arithmetic without its branches,
+// so that it vectorizes (every c is read, and written back unchanged where not
+// kept: its columns are the calling thread's) (LU's updates, k = 256: 11 ns an element in the general
+// loop, a third of the products' time). open[q] == 1 elements: kept (c written,
+// open 0), sent per element (open 2: c not finite, or the result zero, tiny or
+// huge), or left undecided (open 1: the interval does not round to one double).
+[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]]
+void decide_unit(index_t mr, index_t nc, double bc, double bk, double sign, double beta, const int* row_exp,
+                 const int* col_exp, const double* na, const double* nb, const double* hi, const double* lo, double* c,
+                 index_t crs, index_t ccs, unsigned char* open)
+{
+    for (index_t j = 0; j < nc; ++j) {
+        const std::int64_t f = col_exp[j] + 1023;
+        const double nbj = nb[j] + bk; // the bound: (bc (na_i + nb_j + kr) + kf) 2^(e_i + f_j), bk = kr + kf / bc
+        double* cj = c + j * ccs;
+        const double* hj = hi + j * mr;
+        const double* lj = lo + j * mr;
+        unsigned char* oj = open + j * mr;
+        for (index_t i = 0; i < mr; ++i) {
+            const bool active = oj[i] == 1;
+            const double c_old = cj[i * crs];
+            const double cv = beta != 0.0 ? c_old : 0.0;
+            // S = h + l exactly (two_sum of hi, lo), within bound of the exact sum.
+            const double h = hj[i] + lj[i];
+            const double hz = h - hj[i];
+            const double l = (hj[i] - (h - hz)) + (lj[i] - hz);
+            const std::uint64_t scale_bits = static_cast<std::uint64_t>(row_exp[i] + f) << 52;
+            double scale;
+            std::memcpy(&scale, &scale_bits, sizeof scale);
+            double bound = bc * (na[i] + nbj) * scale;
+            // (sh, sl) = double-double sum of sign h, sign l, beta c.
+            const double t0 = sign * h, t1 = sign * l, t2 = beta * cv;
+            double sh = t0, sl = 0.0;
+            double s1 = sh + t1, z1 = s1 - sh;
+            sl += (sh - (s1 - z1)) + (t1 - z1);
+            sh = s1;
+            double s2 = sh + t2, z2 = s2 - sh;
+            sl += (sh - (s2 - z2)) + (t2 - z2);
+            sh = s2;
+            const double mag = std::fabs(t0) + std::fabs(t1) + std::fabs(t2);
+            // r + rl = sh + sl exactly, r = RN(sh + sl).
+            const double r = sh + sl;
+            const double rz = r - sh;
+            const double rl = (sh - (r - rz)) + (sl - rz);
+            bound += mag * 0x1p-96;
+            const double ar = std::fabs(r);
+            const bool finite_c = std::fabs(cv) <= std::numeric_limits<double>::max();
+            const bool range = (ar >= 0x1p-960) & (ar <= 0x1p+1000);
+            std::uint64_t rbits;
+            std::memcpy(&rbits, &r, sizeof rbits);
+            const std::int64_t biased = static_cast<std::int64_t>((rbits >> 52) & 0x7ff);
+            const bool power_of_two = (rbits & ((std::uint64_t{1} << 52) - 1)) == 0;
+            const std::uint64_t half_bits = static_cast<std::uint64_t>(biased - 53 - (power_of_two ? 1 : 0)) << 52;
+            double half;
+            std::memcpy(&half, &half_bits, sizeof half);
+            const bool closed = !(finite_c & range);
+            const bool kept = active & !closed & ((std::fabs(rl) + bound) * (1.0 + 0x1p-40) < half);
+            cj[i * crs] = kept ? r : c_old; // branch-free (an element not kept keeps its c)
+            const unsigned char next = kept ? 0 : closed ? 2 : 1;
+            oj[i] = active ? next : oj[i];
+        }
+    }
+}
+
+// hi, lo += the nterms products of a chunk (prod: nterms matrices mr x nc, the
+// t-th scaled by 2^(e_i + f_j - units[t])), for the elements with open == 1. Column
+// by column, every term (the column's hi and lo stay in cache); branch-free, so that
+// it vectorizes: a closed element's scale may be garbage, its term is selected away.
+[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]]
+void fold_terms(index_t mr, index_t nc, int nterms, const double* prod, const int* units, const int* row_exp,
+                const int* col_exp, double* hi, double* lo, const unsigned char* open)
+{
+    const std::size_t count = static_cast<std::size_t>(mr * nc);
+    for (index_t j = 0; j < nc; ++j) {
+        double* h = hi + j * mr;
+        double* l = lo + j * mr;
+        const unsigned char* o = open + j * mr;
+        for (int t = 0; t < nterms; ++t) {
+            const std::int64_t f = col_exp[j] - units[t] + 1023;
+            const double* v_in = prod + t * count + j * mr;
             for (index_t i = 0; i < mr; ++i) {
-                const std::size_t q = static_cast<std::size_t>(i + j * mr);
-                if (open[q] != 1) continue;
-                add_dd(hi[q], lo[q], prod[q] * pow2(row_exp[i] + f - unit));
+                const std::uint64_t bits = static_cast<std::uint64_t>(row_exp[i] + f) << 52;
+                double scale;
+                std::memcpy(&scale, &bits, sizeof scale);
+                const double v = o[i] == 1 ? v_in[i] * scale : 0.0;
+                const double sum = h[i] + v;
+                const double z = sum - h[i];
+                l[i] += (h[i] - (sum - z)) + (v - z);
+                h[i] = sum;
             }
         }
+    }
+}
+
+// st.hi, st.lo += the engine's products of a tile (rows of sa against rows of sb,
+// both started with the engine's widths), for the elements with open == 1;
+// row_exp / col_exp: the tile's exponents.
+//   Six: the four exact slice products A_s B_t and the two rounded remainder
+//        products (the header).
+//   Four: A_full B_0 and A_full B_1 exact (units 2^-W and 2^-2L), A_full R_B and
+//        R_A b rounded (units 2^-2L and 2^-L; each term below 2^-(L+1) of 2^(e+f)).
+void sum_products(Engine engine, const Geometry& g, Slicer& sa, Slicer& sb, index_t mr, index_t nc, index_t k,
+                  const int* row_exp, const int* col_exp, double* hi, double* lo, double* prod,
+                  const unsigned char* open, Profile& prof)
+{
+    // The engine's products: a (mr x k), b (nc x k), and the unit (the power of two
+    // the product is scaled by). Every slice is made first.
+    struct Term {
+        const double* a;
+        const double* b;
+        int unit;
     };
-    product(mr, nc, k, sa.slice(0), sb.slice(0), prod);
-    fold(2 * bits);
-    product(mr, nc, k, sa.slice(0), sb.slice(1), prod);
-    fold(3 * bits);
-    product(mr, nc, k, sa.slice(1), sb.slice(0), prod);
-    fold(3 * bits);
-    product(mr, nc, k, sa.slice(1), sb.slice(1), prod);
-    fold(4 * bits);
-    product(mr, nc, k, sa.high_part(), sb.rest.data(), prod); // (a0 + a1) b_rest
-    fold(4 * bits);
-    product(mr, nc, k, sa.rest.data(), sb.scaled.data(), prod); // a_rest b
-    fold(2 * bits);
+    Term terms[6];
+    int units[6];
+    int nterms = 0;
+    {
+        Clock c{&prof.slice_s};
+        if (engine == Engine::Four) {
+            const int L = g.four_bits, W = g.width;
+            const double* a0 = sa.slice(0);
+            const double* b0 = sb.slice(0);
+            const double* b1 = sb.slice(1);
+            terms[nterms++] = {a0, b0, W};
+            terms[nterms++] = {a0, b1, 2 * L};
+            terms[nterms++] = {a0, sb.rest.data(), 2 * L};          // A_full R_B
+            terms[nterms++] = {sa.rest.data(), sb.scaled.data(), L}; // R_A b
+        } else {
+            const int bits = g.six_bits;
+            const double* a0 = sa.slice(0);
+            const double* a1 = sa.slice(1);
+            const double* b0 = sb.slice(0);
+            const double* b1 = sb.slice(1);
+            terms[nterms++] = {a0, b0, 2 * bits};
+            terms[nterms++] = {a0, b1, 3 * bits};
+            terms[nterms++] = {a1, b0, 3 * bits};
+            terms[nterms++] = {a1, b1, 4 * bits};
+            terms[nterms++] = {sa.high_part(), sb.rest.data(), 4 * bits}; // (a0 + a1) b_rest
+            terms[nterms++] = {sa.rest.data(), sb.scaled.data(), 2 * bits}; // a_rest b
+        }
+    }
+    // Chunk by chunk along k: the products (one dgemm each), then all of them summed
+    // per element in one pass, column by column (the column's hi and lo stay in
+    // cache across the terms; a pass per product was memory-bound: 1.6 ns an element).
+    // Branch-free, so that it vectorizes: a closed element's scale may be garbage,
+    // its term is selected away.
+    const std::size_t count = static_cast<std::size_t>(mr * nc);
+    for (index_t l0 = 0; l0 < k; l0 += g.chunk) {
+        const index_t kc = std::min(g.chunk, k - l0);
+        {
+            Clock c{&prof.product_s};
+            for (int t = 0; t < nterms; ++t)
+                product(mr, nc, kc, terms[t].a + l0 * mr, terms[t].b + l0 * nc, prod + t * count);
+            prof.products += static_cast<std::uint64_t>(nterms);
+        }
+        Clock c{&prof.fold_s};
+        for (int t = 0; t < nterms; ++t) units[t] = terms[t].unit;
+        fold_terms(mr, nc, nterms, prod, units, row_exp, col_exp, hi, lo, open);
+    }
+}
+
+// The largest |x| of each of the n vectors x_j = p[j * step + l * inc], l < k, as
+// bits (the order of non-negative doubles is their bits' order: integer maxima,
+// which vectorize, where a chain of maxsd cost a third of the trsm's time).
+[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]]
+void max_abs_bits(index_t n, index_t k, const double* p, index_t step, index_t inc, std::uint64_t* out)
+{
+    constexpr std::uint64_t ABS = ~(std::uint64_t{1} << 63);
+    if (inc == 1) {
+        for (index_t j = 0; j < n; ++j) {
+            const double* x = p + j * step;
+            std::uint64_t m = 0;
+            for (index_t l = 0; l < k; ++l) {
+                std::uint64_t b;
+                std::memcpy(&b, x + l, sizeof b);
+                m = std::max(m, b & ABS);
+            }
+            out[j] = m;
+        }
+        return;
+    }
+    for (index_t j = 0; j < n; ++j) out[j] = 0;
+    if (step == 1) {
+        for (index_t l = 0; l < k; ++l) {
+            const double* x = p + l * inc;
+            for (index_t j = 0; j < n; ++j) {
+                std::uint64_t b;
+                std::memcpy(&b, x + j, sizeof b);
+                out[j] = std::max(out[j], b & ABS);
+            }
+        }
+        return;
+    }
+    for (index_t j = 0; j < n; ++j)
+        for (index_t l = 0; l < k; ++l) {
+            std::uint64_t b;
+            std::memcpy(&b, p + j * step + l * inc, sizeof b);
+            out[j] = std::max(out[j], b & ABS);
+        }
+}
+
+// Largest magnitudes per row of op(A) and column of op(B); false when some entry
+// is not finite (its bits, without the sign, at least those of infinity).
+bool largest_magnitudes(index_t m, index_t n, index_t k, Operand A, Operand B, std::vector<double>& rmax,
+                        std::vector<double>& cmax)
+{
+    std::vector<std::uint64_t> bits(static_cast<std::size_t>(std::max(m, n)));
+    constexpr std::uint64_t INF_BITS = std::uint64_t{0x7ff} << 52;
+    max_abs_bits(m, k, A.p, A.rs, A.cs, bits.data()); // row i: p[i rs + l cs]
+    rmax.resize(static_cast<std::size_t>(m));
+    for (index_t i = 0; i < m; ++i) {
+        if (bits[static_cast<std::size_t>(i)] >= INF_BITS) return false;
+        std::memcpy(&rmax[static_cast<std::size_t>(i)], &bits[static_cast<std::size_t>(i)], sizeof(double));
+    }
+    max_abs_bits(n, k, B.p, B.cs, B.rs, bits.data()); // column j: p[l rs + j cs]
+    cmax.resize(static_cast<std::size_t>(n));
+    for (index_t j = 0; j < n; ++j) {
+        if (bits[static_cast<std::size_t>(j)] >= INF_BITS) return false;
+        std::memcpy(&cmax[static_cast<std::size_t>(j)], &bits[static_cast<std::size_t>(j)], sizeof(double));
+    }
+    return true;
+}
+
+// Auto's choice for a tile (speed only: the bits do not depend on it), from a
+// sample of 8 x 8 of its elements: their sums s_ij / 2^(e_i + f_j) in plain double
+// arithmetic (64 dots of length k: a few thousandths of the tile's products). An
+// element is kept when its result exceeds about 2^54 times the engine's bound; it
+// is predicted lost when |s_ij| does not exceed 2^55 times it. More than 1/32 of the
+// sample predicted lost by Four (a per-element dot costs about 50 dgemm products'
+// share of an element: 2/50 of the elements pay for Six's two more products): Six;
+// more than 7/8 lost by Six too: the tile goes per element from the start.
+// sa started on the tile's rows (rest: the scaled rows), sb on its columns (scaled).
+// (The largest |a_il b_lj| alone, without the cancellation, predicted 3-5% where
+// 6% were lost: 2^+-40, k = 300.)
+Engine choose_engine(const Slicer& sa, const Slicer& sb, index_t k, const Geometry& g, std::vector<double>& buf,
+                     bool& elementwise)
+{
+    const index_t rows = std::min<index_t>(8, sa.mr), cols = std::min<index_t>(8, sb.mr);
+    buf.resize(static_cast<std::size_t>((rows + cols) * k));
+    double* ra = buf.data();
+    double* rb = ra + rows * k;
+    for (index_t s = 0; s < rows; ++s) {
+        const index_t i = s * sa.mr / rows;
+        for (index_t l = 0; l < k; ++l) ra[s * k + l] = sa.rest[static_cast<std::size_t>(i + l * sa.mr)];
+    }
+    for (index_t t = 0; t < cols; ++t) {
+        const index_t j = t * sb.mr / cols;
+        for (index_t l = 0; l < k; ++l) rb[t * k + l] = sb.scaled[static_cast<std::size_t>(j + l * sb.mr)];
+    }
+    const Bound four(g.four_bits, k, g.chunk), six(2 * g.six_bits, k, g.chunk);
+    index_t lost_four = 0, lost_six = 0, sampled = 0;
+    for (index_t s = 0; s < rows; ++s)
+        for (index_t t = 0; t < cols; ++t) {
+            double sum = 0.0, m = 0.0, na = 0.0, nb = 0.0;
+            for (index_t l = 0; l < k; ++l) {
+                const double v = ra[s * k + l] * rb[t * k + l];
+                sum += v;
+                m = std::max(m, std::fabs(v));
+                na += std::fabs(ra[s * k + l]);
+                nb += std::fabs(rb[t * k + l]);
+            }
+            if (m == 0.0) continue; // a row or column of zeros (or out of range): not the engine's
+            ++sampled;
+            lost_four += std::fabs(sum) <= four(na, nb) * 0x1p55;
+            lost_six += std::fabs(sum) <= six(na, nb) * 0x1p55;
+        }
+    elementwise = lost_six * 8 > sampled * 7;
+    return lost_four * 32 > sampled ? Engine::Six : Engine::Four;
 }
 
 // e_i of a row (f_j of a column) from its largest magnitude; NO_EXPONENT when it
@@ -196,14 +547,6 @@ int exponent_of_max(double largest)
     if (largest == 0.0) return NO_EXPONENT;
     const int e = bound_exponent(largest);
     return e >= MIN_ROW_EXP && e <= MAX_ROW_EXP ? e : NO_EXPONENT;
-}
-
-// beta = floor((53 - ceil(log2 k)) / 2): k products of two beta-bit integers sum exactly.
-int slice_bits_for(index_t k)
-{
-    int kbits = 0;
-    while ((index_t{1} << kbits) < k) ++kbits;
-    return (53 - kbits) / 2;
 }
 
 bool fits(int e, int f) { return e != NO_EXPONENT && f != NO_EXPONENT && e + f >= MIN_EXP_SUM && e + f <= MAX_EXP_SUM; }
@@ -239,22 +582,12 @@ bool plan(index_t m, index_t n, index_t k, double alpha, Operand A, Operand B, d
     out.row_exp.assign(static_cast<std::size_t>(m), NO_EXPONENT);
     out.col_exp.assign(static_cast<std::size_t>(n), NO_EXPONENT);
     // Largest magnitudes per row of op(A) and column of op(B); any non-finite entry: not applicable.
-    std::vector<double> rmax(static_cast<std::size_t>(m), 0.0), cmax(static_cast<std::size_t>(n), 0.0);
-    for (index_t l = 0; l < k; ++l)
-        for (index_t i = 0; i < m; ++i) {
-            const double v = std::fabs(A(i, l));
-            if (!(v <= std::numeric_limits<double>::max())) return false;
-            rmax[static_cast<std::size_t>(i)] = std::max(rmax[static_cast<std::size_t>(i)], v);
-        }
-    for (index_t j = 0; j < n; ++j)
-        for (index_t l = 0; l < k; ++l) {
-            const double v = std::fabs(B(l, j));
-            if (!(v <= std::numeric_limits<double>::max())) return false;
-            cmax[static_cast<std::size_t>(j)] = std::max(cmax[static_cast<std::size_t>(j)], v);
-        }
+    std::vector<double> rmax, cmax;
+    if (!largest_magnitudes(m, n, k, A, B, rmax, cmax)) return false;
     for (index_t i = 0; i < m; ++i) out.row_exp[static_cast<std::size_t>(i)] = exponent_of_max(rmax[static_cast<std::size_t>(i)]);
     for (index_t j = 0; j < n; ++j) out.col_exp[static_cast<std::size_t>(j)] = exponent_of_max(cmax[static_cast<std::size_t>(j)]);
-    out.slice_bits = slice_bits_for(k);
+    out.geometry = geometry_for(k);
+    out.engine = tiling.engine;
     out.m = m;
     out.n = n;
     out.k = k;
@@ -275,43 +608,86 @@ bool plan(index_t m, index_t n, index_t k, double alpha, Operand A, Operand B, d
 void run(const Plan& p, index_t j0, index_t j1)
 {
     const index_t k = p.k;
-    const int bits = p.slice_bits;
+    const Geometry& g = p.geometry;
+    Profile prof;
+    Engine engine = p.engine == Engine::Auto ? Engine::Four : p.engine;
     const double sign = p.alpha == 1.0 ? 1.0 : p.alpha == -1.0 ? -1.0 : 0.0; // 0: a general alpha
     const double abs_alpha = std::fabs(p.alpha);
     // Columns of op(B) are the rows of op(B)^T.
     const Operand BT{p.B.p, p.B.cs, p.B.rs};
-    TileState st;
-    Slicer sa{p.A, k, p.row_exp.data(), bits}, sb{BT, k, p.col_exp.data(), bits};
+    // The buffers are the thread's, kept from one call to the next (a fresh 48 MiB
+    // per call cost its page faults: a tenth of the products' time at n = 1024).
+    struct Buffers {
+        TileState st;
+        Slicer sa{{nullptr, 0, 0}, 0, nullptr, 0}, sb{{nullptr, 0, 0}, 0, nullptr, 0};
+    };
+    static thread_local Buffers buffers;
+    TileState& st = buffers.st;
+    Slicer& sa = buffers.sa;
+    Slicer& sb = buffers.sb;
+    sa.X = p.A;
+    sb.X = BT;
+    sa.keep_scaled = false;
+    st.rows_ready.clear(); // this call's op(A) is not transposed yet
+    sa.k = sb.k = k;
+    sa.exp = p.row_exp.data();
+    sb.exp = p.col_exp.data();
+    sa.bits = sb.bits = g.six_bits;
     for (index_t jb = j0; jb < j1; jb += p.nb) {
         const index_t nc = std::min(p.nb, j1 - jb);
-        sb.start(jb, nc);
+        bool sb_started = false;
+        Engine sb_engine = Engine::Auto; // the engine sb's slices were made for (Auto: none yet)
         for (index_t ib = 0; ib < p.m; ib += p.mb) {
             const index_t mr = std::min(p.mb, p.m - ib);
+            const double t_scan = cpu_now();
+            bool elementwise = false; // Auto: the tile goes per element from the start
             sa.start(ib, mr);
+            if (!sb_started) {
+                sb.start(jb, nc);
+                sb_started = true;
+            }
+            if (p.engine == Engine::Auto) engine = choose_engine(sa, sb, k, g, st.sample, elementwise);
+            if (!elementwise) {
+                if (sb_engine != engine && sb_engine != Engine::Auto) sb.start(jb, nc); // sliced for the other engine
+                sb_engine = engine;
+                set_widths(engine, g, sa, sb);
+            }
             const std::size_t count = static_cast<std::size_t>(mr * nc);
             st.hi.assign(count, 0.0);
             st.lo.assign(count, 0.0);
-            st.prod.resize(count);
+            st.prod.resize(6 * count); // one per product of a chunk
             st.open.assign(count, 1);
             // Elements the split cannot represent go per element from the start.
             index_t open = 0;
             for (index_t j = 0; j < nc; ++j)
                 for (index_t i = 0; i < mr; ++i) {
-                    const bool split = fits(p.row_exp[static_cast<std::size_t>(ib + i)], p.col_exp[static_cast<std::size_t>(jb + j)]);
+                    const bool split = !elementwise && fits(p.row_exp[static_cast<std::size_t>(ib + i)], p.col_exp[static_cast<std::size_t>(jb + j)]);
                     st.open[static_cast<std::size_t>(i + j * mr)] = split ? 1 : 2; // 2: per element
                     open += split;
                 }
+            prof.scan_s += cpu_now() - t_scan;
+            const Engine tile_engine = engine;
+            if (elementwise)
+                ++prof.tiles_elementwise;
+            else
+                ++(engine == Engine::Four ? prof.tiles_four : prof.tiles_six);
             if (open > 0)
-                sum_products(sa, sb, mr, nc, k, bits, p.row_exp.data() + ib, p.col_exp.data() + jb, st.hi.data(),
-                             st.lo.data(), st.prod.data(), st.open.data());
+                sum_products(engine, g, sa, sb, mr, nc, k, p.row_exp.data() + ib, p.col_exp.data() + jb, st.hi.data(),
+                             st.lo.data(), st.prod.data(), st.open.data(), prof);
+            const double t_decide = cpu_now();
             // An element the bound cannot decide goes per element.
             const auto close = [&](std::size_t q) {
                 st.open[q] = 2;
                 --open;
             };
-            {
+            const Bound tail(rest_exponent(tile_engine, g), k, g.chunk);
+            const bool unit = sign != 0.0 && (p.beta == 0.0 || p.beta == 1.0 || p.beta == -1.0);
+            if (unit) // alpha = +-1, beta 0 or +-1 (the LUs' updates): vectorized
+                decide_unit(mr, nc, tail.c, tail.kr + tail.kf / tail.c, sign, p.beta, p.row_exp.data() + ib,
+                            p.col_exp.data() + jb, sa.norm.data(), sb.norm.data(), st.hi.data(), st.lo.data(),
+                            p.c + ib * p.crs + jb * p.ccs, p.crs, p.ccs, st.open.data());
+            else {
                 // Decide what can be decided.
-                const double tail = bound_factor(bits, k);
                 for (index_t j = 0; j < nc; ++j) {
                     const int f = p.col_exp[static_cast<std::size_t>(jb + j)];
                     for (index_t i = 0; i < mr; ++i) {
@@ -322,7 +698,7 @@ void run(const Plan& p, index_t j0, index_t j1)
                         double hi = 0.0, lo = 0.0;
                         add_dd(hi, lo, st.hi[q]);
                         add_dd(hi, lo, st.lo[q]); // (hi, lo) = two_sum(hi, lo): exact
-                        double bound = tail * pow2(e + f);
+                        double bound = tail(sa.norm[static_cast<std::size_t>(i)], sb.norm[static_cast<std::size_t>(j)]) * pow2(e + f);
                         // alpha S + beta c as a sum of terms, each exact or with its error in bound.
                         double t[5];
                         int nt = 0;
@@ -383,20 +759,70 @@ void run(const Plan& p, index_t j0, index_t j1)
                     }
                 }
             }
-            // The rest, per element.
+            const double t_element = cpu_now();
+            prof.decide_s += t_element - t_decide;
+            // The rest, per element, on contiguous rows of op(A) and columns of op(B)
+            // (a strided row read per element cost 5x the dot itself). op(A)'s rows
+            // are transposed once per call and row tile, when a tile first needs them
+            // (copying a tile's rows for each tile of columns cost as much as the dots:
+            // a page per entry read).
             index_t slow = 0;
-            for (index_t j = 0; j < nc; ++j)
-                for (index_t i = 0; i < mr; ++i)
-                    if (st.open[static_cast<std::size_t>(i + j * mr)] != 0) {
-                        p.c[(ib + i) * p.crs + (jb + j) * p.ccs] = per_element(p, ib + i, jb + j);
+            {
+                bool any = false;
+                for (std::size_t q = 0; q < count && !any; ++q) any = st.open[q] != 0;
+                const bool copy_rows = p.A.cs != 1 && any;
+                // All of op(A) within 64 MiB a thread; beyond, the tile's rows alone
+                // (transposed again for each tile of columns).
+                const bool whole = p.m * k <= (index_t{8} << 20);
+                const index_t base = whole ? 0 : ib; // row of op(A) at the start of rows
+                if (copy_rows) {
+                    const std::size_t tile = static_cast<std::size_t>(ib / p.mb);
+                    const std::size_t tiles = static_cast<std::size_t>((p.m + p.mb - 1) / p.mb);
+                    if (st.rows_ready.size() != tiles) {
+                        st.rows_ready.assign(tiles, 0);
+                        st.rows.resize(static_cast<std::size_t>((whole ? p.m : p.mb) * k));
+                    }
+                    if (!whole) std::fill(st.rows_ready.begin(), st.rows_ready.end(), 0);
+                    if (!st.rows_ready[tile]) {
+                        double* dst = st.rows.data();
+                        for (index_t r0 = ib; r0 < ib + mr; r0 += 32) {
+                            const index_t r1 = std::min(ib + mr, r0 + 32);
+                            for (index_t l = 0; l < k; ++l)
+                                for (index_t r = r0; r < r1; ++r) dst[(r - base) * k + l] = p.A(r, l);
+                        }
+                        st.rows_ready[tile] = 1;
+                    }
+                }
+                for (index_t j = 0; j < nc; ++j) {
+                    const double* b = p.B.p + (jb + j) * p.B.cs;
+                    index_t incb = p.B.rs;
+                    bool copied = false;
+                    for (index_t i = 0; i < mr; ++i) {
+                        if (st.open[static_cast<std::size_t>(i + j * mr)] == 0) continue;
+                        if (incb != 1 && !copied) {
+                            st.column.resize(static_cast<std::size_t>(k));
+                            for (index_t l = 0; l < k; ++l) st.column[static_cast<std::size_t>(l)] = b[l * incb];
+                            b = st.column.data();
+                            incb = 1;
+                            copied = true;
+                        }
+                        const double* a = copy_rows ? st.rows.data() + (ib + i - base) * k : p.A.p + (ib + i) * p.A.rs;
+                        p.c[(ib + i) * p.crs + (jb + j) * p.ccs] =
+                            per_element(p, ib + i, jb + j, a, copy_rows ? 1 : p.A.cs, b, incb);
                         ++slow;
                     }
+                }
+            }
+            prof.element_s += cpu_now() - t_element;
+            prof.per_element += static_cast<std::uint64_t>(slow);
+            prof.kept += count - static_cast<std::uint64_t>(slow);
             if (slow > 0) fallbacks.fetch_add(static_cast<std::uint64_t>(slow), std::memory_order_relaxed);
         }
     }
+    add_profile(prof);
 }
 
-bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, ProductSums& out)
+bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, ProductSums& out, Engine engine)
 {
     const std::size_t count = static_cast<std::size_t>(std::max<index_t>(m, 0) * std::max<index_t>(n, 0));
     out.m = m;
@@ -407,26 +833,13 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, Product
     out.per_element.assign(count, 0);
     if (count == 0 || k <= 0) return true; // an empty sum: exactly zero
     struct Work {
-        std::vector<double> rmax, cmax, prod;
+        std::vector<double> rmax, cmax, prod, sample;
         std::vector<int> row_exp, col_exp;
         std::vector<unsigned char> open;
         Slicer sa{{nullptr, 0, 0}, 0, nullptr, 0}, sb{{nullptr, 0, 0}, 0, nullptr, 0};
     };
     static thread_local Work w;
-    w.rmax.assign(static_cast<std::size_t>(m), 0.0);
-    w.cmax.assign(static_cast<std::size_t>(n), 0.0);
-    for (index_t l = 0; l < k; ++l)
-        for (index_t i = 0; i < m; ++i) {
-            const double v = std::fabs(A(i, l));
-            if (!(v <= std::numeric_limits<double>::max())) return false;
-            w.rmax[static_cast<std::size_t>(i)] = std::max(w.rmax[static_cast<std::size_t>(i)], v);
-        }
-    for (index_t j = 0; j < n; ++j)
-        for (index_t l = 0; l < k; ++l) {
-            const double v = std::fabs(B(l, j));
-            if (!(v <= std::numeric_limits<double>::max())) return false;
-            w.cmax[static_cast<std::size_t>(j)] = std::max(w.cmax[static_cast<std::size_t>(j)], v);
-        }
+    if (!largest_magnitudes(m, n, k, A, B, w.rmax, w.cmax)) return false;
     w.row_exp.resize(static_cast<std::size_t>(m));
     w.col_exp.resize(static_cast<std::size_t>(n));
     for (index_t i = 0; i < m; ++i) w.row_exp[static_cast<std::size_t>(i)] = exponent_of_max(w.rmax[static_cast<std::size_t>(i)]);
@@ -444,28 +857,65 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, Product
             any = any || split;
         }
     if (!any) return true;
-    const int bits = slice_bits_for(k);
+    const Geometry g = geometry_for(k);
     w.sa.X = A;
+    w.sa.keep_scaled = false;
     w.sb.X = Operand{B.p, B.cs, B.rs}; // columns of B are the rows of B^T
     w.sa.k = w.sb.k = k;
     w.sa.exp = w.row_exp.data();
     w.sb.exp = w.col_exp.data();
-    w.sa.bits = w.sb.bits = bits;
     w.sa.start(0, m);
     w.sb.start(0, n);
-    w.prod.resize(count);
-    sum_products(w.sa, w.sb, m, n, k, bits, w.row_exp.data(), w.col_exp.data(), out.hi.data(), out.lo.data(),
-                 w.prod.data(), w.open.data());
-    const double tail = bound_factor(bits, k);
+    if (engine == Engine::Auto) {
+        bool elementwise = false;
+        engine = choose_engine(w.sa, w.sb, k, g, w.sample, elementwise);
+        if (elementwise) { // the caller computes every element exactly (cheaper than the split here)
+            for (std::size_t q = 0; q < count; ++q)
+                if (w.open[q] == 1) out.per_element[q] = 1;
+            return true;
+        }
+    }
+    set_widths(engine, g, w.sa, w.sb);
+    w.prod.resize(6 * count);
+    Profile prof;
+    sum_products(engine, g, w.sa, w.sb, m, n, k, w.row_exp.data(), w.col_exp.data(), out.hi.data(), out.lo.data(),
+                 w.prod.data(), w.open.data(), prof);
+    const Bound tail(rest_exponent(engine, g), k, g.chunk);
     for (index_t j = 0; j < n; ++j)
         for (index_t i = 0; i < m; ++i) {
             const std::size_t q = static_cast<std::size_t>(i + j * m);
             if (w.open[q] == 1)
-                out.err[q] = tail * pow2(w.row_exp[static_cast<std::size_t>(i)] + w.col_exp[static_cast<std::size_t>(j)]);
+                out.err[q] = tail(w.sa.norm[static_cast<std::size_t>(i)], w.sb.norm[static_cast<std::size_t>(j)]) *
+                             pow2(w.row_exp[static_cast<std::size_t>(i)] + w.col_exp[static_cast<std::size_t>(j)]);
         }
     return true;
 }
 
 std::uint64_t fallback_elements() { return fallbacks.load(std::memory_order_relaxed); }
+
+Geometry geometry(index_t k) { return geometry_for(std::max<index_t>(k, 1)); }
+
+Profile profile()
+{
+    const std::lock_guard<std::mutex> lock(profile_mutex);
+    return profile_total;
+}
+
+void reset_profile()
+{
+    const std::lock_guard<std::mutex> lock(profile_mutex);
+    profile_total = Profile{};
+}
+
+Engine engine_from_environment()
+{
+    const char* env = std::getenv("FLAMEX_EXACT_GEMM_ENGINE");
+    if (env == nullptr || *env == '\0') return Engine::Auto;
+    const std::string value(env);
+    if (value == "auto") return Engine::Auto;
+    if (value == "four") return Engine::Four;
+    if (value == "six") return Engine::Six;
+    throw Error("exact backend: FLAMEX_EXACT_GEMM_ENGINE must be auto, four or six, got '" + value + "'");
+}
 
 } // namespace flamex::exact_gemm

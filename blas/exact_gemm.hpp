@@ -35,10 +35,17 @@
 // kernel): alpha zero or not finite, beta not finite, any entry of A or B not
 // finite (IEEE specials keep the per-element contract).
 //
-// Memory: C is processed in tiles of mb x nb; a tile holds five k-long matrices
-// (the scaled operand, two slices, their sum, the rest) for its rows of op(A) and
-// for its columns of op(B), one dgemm product and the double-double sums: about
-// 8 (5 k (mb + nb) + 4 mb nb) bytes per thread (mb = nb chosen for 48 MiB).
+// Memory: C is processed in tiles of mb x nb; a tile holds up to five k-long
+// matrices (the scaled operand, two slices, their sum, the rest) for its rows of
+// op(A) and for its columns of op(B), six dgemm products of a chunk and the
+// double-double sums: about 8 (5 k (mb + nb) + 9 mb nb) bytes per thread (mb = nb
+// chosen for 48 MiB of the first term); where elements go per element, op(A)'s rows
+// transposed (m k doubles, up to 64 MiB; beyond, one tile's). The buffers are the
+// thread's, kept between calls.
+//
+// Since issue 30 this is the engine Six; Engine below names the others, and the
+// bound is taken per element from its row's and column's 1-norms (exact_gemm.cpp,
+// struct Bound).
 #pragma once
 
 #include <cstdint>
@@ -59,9 +66,48 @@ struct Operand {
     double operator()(index_t i, index_t j) const { return p[i * rs + j * cs]; }
 };
 
+// The engines: dgemm products per element of C.
+//   Six: the header's (two slices of beta bits per operand, four exact products, two
+//        rounded ones; the rest's error about k^2 2^-(53 + 2 beta) of 2^(e_i + f_j)).
+//   Four: op(A) in one slice of L bits, A_full = round(a 2^L); op(B) in two, of W - L
+//        and 2L - W bits (W = 53 - ceil(log2 k), L = floor((2W + 1) / 3)), so that
+//        A_full B_0 and A_full B_1 are exact (terms below 2^W, k of them below 2^53);
+//        A_full R_B and R_A b rounded, each term below 2^-(L+1) of 2^(e_i + f_j): the
+//        error about k^2 2^-(53 + L) (2^-59 at k = 2048, against 2^-73 for Six).
+//   Auto: Four; a thread whose tile sent more than 1/64 of its elements per element
+//        takes Six for its following tiles (spread data, whose results lie far below
+//        2^(e_i + f_j)); a Six tile that sent more than 7/8 per element sends the
+//        following tiles per element from the start.
+// Whatever the engine, every element is kept only when its interval rounds to one
+// double: the bits do not depend on it. FLAMEX_EXACT_GEMM_ENGINE = auto | four | six
+// (tests, benchmarks; anything else: flamex::Error).
+enum class Engine { Auto, Four, Six };
+Engine engine_from_environment();
+
+// Slice widths for depth k: W = 53 - ceil(log2 k) bits of exact product per term.
+struct Geometry {
+    index_t chunk = 0; // the products go to dgemm in chunks of this many terms along k
+    int width = 0;     // W (of the chunk)
+    int six_bits = 0;  // beta = floor(W / 2)
+    int four_bits = 0; // L = floor((2W + 1) / 3)
+};
+
+// The geometry for depth k (tests).
+Geometry geometry(index_t k);
+
 struct Tiling {
     index_t mb = 0, nb = 0; // tile of C; 0: chosen from k (the memory bound above)
+    Engine engine = Engine::Auto;
 };
+
+// Where the engine's time went (thread CPU time, summed over the threads), since
+// the process started or reset_profile(): benchmarks.
+struct Profile {
+    double scan_s = 0, slice_s = 0, product_s = 0, fold_s = 0, decide_s = 0, element_s = 0;
+    std::uint64_t products = 0, kept = 0, per_element = 0, tiles_four = 0, tiles_six = 0, tiles_elementwise = 0;
+};
+Profile profile();
+void reset_profile();
 
 struct Plan {
     index_t m = 0, n = 0, k = 0;
@@ -69,7 +115,8 @@ struct Plan {
     Operand A{}, B{};
     double* c = nullptr;
     index_t crs = 0, ccs = 0;
-    int slice_bits = 0;    // beta of the header
+    Geometry geometry;
+    Engine engine = Engine::Auto;
     index_t mb = 0, nb = 0;
     std::vector<int> row_exp, col_exp; // e_i, f_j; NO_EXPONENT: the row / column goes per element
 };
@@ -129,7 +176,7 @@ void run(const Plan& plan, index_t j0, index_t j1);
 // lies within err[q] of hi[q] + lo[q] (a row or column of zeros: exactly 0);
 // per_element[q] == 1: the split cannot represent it (a row or column with an
 // entry below 2^-1000 as its largest, or at least 2^1000; e_i + f_j out of range),
-// the caller computes it exactly. The bound is the one of the header.
+// the caller computes it exactly. The bound is the engine's (exact_gemm.cpp, Bound).
 struct ProductSums {
     index_t m = 0, n = 0;
     std::vector<double> hi, lo, err;
@@ -137,7 +184,11 @@ struct ProductSums {
 };
 
 // False when some entry of A or B is not finite (then nothing is computed).
-bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, ProductSums& out);
+// engine: as for gemm (Auto: chosen from a sample of the data; when it predicts
+// that the split would lose nearly every element, every representable element is
+// marked per_element instead, and nothing is computed).
+bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, ProductSums& out,
+                  Engine engine = Engine::Six);
 
 // Elements of C computed per element since the process started (tests: that the
 // fallback paths are taken).

@@ -116,7 +116,7 @@ void ExactBackend::trsm(Side side, Uplo uplo, Trans trans, Diag diag, double alp
     const index_t step = left ? B.col_stride() : B.row_stride(); // from one to the next
     double* pb = B.buffer();
     if (exact_trsm::use_split(trsm_split_, n, nrhs)) { // large: on the exact gemm engine, the same bits
-        const exact_trsm::System system{tri.E.p, tri.E.rs, tri.E.cs, n, tri.forward, tri.unit, alpha, pb, inc, step};
+        const exact_trsm::System system{tri.E.p, tri.E.rs, tri.E.cs, n, tri.forward, tri.unit, alpha, pb, inc, step, engine_};
         parallel(parts_for(nrhs * n * n / 2), [&](int t, int P) {
             const auto [lo, hi] = share(nrhs, t, P);
             exact_trsm::solve(system, lo, hi);

@@ -145,7 +145,7 @@ void solve(const System& s, index_t r0, index_t r1)
             // The off-diagonal sums of the block: E'_{I,<I} X'_{<I} (k = i0).
             const bool summed = std::isfinite(s.alpha) &&
                                 exact_gemm::product_sums(nb, nr, i0, {o.e + i0 * o.rs, o.rs, o.cs},
-                                                         {o.x + rt * o.step, o.inc, o.step}, w.sums);
+                                                         {o.x + rt * o.step, o.inc, o.step}, w.sums, s.engine);
             for (index_t u = i0; u < i0 + nb; ++u) {
                 const index_t count = u - i0;
                 bool row_ok = summed;

@@ -53,6 +53,9 @@ struct System {
     double alpha;
     double* x;
     index_t inc, step;
+    // The off-diagonal sums' engine (exact_gemm.hpp; Auto: chosen per block from a
+    // sample of its data, and per element where the split would lose nearly all).
+    exact_gemm::Engine engine = exact_gemm::Engine::Auto;
 };
 
 // On the calling thread; threads take disjoint ranges of right-hand sides (any

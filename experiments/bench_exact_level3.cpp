@@ -2,16 +2,18 @@
 //   gemm     C := C - A B, n x n: BLIS dgemm (the `blis` backend) against the
 //            order-fixed gemm (exact's gemm_ordered) and the correctly rounded
 //            gemm (exact's gemm), on uniform data and on entries whose exponents
-//            spread over 2^±20 and 2^±40;
-//   trsm     B := L^{-1} B (lower, unit, the blocked LUs' trsm) and B := B U^{-1}
-//            (upper, non-unit): BLIS dtrsm against exact's per-element trsm
-//            (FLAMEX_EXACT_TRSM_SPLIT=never) and its trsm on the exact gemm engine
-//            (blas/exact_trsm.hpp), bits compared;
+//            spread over 2^±20, 2^±40 and 2^±200; the 2-thread speed-up, the share
+//            of elements left to the per-element path, the engines' tiles;
+//   trsm     every side, uplo and diag (no transpose): BLIS dtrsm against exact's
+//            per-element trsm (FLAMEX_EXACT_TRSM_SPLIT=never) and its trsm on the
+//            exact gemm engine (blas/exact_trsm.hpp), bits compared, on uniform,
+//            2^±40 and 2^±200 data;
 //   LU       FLA_LU_piv against the order-fixed lu_piv_blk_var5_fma on `exact`
-//            (its best block size; its bits checked against exact's
-//            lu_piv_unb_var5) and against the blocked exact LU variants, each
-//            with the per-element trsm ("before") and the trsm on the exact gemm
-//            engine ("after"), on uniform data and on entries spread over 2^±20.
+//            (its bits checked against exact's lu_piv_unb_var5) and against the
+//            blocked exact LU variants, on uniform data and on entries spread over
+//            2^±40 (n = 2048 and 4096 by default); one thread: every variant, with
+//            the per-element trsm ("before", up to n = 2048) and the trsm on the
+//            exact gemm engine ("after"); two threads: var5.
 // Every time is the best of R runs, the compared runs interleaved, inputs reset
 // outside the timed region.
 #include "flame/libflame.hpp" // first: FLAME.h breaks standard headers included after it
@@ -95,8 +97,9 @@ bool same_pivots(const Pivots& a, const Pivots& b)
 }
 
 const Table kGemm{"bench_exact.level3_gemm",
-                  "| n | data | threads | blis dgemm [s] | order-fixed [s] | ratio | exact (correctly rounded) [s] | ratio |",
-                  "|---|---|---|---|---|---|---|---|"};
+                  "| n | data | threads | blis dgemm [s] | order-fixed [s] | ratio | exact (correctly rounded) [s] | ratio | "
+                  "exact, 2 threads vs 1 | per element | engine tiles Four / Six / per element |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"};
 const Table kTrsm{"bench_exact.level3_trsm",
                   "| side, uplo, diag | triangle | right-hand sides | data | threads | blis dtrsm [s] | exact per element [s] | "
                   "ratio | exact on gemm engine [s] | ratio | speed-up | bits | per element |",
@@ -114,11 +117,14 @@ std::string caption(const char* format, int reps)
 
 void gemm_tables(const Level3Options& o, const Report& report)
 {
-    report.begin(kGemm, caption("gemm, C := C - A B (n x n), best of %d:", o.reps));
+    report.begin(kGemm, caption("gemm, C := C - A B (n x n), best of %d; the exact gemm's engines (blas/exact_gemm.hpp, Auto) "
+                                "and the share of elements it left to the per-element path:",
+                                o.reps));
     for (const long n : o.gemm_sizes)
-        for (const int spread : {0, 20, 40}) {
+        for (const int spread : {0, 20, 40, 200}) {
             const Matrix A = spread_matrix(n, spread, 1), B = spread_matrix(n, spread, 2), C0 = spread_matrix(n, spread, 3);
-            Matrix C(n, n), fixed[2] = {Matrix(n, n), Matrix(n, n)};
+            Matrix C(n, n), fixed[2] = {Matrix(n, n), Matrix(n, n)}, rounded[2] = {Matrix(n, n), Matrix(n, n)};
+            double exact_one_thread = 0.0;
             for (const int threads : {1, 2}) {
                 if (o.only_threads != 0 && threads != o.only_threads) continue;
                 const auto blis = make_backend("blis", {threads, 0, ""});
@@ -131,19 +137,30 @@ void gemm_tables(const Level3Options& o, const Report& report)
                     {[&] { blis->gemm(Trans::No, Trans::No, -1.0, A, B, 1.0, C); },
                      [&] { exact->gemm_ordered(A, B, C); }});
                 copy_into(C, fixed[threads - 1]);
+                exact_gemm::reset_profile();
                 const std::vector<double> te = interleaved(
                     reps_exact, reset,
                     {[&] { blis->gemm(Trans::No, Trans::No, -1.0, A, B, 1.0, C); },
                      [&] { exact->gemm(Trans::No, Trans::No, -1.0, A, B, 1.0, C); }});
+                const exact_gemm::Profile prof = exact_gemm::profile();
+                copy_into(C, rounded[threads - 1]);
+                if (threads == 1) exact_one_thread = te[1];
                 const std::string data = spread == 0 ? "uniform" : "2^±" + std::to_string(spread);
-                std::printf("| %ld | %s | %d | %.4g | %.4g | %.2f | %.4g | %.1f |\n", n, data.c_str(), threads,
-                            std::min(t[0], te[0]), t[1], t[1] / std::min(t[0], te[0]), te[1],
-                            te[1] / std::min(t[0], te[0]));
+                char speedup[32] = "";
+                if (threads == 2 && exact_one_thread > 0) std::snprintf(speedup, sizeof speedup, "%.2fx", exact_one_thread / te[1]);
+                const double elements = static_cast<double>(prof.kept + prof.per_element);
+                std::printf("| %ld | %s | %d | %.4g | %.4g | %.2f | %.4g | %.1f | %s | %.2g%% | %llu / %llu / %llu |\n", n,
+                            data.c_str(), threads, std::min(t[0], te[0]), t[1], t[1] / std::min(t[0], te[0]), te[1],
+                            te[1] / std::min(t[0], te[0]), speedup,
+                            elements > 0 ? 100.0 * static_cast<double>(prof.per_element) / elements : 0.0,
+                            static_cast<unsigned long long>(prof.tiles_four), static_cast<unsigned long long>(prof.tiles_six),
+                            static_cast<unsigned long long>(prof.tiles_elementwise));
                 std::fflush(stdout);
             }
             if (o.only_threads == 0)
-                std::printf("|  |  | order-fixed, 1 vs 2 threads: %s |  |  |  |  |  |\n",
-                            same_bits(fixed[0], fixed[1]) ? "same bits" : "**differ**");
+                std::printf("|  |  | 1 vs 2 threads: order-fixed %s, correctly rounded %s |  |  |  |  |  |  |  |  |\n",
+                            same_bits(fixed[0], fixed[1]) ? "same bits" : "**differ**",
+                            same_bits(rounded[0], rounded[1]) ? "same bits" : "**differ**");
         }
     report.end(kGemm);
 }
@@ -164,15 +181,16 @@ void trsm_tables(const Level3Options& o, const Report& report)
                                 o.reps));
     for (const auto& [t, r] : o.trsm_shapes)
         for (const int spread : {0, 40, 200})
-        for (const bool left : {true, false}) {
+        for (int shape = 0; shape < 8; ++shape) {
+            const bool left = shape < 4, lower = shape % 4 < 2, unit = shape % 2 == 0;
             // Non-unit: the diagonal dominates its row at the largest exponent. Unit:
-            // |l_ij| < 1 as in a factor of partial pivoting, exponents down to 2^(-2s-1).
+            // |e_ij| < 1 as in a factor of partial pivoting, exponents down to 2^(-2s-1).
             // Either way the solution stays within the data's range.
             Matrix T = spread_matrix(t, spread, 11);
             for (dim_t j = 0; j < t; ++j)
                 for (dim_t i = 0; i < t; ++i)
                     T(i, j) = i == j ? std::ldexp(static_cast<double>(t) + std::fabs(T(i, i)), spread)
-                                     : left ? std::ldexp(T(i, j), -spread - 1) : T(i, j);
+                                     : unit ? std::ldexp(T(i, j), -spread - 1) : T(i, j);
             const Matrix B0 = left ? spread_matrix(t, r, spread, 12) : spread_matrix(r, t, spread, 12);
             const std::string data = spread == 0 ? "uniform" : "2^±" + std::to_string(spread);
             Matrix B(B0.length(), B0.width()), before(B0.length(), B0.width());
@@ -182,8 +200,8 @@ void trsm_tables(const Level3Options& o, const Report& report)
                 const auto old_trsm = exact_backend(threads, "never");
                 const auto new_trsm = exact_backend(threads, "always");
                 const Side side = left ? Side::Left : Side::Right;
-                const Uplo uplo = left ? Uplo::Lower : Uplo::Upper;
-                const Diag diag = left ? Diag::Unit : Diag::NonUnit;
+                const Uplo uplo = lower ? Uplo::Lower : Uplo::Upper;
+                const Diag diag = unit ? Diag::Unit : Diag::NonUnit;
                 const auto reset = [&] { copy_into(B0, B); };
                 const std::uint64_t singles_before = exact_trsm::per_element_count();
                 const std::vector<double> tm = interleaved(
@@ -197,10 +215,11 @@ void trsm_tables(const Level3Options& o, const Report& report)
                 // Elements the engine left to the per-element path, per run (reps + the warm-up).
                 const double singles = static_cast<double>(exact_trsm::per_element_count() - singles_before) /
                                        static_cast<double>(o.reps + 1) / static_cast<double>(t * r);
+                const std::string name = std::string(left ? "left" : "right") + ", " + (lower ? "lower" : "upper") + ", " +
+                                         (unit ? "unit" : "non-unit");
                 std::printf("| %s | %ld | %ld | %s | %d | %.4g | %.4g | %.1f | %.4g | %.1f | %.2f | %s | %.2g%% |\n",
-                            left ? "left, lower, unit" : "right, upper, non-unit", t, r, data.c_str(), threads, tm[0], tm[1],
-                            tm[1] / tm[0], tm[2], tm[2] / tm[0], tm[1] / tm[2], same_bits(B, before) ? "same" : "**differ**",
-                            100.0 * singles);
+                            name.c_str(), t, r, data.c_str(), threads, tm[0], tm[1], tm[1] / tm[0], tm[2], tm[2] / tm[0],
+                            tm[1] / tm[2], same_bits(B, before) ? "same" : "**differ**", 100.0 * singles);
                 std::fflush(stdout);
             }
         }
@@ -209,7 +228,9 @@ void trsm_tables(const Level3Options& o, const Report& report)
 
 void lu_tables(const Level3Options& o, const Report& report)
 {
-    report.begin(kLu, caption("LU with partial pivoting (n x n, uniform), best of %d:", o.reps));
+    report.begin(kLu, caption("LU with partial pivoting (n x n; uniform, and badly scaled: (1 + u) 2^e, e uniform in [-40, 40]), "
+                              "best of %d; the blocked exact variants before (per-element trsm, up to n = 2048) and after:",
+                              o.reps));
     const LuVariant& fma = find_lu_variant("lu_piv_blk_var5_fma");
     const LuVariant& unb5 = find_lu_variant("lu_piv_unb_var5");
     for (const long n : o.lu_sizes) {
@@ -237,32 +258,42 @@ void lu_tables(const Level3Options& o, const Report& report)
                             static_cast<long>(block), t[1], t[1] / t[0], same ? "= exact unb var5" : "**differ**");
                 std::fflush(stdout);
             }
-            // The blocked exact LU variants (correctly rounded gemm and trsm), one thread:
-            // per-element trsm (before) and trsm on the gemm engine (after), same bits.
-            if (threads != 1) continue;
+            // The blocked exact LU variants (correctly rounded gemm and trsm): per-element
+            // trsm (before; one thread, up to n = 2048) and trsm on the gemm engine
+            // (after), same bits; with 2 threads, var5 alone (the speed-up).
             const auto before = exact_backend(threads, "never");
-            for (const int spread : {0, 20}) {
+            for (const int spread : {0, 40}) {
                 const Matrix S0 = spread == 0 ? A0 : spread_matrix(n, spread, 8);
                 const auto reset_s = [&] { copy_into(S0, LU); };
                 const auto fla_s = [&] { FLA_LU_piv(fla::to_fla(LU.view()), fla::to_fla(p.view())); };
                 Matrix LU_before(n, n);
                 for (const char* name : {"lu_piv_blk_var3", "lu_piv_blk_var4", "lu_piv_blk_var5"})
                     for (const dim_t block : o.lu_blocks) {
+                        if (threads == 2 && std::strcmp(name, "lu_piv_blk_var5") != 0) continue;
+                        const bool with_before = threads == 1 && n <= 2048;
                         LuControl control;
                         control.block = block;
                         const int reps = o.quick ? 1 : n >= 4096 ? 1 : std::max(1, o.reps / 2);
                         const LuVariant& v = find_lu_variant(name);
-                        const std::vector<double> t = interleaved(
-                            reps, reset_s,
-                            {fla_s,
-                             [&] {
-                                 lu(*before, v, LU, p, control);
-                                 copy_into(LU, LU_before);
-                             },
-                             [&] { lu(*exact, v, LU, p, control); }});
-                        std::printf("| %ld | %d | %.4g | %s%s | %ld | before %.4g / after %.4g | %.2f / %.2f | %s |\n", n,
-                                    threads, t[0], name, spread == 0 ? "" : " (2^±20 data)", static_cast<long>(block), t[1],
-                                    t[2], t[1] / t[0], t[2] / t[0], same_bits(LU, LU_before) ? "before = after" : "**differ**");
+                        std::vector<std::function<void()>> jobs = {fla_s, [&] { lu(*exact, v, LU, p, control); }};
+                        if (with_before)
+                            jobs.push_back([&] {
+                                lu(*before, v, LU, p, control);
+                                copy_into(LU, LU_before);
+                            });
+                        const std::vector<double> t = interleaved(reps, reset_s, jobs);
+                        const char* data = spread == 0 ? "" : " (2^±40 data)";
+                        if (with_before) {
+                            // The last run was the before one: the after one again, for its bits.
+                            reset_s();
+                            lu(*exact, v, LU, p, control);
+                            std::printf("| %ld | %d | %.4g | %s%s | %ld | before %.4g / after %.4g | %.2f / %.2f | %s |\n", n,
+                                        threads, t[0], name, data, static_cast<long>(block), t[2], t[1], t[2] / t[0],
+                                        t[1] / t[0], same_bits(LU, LU_before) ? "before = after" : "**differ**");
+                        } else {
+                            std::printf("| %ld | %d | %.4g | %s%s | %ld | %.4g | %.2f |  |\n", n, threads, t[0], name, data,
+                                        static_cast<long>(block), t[1], t[1] / t[0]);
+                        }
                         std::fflush(stdout);
                     }
             }

@@ -16,7 +16,7 @@ struct Level3Options {
     bool quick = false;         // small sizes, one repetition: checks that everything runs
     int only_threads = 0;       // 0: 1 and 2 threads
     std::vector<long> gemm_sizes = {512, 1024, 2048};
-    std::vector<long> lu_sizes = {1024, 2048};
+    std::vector<long> lu_sizes = {2048, 4096};
     std::vector<long> lu_blocks = {128, 256};                                  // of the blocked exact variants
     std::vector<std::pair<long, long>> trsm_shapes = {{128, 1920}, {256, 1792}, {1024, 256}}; // triangle, right-hand sides
 };

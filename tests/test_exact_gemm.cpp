@@ -120,6 +120,31 @@ const flamex::test::SplitPathBackends& backends()
 }
 const Blas& split1() { return backends().split(1); }
 const Blas& split2() { return backends().split(2); }
+
+// The split with each engine forced in turn (FLAMEX_EXACT_GEMM_ENGINE, read when a
+// backend is made: exact_gemm.hpp), 1 and 2 threads, and the default (Auto).
+const char* const kEngines[] = {"four", "six"};
+const std::vector<const Blas*>& split_backends()
+{
+    static const std::vector<std::unique_ptr<flamex::test::SplitPathBackends>> forced = [] {
+        std::vector<std::unique_ptr<flamex::test::SplitPathBackends>> v;
+        for (const char* e : kEngines) {
+            ::setenv("FLAMEX_EXACT_GEMM_ENGINE", e, 1);
+            v.push_back(std::make_unique<flamex::test::SplitPathBackends>("FLAMEX_EXACT_GEMM_SPLIT"));
+            ::unsetenv("FLAMEX_EXACT_GEMM_ENGINE");
+        }
+        return v;
+    }();
+    static const std::vector<const Blas*> all = [] {
+        std::vector<const Blas*> v{&split1(), &split2()};
+        for (const auto& b : forced) {
+            v.push_back(&b->split(1));
+            v.push_back(&b->split(2));
+        }
+        return v;
+    }();
+    return all;
+}
 const Blas& elementwise() { return backends().elementwise(); }
 
 // Data kinds: the entries of op(A), op(B) and C.
@@ -226,7 +251,7 @@ TEST(ExactGemmSplit, MatchesMpfr)
                                      "x" + std::to_string(k) + (ta == Trans::Yes ? " T" : " N") +
                                      (tb == Trans::Yes ? "T" : "N") + " alpha " + exref::hex(alpha) + " beta " +
                                      exref::hex(beta);
-            for (const Blas* b : {&split1(), &split2()}) wrong += count_wrong_against_mpfr(c, run_gemm(*b, c), what);
+            for (const Blas* b : split_backends()) wrong += count_wrong_against_mpfr(c, run_gemm(*b, c), what);
         }
     EXPECT_EQ(wrong, 0);
 }
@@ -253,7 +278,7 @@ TEST(ExactGemmSplit, TiesCancellationAndSpecialsMatchMpfr)
                     for (Dim p = 0; p < k; ++p) s += z.A(i, p) * z.B(p, j);
                     z.C0(i, j) = -alpha * s;
                 }
-            for (const Blas* b : {&split1(), &split2()}) {
+            for (const Blas* b : split_backends()) {
                 const Matrix C = run_gemm(*b, z);
                 wrong += count_wrong_against_mpfr(z, C, "zeros");
                 for (Dim j = 0; j < n; ++j)
@@ -268,16 +293,32 @@ TEST(ExactGemmSplit, TiesCancellationAndSpecialsMatchMpfr)
             for (Dim j = 0; j < n; ++j) t.B(p, j) = p == 0 ? 1.0 : (p == 1 ? (j % 3 == 0 ? 0.0 : (j % 3 == 1 ? 1.0 : -1.0)) : 0.5);
         for (Dim j = 0; j < n; ++j)
             for (Dim i = 0; i < m; ++i) t.C0(i, j) = j % 2 ? 1.0 : 1.0 + 0x1p-52;
-        for (const Blas* b : {&split1(), &split2()}) wrong += count_wrong_against_mpfr(t, run_gemm(*b, t), "ties");
+        for (const Blas* b : split_backends()) wrong += count_wrong_against_mpfr(t, run_gemm(*b, t), "ties");
+        // Just below a power of two, where the spacing of doubles halves: c = +-1 and
+        // (A B)_ij = -+(2^-54 + a tiny bit, or minus it): at and next to the midpoint
+        // between 1 - 2^-53 and 1 (a decision with the spacing above would keep 1).
+        Case w{Trans::No, Trans::No, 1.0, 1.0, Matrix(m, k), Matrix(k, n), Matrix(m, n)};
+        for (Dim p = 0; p < k; ++p)
+            for (Dim i = 0; i < m; ++i)
+                w.A(i, p) = p == 0 ? -0x1p-54 : (p == 1 ? -std::ldexp(1.0, -60 - 4 * static_cast<int>(i)) : 0.0);
+        for (Dim p = 0; p < k; ++p)
+            for (Dim j = 0; j < n; ++j) w.B(p, j) = p == 0 ? 1.0 : (p == 1 ? (j % 3 == 0 ? 0.0 : (j % 3 == 1 ? 1.0 : -1.0)) : 0.5);
+        for (Dim j = 0; j < n; ++j)
+            for (Dim i = 0; i < m; ++i) w.C0(i, j) = 1.0;
+        for (const Blas* b : split_backends()) wrong += count_wrong_against_mpfr(w, run_gemm(*b, w), "below 1");
+        for (Dim j = 0; j < n; ++j) // the mirror image: c = -1, (A B)_ij = +2^-54 ...
+            for (Dim i = 0; i < m; ++i) w.C0(i, j) = -1.0;
+        w.alpha = -1.0;
+        for (const Blas* b : split_backends()) wrong += count_wrong_against_mpfr(w, run_gemm(*b, w), "above -1");
         // Specials in A, B and C (beta 1: C read; beta 0: C's NaN not read).
         for (const double beta : {1.0, 0.0}) {
             Case s = make_case(rng, m, n, k, Trans::No, Trans::Yes, -1.0, beta, UNIFORM);
             s.C0(2, 3) = NaN;
             s.C0(4, 1) = INF;
-            for (const Blas* b : {&split1(), &split2()}) wrong += count_wrong_against_mpfr(s, run_gemm(*b, s), "special C");
+            for (const Blas* b : split_backends()) wrong += count_wrong_against_mpfr(s, run_gemm(*b, s), "special C");
             s.A(1, 0) = INF;
             s.B(2, k - 1) = NaN;
-            for (const Blas* b : {&split1(), &split2()}) wrong += count_wrong_against_mpfr(s, run_gemm(*b, s), "special A B");
+            for (const Blas* b : split_backends()) wrong += count_wrong_against_mpfr(s, run_gemm(*b, s), "special A B");
         }
     }
     EXPECT_EQ(wrong, 0);
@@ -300,7 +341,7 @@ TEST(ExactGemmSplit, ExtremeRowsAgainstExtremeColumnsMatchMpfr)
     }
     for (Dim j = 0; j < n; ++j)
         for (Dim i = 0; i < m; ++i) c.C0(i, j) = c.A(i, 0) * c.B(0, j);
-    for (const Blas* b : {&split1(), &split2()}) wrong += count_wrong_against_mpfr(c, run_gemm(*b, c), "extreme rows");
+    for (const Blas* b : split_backends()) wrong += count_wrong_against_mpfr(c, run_gemm(*b, c), "extreme rows");
     EXPECT_EQ(wrong, 0);
 }
 
@@ -317,7 +358,7 @@ TEST(ExactGemmSplit, IsThePerElementKernel)
             const Trans ta = index % 2 ? Trans::Yes : Trans::No, tb = index % 4 >= 2 ? Trans::Yes : Trans::No;
             const Case c = make_case(rng, m, n, k, ta, tb, kAlphas[index % 6], kBetas[(index + 2) % 6], kind);
             const Matrix want = run_gemm(elementwise(), c);
-            for (const Blas* b : {&split1(), &split2()})
+            for (const Blas* b : split_backends())
                 EXPECT_TRUE(same(run_gemm(*b, c), want)) << KIND_NAMES[kind] << " " << m << "x" << n << "x" << k;
             // Sub-views with offsets and larger leading dimensions.
             Matrix bigA(c.A.length() + 5, c.A.width() + 3), bigB(c.B.length() + 2, c.B.width() + 4),
@@ -330,8 +371,12 @@ TEST(ExactGemmSplit, IsThePerElementKernel)
                 for (Dim i = 0; i < B.length(); ++i) B(i, j) = c.B(i, j);
             for (Dim j = 0; j < n; ++j)
                 for (Dim i = 0; i < m; ++i) C(i, j) = c.C0(i, j);
-            split2().gemm(c.ta, c.tb, c.alpha, A, B, c.beta, C);
-            EXPECT_TRUE(same(C, want)) << "sub-views " << KIND_NAMES[kind] << " " << m << "x" << n << "x" << k;
+            for (const Blas* b : split_backends()) {
+                for (Dim j = 0; j < n; ++j)
+                    for (Dim i = 0; i < m; ++i) C(i, j) = c.C0(i, j);
+                b->gemm(c.ta, c.tb, c.alpha, A, B, c.beta, C);
+                EXPECT_TRUE(same(C, want)) << "sub-views " << KIND_NAMES[kind] << " " << m << "x" << n << "x" << k;
+            }
         }
 }
 
@@ -343,17 +388,19 @@ TEST(ExactGemmSplit, EveryTileSizeAndColumnSplit)
     for (const Kind kind : {UNIFORM, SPREAD40, FULL_RANGE}) {
         const Case c = make_case(rng, m, n, k, Trans::No, Trans::No, -1.0, 1.0, kind);
         const Matrix want = run_gemm(elementwise(), c);
-        for (const auto& [mb, nb] : std::vector<std::pair<Dim, Dim>>{{1, 1}, {8, 8}, {24, 40}, {64, 17}, {200, 200}}) {
-            Matrix C = c.C0;
-            eg::Plan plan;
-            ASSERT_TRUE(eg::plan(m, n, k, c.alpha, {c.A.view().buffer(), 1, c.A.view().col_stride()},
-                                 {c.B.view().buffer(), 1, c.B.view().col_stride()}, c.beta, C.view().buffer(), 1,
-                                 C.view().col_stride(), {mb, nb}, plan));
-            eg::run(plan, 0, 13);
-            eg::run(plan, 13, 14);
-            eg::run(plan, 14, n);
-            EXPECT_TRUE(same(C, want)) << KIND_NAMES[kind] << " tile " << mb << "x" << nb;
-        }
+        for (const auto& [mb, nb] : std::vector<std::pair<Dim, Dim>>{{1, 1}, {8, 8}, {24, 40}, {64, 17}, {200, 200}})
+            for (const eg::Engine engine : {eg::Engine::Auto, eg::Engine::Four, eg::Engine::Six}) {
+                Matrix C = c.C0;
+                eg::Plan plan;
+                ASSERT_TRUE(eg::plan(m, n, k, c.alpha, {c.A.view().buffer(), 1, c.A.view().col_stride()},
+                                     {c.B.view().buffer(), 1, c.B.view().col_stride()}, c.beta, C.view().buffer(), 1,
+                                     C.view().col_stride(), {mb, nb, engine}, plan));
+                eg::run(plan, 0, 13);
+                eg::run(plan, 13, 14);
+                eg::run(plan, 14, n);
+                EXPECT_TRUE(same(C, want)) << KIND_NAMES[kind] << " tile " << mb << "x" << nb << " engine "
+                                           << static_cast<int>(engine);
+            }
     }
 }
 
@@ -371,4 +418,120 @@ TEST(ExactGemmSplit, OrdinaryDataTakesTheSplit)
         EXPECT_LE(slow, static_cast<std::uint64_t>(m * n / 50)) << KIND_NAMES[kind];
         EXPECT_TRUE(same(C, run_gemm(elementwise(), c))) << KIND_NAMES[kind];
     }
+}
+
+// The engines' exact products at their limit: k a power of two and every entry
+// positive in [1/2, 1) with all 53 bits random, so that the slices are as large as
+// their widths allow and the exact products' partial sums come near 2^53 (a slice
+// one bit wider than exactness allows makes dgemm round them: caught here).
+TEST(ExactGemmSplit, ExactProductsAtTheirLimitMatchMpfr)
+{
+    Rng rng(21);
+    int wrong = 0;
+    for (const Dim k : {Dim{64}, Dim{256}, Dim{257}}) {
+        const Dim m = 12, n = 11;
+        Case c{Trans::No, Trans::No, 1.0, 0.0, Matrix(m, k), Matrix(k, n), Matrix(m, n)};
+        std::uniform_real_distribution<double> half(0.5, 1.0);
+        for (Dim p = 0; p < k; ++p) {
+            for (Dim i = 0; i < m; ++i) c.A(i, p) = half(rng) + 0x1p-53 * static_cast<double>(rng() & 1);
+            for (Dim j = 0; j < n; ++j) c.B(p, j) = half(rng);
+        }
+        for (const Blas* b : split_backends()) wrong += count_wrong_against_mpfr(c, run_gemm(*b, c), "limit k " + std::to_string(k));
+    }
+    EXPECT_EQ(wrong, 0);
+}
+
+// Auto: each tile's engine from a sample of its data. Rows of op(A) and columns of
+// op(B) in three groups: uniform (Four keeps almost all), 2^+-40 (Four would lose
+// more than 1/32 at k = 200, Six keeps them) and one large entry each, where they
+// do not meet (Six would lose all:
+// per element from the start). Each choice is taken, and the bits are the
+// per-element kernel's throughout. A bad FLAMEX_EXACT_GEMM_ENGINE is an error.
+TEST(ExactGemmSplit, AutoEngineFollowsTheData)
+{
+    Rng rng(22);
+    const Dim m = 48, n = 48, k = 200;
+    // Group 2: one entry near 2^300 (at l = i in a row, l = 100 + j in a column), the
+    // rest near 2^-300: every product at least 2^-500 below 2^(e_i + f_j).
+    const auto value = [&](Dim group, bool big) {
+        return group == 0   ? std::uniform_real_distribution<double>(-1.0, 1.0)(rng)
+               : group == 1 ? flamex::test::random_double(rng, -40, 40)
+                            : flamex::test::random_double(rng, big ? 290 : -310, big ? 300 : -290);
+    };
+    Case c{Trans::No, Trans::No, -1.0, 1.0, Matrix(m, k), Matrix(k, n), Matrix(m, n)};
+    for (Dim p = 0; p < k; ++p) {
+        for (Dim i = 0; i < m; ++i) c.A(i, p) = value(i / 16, p == i);
+        for (Dim j = 0; j < n; ++j) c.B(p, j) = value(j / 16, p == 100 + j);
+    }
+    for (Dim j = 0; j < n; ++j)
+        for (Dim i = 0; i < m; ++i) c.C0(i, j) = value(0, false);
+    const Matrix want = run_gemm(elementwise(), c);
+    Matrix C = c.C0;
+    eg::Plan plan;
+    ASSERT_TRUE(eg::plan(m, n, k, c.alpha, {c.A.view().buffer(), 1, c.A.view().col_stride()},
+                         {c.B.view().buffer(), 1, c.B.view().col_stride()}, c.beta, C.view().buffer(), 1,
+                         C.view().col_stride(), {16, 16, eg::Engine::Auto}, plan));
+    eg::reset_profile();
+    eg::run(plan, 0, n);
+    const eg::Profile prof = eg::profile();
+    EXPECT_TRUE(same(C, want));
+    EXPECT_GT(prof.tiles_four, 0u);
+    EXPECT_GT(prof.tiles_six, 0u);
+    EXPECT_GT(prof.tiles_elementwise, 0u) << prof.tiles_four << " " << prof.tiles_six << " " << prof.per_element;
+    EXPECT_EQ(prof.tiles_four + prof.tiles_six + prof.tiles_elementwise, 9u);
+    EXPECT_EQ(prof.kept + prof.per_element, static_cast<std::uint64_t>(m * n));
+    ::setenv("FLAMEX_EXACT_GEMM_ENGINE", "eight", 1);
+    EXPECT_THROW(flamex::make_backend("exact", {1, 0, ""}), flamex::Error);
+    ::unsetenv("FLAMEX_EXACT_GEMM_ENGINE");
+}
+
+// Each engine's sums (exact_gemm::product_sums, forced) against MPFR: the exact sum
+// within err of hi + lo, on data that drives Four's slices to their limit (op(A)
+// in [1 - 2^-4, 1): A_full near 2^L, all its bits random; op(B) below a half-integer at its first cut: B_1
+// in the upper half of its range; every sign positive, so that the exact products'
+// partial sums come near 2^53 over a chunk, with all their bits), and on cancelling data. A slice one bit wider than
+// exactness allows makes the "exact" products round far beyond err: caught here.
+TEST(ExactGemmSplit, EngineSumsLieWithinTheirBoundAtTheLimit)
+{
+    Rng rng(23);
+    int wrong = 0;
+    for (const eg::Engine engine : {eg::Engine::Four, eg::Engine::Six})
+        for (const Dim k : {Dim{200}, Dim{256}, Dim{700}}) {
+            const eg::Geometry g = eg::geometry(k);
+            const int cut = g.width - g.four_bits; // B_0's width
+            const Dim m = 8, n = 8;
+            Matrix A(m, k), B(k, n);
+            std::uniform_int_distribution<std::int64_t> top(std::int64_t{1} << (cut - 1), (std::int64_t{1} << cut) - 1);
+            for (Dim l = 0; l < k; ++l) {
+                for (Dim i = 0; i < m; ++i)
+                    A(i, l) = std::uniform_real_distribution<double>(1.0 - 0x1p-4, 1.0)(rng);
+                for (Dim j = 0; j < n; ++j) {
+                    // (N + 1/2 - delta) 2^-cut, delta in [0, 1/4): B_1 in [2^(2L - W - 2), 2^(2L - W - 1)],
+                    // all of its bits random (products of as many bits as exactness allows).
+                    const double delta = std::uniform_real_distribution<double>(0.0, 0.25)(rng);
+                    B(l, j) = j < 6 ? std::ldexp(static_cast<double>(top(rng)) + 0.5 - delta, -cut)
+                                    : std::uniform_real_distribution<double>(-1.0, 1.0)(rng);
+                }
+            }
+            for (Dim i = 6; i < m; ++i) // rows 6, 7: uniform with signs, row 7 cancelling its first product
+                for (Dim l = 0; l < k; ++l) A(i, l) = std::uniform_real_distribution<double>(-1.0, 1.0)(rng);
+            A(7, 1) = -A(7, 0) * B(0, 7) / B(1, 7);
+            eg::ProductSums sums;
+            ASSERT_TRUE(eg::product_sums(m, n, k, {&A(0, 0), 1, A.view().col_stride()}, {&B(0, 0), 1, B.view().col_stride()},
+                                         sums, engine));
+            for (Dim j = 0; j < n; ++j)
+                for (Dim i = 0; i < m; ++i) {
+                    const std::size_t q = static_cast<std::size_t>(i + j * m);
+                    ASSERT_EQ(sums.per_element[q], 0);
+                    exref::ExactValue diff;
+                    for (Dim l = 0; l < k; ++l) diff.add_product(A(i, l), B(l, j));
+                    diff.add(-sums.hi[q]);
+                    diff.add(-sums.lo[q]);
+                    const double d = std::fabs(exref::to_double(diff.get()));
+                    if (!(d <= sums.err[q]) && ++wrong <= 3)
+                        ADD_FAILURE() << (engine == eg::Engine::Four ? "Four" : "Six") << " k " << k << " (" << i << ","
+                                      << j << "): |S - hi - lo| " << exref::hex(d) << " > err " << exref::hex(sums.err[q]);
+                }
+        }
+    EXPECT_EQ(wrong, 0);
 }
