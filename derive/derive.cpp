@@ -32,15 +32,6 @@ std::string braces(const std::vector<std::string>& tasks)
     return s + "}";
 }
 
-// An invariant as listings show it: its tasks, or (derived) the values it holds and
-// the direction its loop runs.
-std::string invariant_label(const Invariant& inv)
-{
-    if (inv.index.empty()) return braces(inv.tasks);
-    std::string s = "{";
-    for (const auto& [lhs, rhs] : inv.holds) s += (s.size() > 1 ? "; " : "") + equation_text(lhs, rhs);
-    return s + "} " + inv.index + (inv.backward ? " backward" : " forward");
-}
 
 // The tasks every invariant holds: those of the top (left) quadrant, whose
 // completion is the postcondition when the loop ends.
@@ -57,6 +48,14 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 }
 
 } // namespace
+
+std::string invariant_label(const Invariant& inv)
+{
+    if (inv.index.empty()) return braces(inv.tasks);
+    std::string s = "{";
+    for (const auto& [lhs, rhs] : inv.holds) s += (s.size() > 1 ? "; " : "") + equation_text(lhs, rhs);
+    return s + "} " + inv.index + (inv.backward ? " backward" : " forward");
+}
 
 bool feasible(const Pme& pme, const std::vector<std::string>& tasks, std::string& reason)
 {

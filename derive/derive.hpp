@@ -106,6 +106,11 @@ void derive_engine(const Pme& pme, Derivation& d);
 // The PME's text as the worksheet prints it: "B_T = L_TL^{-1} Bhat_T".
 std::string equation_text(const Math& lhs, const Math& rhs);
 
+// An invariant as listings show it: its tasks, or (the derived format) the values it
+// holds, the index its loop partitions and its direction: "{B_T = L_TL^{-1} Bhat_T;
+// B_B = Bhat_B} m forward".
+std::string invariant_label(const Invariant& inv);
+
 // The worksheet's notation for a block: a10t -> a10^T.
 std::string display(const std::string& block);
 

@@ -160,7 +160,17 @@ std::string emit_html(const Derivation& d, bool blocked)
     out << "<h1>" << xml_escape(pme.title) << "</h1>\n<p class=\"names\">" << xml_escape("flamex derive " + pme.name) << " ("
         << (blocked ? "blocked" : "unblocked") << ")</p>\n<p>" << xml_escape(pme.statement) << "</p>\n";
 
-    out << "<h2>The PME</h2>\n<table class=\"list\"><tr><th>task</th><th>quadrant</th><th>formula</th><th></th></tr>\n";
+    if (!pme.equations.empty()) {
+        // The derived format: the operation and its PME's block equations, per index
+        // space the loop may partition.
+        out << "<h2>The PME</h2>\n<p>" << mathml(equation_text(pme.definition_lhs, pme.definition_rhs))
+            << "</p>\n<table class=\"list\"><tr><th>partitioning</th><th>equation</th></tr>\n";
+        for (const Equation& e : pme.equations)
+            out << "<tr><td>" << xml_escape(e.index) << "</td><td>" << mathml(equation_text(e.lhs, e.rhs)) << "</td></tr>\n";
+        out << "</table>\n";
+    } else {
+        out << "<h2>The PME</h2>\n<table class=\"list\"><tr><th>task</th><th>quadrant</th><th>formula</th><th></th></tr>\n";
+    }
     for (const Task& t : pme.tasks) {
         std::string quadrants, needs;
         for (const std::string& q : t.quadrants) quadrants += (quadrants.empty() ? "" : ", ") + q;
@@ -169,16 +179,18 @@ std::string emit_html(const Derivation& d, bool blocked)
         out << "<tr><td>" << xml_escape(t.name) << "</td><td>" << xml_escape(quadrants) << "</td><td>" << mathml(t.formula)
             << "</td><td>" << xml_escape(needs) << "</td></tr>\n";
     }
-    out << "</table>\n";
+    if (pme.equations.empty()) out << "</table>\n";
 
     out << "<h2>Loop invariants: " << d.invariants.size() << " feasible</h2>\n<table class=\"list\">"
-        << "<tr><th>variant</th><th>tasks</th><th>libflame</th><th></th><th>invariant</th></tr>\n";
+        << "<tr><th>variant</th><th>holds</th><th>libflame</th><th></th><th>invariant</th></tr>\n";
     for (const Invariant& inv : d.invariants) {
         std::string formulas;
         for (const std::string& name : inv.tasks) formulas += "<div>" + mathml(pme.task(name)->formula) + "</div>";
+        for (const auto& [lhs, rhs] : inv.holds) formulas += "<div>" + mathml(equation_text(lhs, rhs)) + "</div>";
         const std::string label = inv.number ? "variant " + std::to_string(inv.number) : "unnumbered";
+        // The invariant as `flamex derive --list` writes it, as text a reader can copy.
         out << "<tr><td>" << (inv.number ? "<a href=\"#variant-" + std::to_string(inv.number) + "\">" + label + "</a>" : label)
-            << "</td><td>" << xml_escape(braces(inv.tasks)) << "</td><td><code>" << xml_escape(libflame_name(pme, inv.number, blocked))
+            << "</td><td><code>" << xml_escape(invariant_label(inv)) << "</code></td><td><code>" << xml_escape(libflame_name(pme, inv.number, blocked))
             << "</code></td><td>" << xml_escape(inv.summary) << "</td><td>" << formulas << "</td></tr>\n";
     }
     for (const InfeasibleVariant& v : d.infeasible)

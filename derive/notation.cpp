@@ -70,10 +70,14 @@ Node classify(std::string word, bool hat, bool call)
     while (end < word.size() && std::isdigit(static_cast<unsigned char>(word[end]))) ++end;
     digits = word.substr(letters, end - letters);
     const std::string rest = word.substr(end);
-    // Ahat, uhat01: a letter and "hat" (not "that", "what": a lowercase letter needs digits).
-    if (base.size() == 4 && base.compare(1, 3, "hat") == 0 && (std::isupper(static_cast<unsigned char>(base[0])) || !digits.empty())) {
+    // Ahat, uhat01, alphahat11: a letter or a Greek name and "hat" (not "that", "what": a
+    // lowercase letter needs digits).
+    const bool hat_suffix = base.size() > 3 && base.compare(base.size() - 3, 3, "hat") == 0;
+    const std::string unhatted = hat_suffix ? base.substr(0, base.size() - 3) : std::string();
+    if (hat_suffix && ((unhatted.size() == 1 && (std::isupper(static_cast<unsigned char>(base[0])) || !digits.empty())) ||
+                       (greek(unhatted) && !digits.empty()))) {
         hat = true;
-        base.resize(base.size() - 3);
+        base = unhatted;
     }
     const bool single = base.size() == 1 || greek(base);
     if (!digits.empty() && single && (rest.empty() || (rest == "t" && std::islower(static_cast<unsigned char>(base[0]))))) {

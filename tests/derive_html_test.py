@@ -58,6 +58,16 @@ def run(args, **kw):
     return subprocess.run(args, capture_output=True, text=True, timeout=120, **kw)
 
 
+def balanced_braces(text):
+    """The leading {...} of text, nested braces ({-1} in L_TL^{-1}) included."""
+    depth = 0
+    for i, c in enumerate(text):
+        depth += {"{": 1, "}": -1}.get(c, 0)
+        if depth == 0:
+            return text[:i + 1]
+    return text
+
+
 def invariants_listed(flamex):
     """{operation: [strings its page must show]} from `flamex derive --list`."""
     out = run([flamex, "derive", "--list"])
@@ -69,9 +79,9 @@ def invariants_listed(flamex):
             op = line.split()[0]
             listed[op] = []
             continue
-        m = re.match(r"\s+(variant \d+|unnumbered)\s+(\{[^}]*\})", line)
+        m = re.match(r"\s+(variant \d+|unnumbered)\s+\{", line)
         if m:
-            listed[op] += [m.group(1), m.group(2)]
+            listed[op] += [m.group(1), balanced_braces(line[m.end() - 1:])]
             continue
         m = re.match(r"\s+(variant \d+)\s+(infeasible|not from this PME): (.*)", line)
         if m:

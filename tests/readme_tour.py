@@ -20,7 +20,9 @@ def main(source, cli, module_dir):
     if not shell or not python:
         sys.exit("README.md's tour has no ```sh or no ```python block")
     with tempfile.TemporaryDirectory() as scratch:
-        script = shell.group(1).replace("build/flamex", cli).replace("/tmp/", scratch + "/")
+        # One pass: the program's own path may lie under /tmp/ too.
+        script = re.sub(r"build/flamex|/tmp/", lambda m: cli if m.group(0) == "build/flamex" else scratch + "/",
+                        shell.group(1))
         r = subprocess.run(["bash", "-e", "-c", script], capture_output=True, text=True, cwd=scratch)
         print(r.stdout, r.stderr)
         if r.returncode != 0 or "exact: the same bits on 1 and 2 threads" not in r.stdout \

@@ -25,7 +25,7 @@ TEST(DeriveNotation, FlameSpellingsOfOneBlockRenderAlike)
     const std::vector<std::pair<std::string, std::string>> same = {
         {"ATL", "A_TL"},     {"a10t", "a10^T"},   {"Ahat", "\u00c2"},       {"uhat01", "\u00fb01"},
         {"LTL", "L_{TL}"},   {"pT", "p_T"},       {"A\u0302", "Ahat"},      {"alpha11", "alpha_11"},
-        {"BB", "B_B"},       {"a12t", "a12^{T}"},
+        {"BB", "B_B"},       {"a12t", "a12^{T}"},     {"Bhat_T", "B\u0302_T"},
     };
     for (const auto& [a, b] : same) {
         EXPECT_EQ(latex(a), latex(b)) << a << " vs " << b;
@@ -40,6 +40,7 @@ TEST(DeriveNotation, LatexOfTheWorksheetsNotation)
         {"a10t", "a_{10}^{T}"},
         {"alpha11 := sqrt( alpha11 )", "\\alpha_{11} \\mathrel{:=} \\sqrt{\\alpha_{11}}"},
         {"Ahat", "\\hat{A}"},
+        {"alphahat11 - a10^T a01", "\\hat{\\alpha}_{11} - a_{10}^{T} a_{01}"},
         {"L00^{-1} a01", "L_{00}^{- 1} a_{01}"},
         {"{L\\U}_TL", "{\\left\\{ L \\backslash U \\right\\}}_{TL}"},
         {"( ATL ATR ; ABL ABR )", "\\left(\\begin{array}{c|c} A_{TL} & A_{TR} \\\\ \\hline A_{BL} & A_{BR} \\end{array}\\right)"},
