@@ -58,7 +58,18 @@ std::string hatted(const std::string& name)
     return name.substr(0, letters) + "hat" + name.substr(letters);
 }
 
-bool partitioned(const Invariant& inv, const std::string& index) { return index == inv.index; }
+// Whether the invariant's partitioning splits `index`: its one index space, or one of
+// two that move together ("m,n").
+bool partitioned(const Invariant& inv, const std::string& index)
+{
+    if (index.empty()) return false;
+    for (size_t at = 0; at <= inv.index.size();) {
+        const size_t comma = std::min(inv.index.find(',', at), inv.index.size());
+        if (inv.index.compare(at, comma - at, index) == 0 && comma - at == index.size()) return true;
+        at = comma + 1;
+    }
+    return false;
+}
 
 } // namespace
 
@@ -113,6 +124,8 @@ std::string loop_guard(const Pme& pme, const Invariant& inv)
     const NameGrid q = quad_names(o, shape_of(pme, inv, o));
     const std::string done = inv.backward ? q.back().back() : q.front().front();
     const std::string dim = shape_of(pme, inv, o) == Shape::Grid1x2 ? ".width()" : ".length()";
+    if (shape_of(pme, inv, o) == Shape::Grid2x2 && o.row_index != o.col_index) // m x n: the loop ends with either
+        return done + ".length() < " + o.name + ".length() && " + done + ".width() < " + o.name + ".width()";
     return done + dim + " < " + o.name + dim;
 }
 
@@ -675,6 +688,9 @@ public:
     // Fills inv's states and steps for this form; returns false with `why` when no
     // update computes the invariant in place.
     bool run(std::string& why);
+    // Fills inv's finishing updates (a partitioning "m,n" of a rectangular operand);
+    // false with `why` when no BLAS operation performs one.
+    bool finish(std::string& why);
 
 private:
     struct Cell {
@@ -703,6 +719,13 @@ private:
     std::string name_of(const Math& b) const
     {
         const Operand& o = *pme_.operand(b.operand);
+        if (quadrant_level_) { // the 2x2 quadrants after the loop: part 0 the first, part 1 the second
+            const Shape s = shape_of(pme_, inv_, o);
+            const NameGrid g = quad_names(o, s);
+            const bool r = s == Shape::Grid2x2 || s == Shape::Grid2x1, c = s == Shape::Grid2x2 || s == Shape::Grid1x2;
+            const std::string n = g[r ? static_cast<size_t>(b.rows.lo) : 0][c ? static_cast<size_t>(b.cols.lo) : 0];
+            return b.hat ? hatted(n) : n;
+        }
         const Shape s = shape_of(pme_, inv_, o);
         const NameGrid g = fine_names(o, s, blocked_);
         const bool r = s == Shape::Grid2x2 || s == Shape::Grid2x1, c = s == Shape::Grid2x2 || s == Shape::Grid1x2;
@@ -794,6 +817,7 @@ private:
     const std::vector<Quadrant>& quadrants_;
     const std::vector<size_t>& levels_;
     bool blocked_;
+    bool quadrant_level_ = false;
 };
 
 // The blocked form's diagonal block: X := T^{-1} X (or T X) that is the operation
@@ -1052,10 +1076,13 @@ bool Algorithm::run(std::string& why)
         // Among the updates ready, the earliest stage first (the blocks' first stages,
         // then their second ones, as FLAME's worksheets and libflame order them), then
         // the blocks' order.
+        // With `cpp blocked_order "blocks"` (libflame's blocked LU): in the blocked
+        // form, each block's updates to the end, the blocks in their order.
+        const bool by_blocks = blocked_ && pme_.cpp.count("blocked_order") && pme_.cpp.at("blocked_order").front() == "blocks";
         size_t pick = list.size();
         for (size_t i = 0; i < list.size(); ++i) {
             if (done[i] || !std::all_of(after_of[i].begin(), after_of[i].end(), [&](size_t p) { return done[p]; })) continue;
-            if (pick == list.size() || list[i].order < list[pick].order) pick = i;
+            if (pick == list.size() || (by_blocks ? list[i].cell < list[pick].cell : list[i].order < list[pick].order)) pick = i;
         }
         if (pick == list.size()) {
             why = "the updates need each other's values: no order computes them in place";
@@ -1068,6 +1095,86 @@ bool Algorithm::run(std::string& why)
             s.call = call;
             s.where = pme_.equations.front().where;
             inv_.derived_steps[form].push_back(s);
+        }
+    }
+    return true;
+}
+
+// The PME-level expression e when the loop ends with dimension `dim` (0 rows, 1
+// columns) exhausted: a block with no extent there vanishes; the others are located
+// on the quadrants, the first side as part 0, the second as part 1.
+Math at_end(const Pme& pme, const Invariant& inv, const Math& e, int dim)
+{
+    if (e.kind == K::Block) {
+        const int r = side(pme, inv, e, 0), c = side(pme, inv, e, 1);
+        if ((dim == 0 ? r : c) == 1) return Math::zero();
+        Math b = e;
+        b.quadrant.clear();
+        b.located = true;
+        b.rows = r < 0 ? Range{0, 3} : Range{r, r + 1};
+        b.cols = c < 0 ? Range{0, 3} : Range{c, c + 1};
+        return b;
+    }
+    Math m = e;
+    for (Math& a : m.args) a = at_end(pme, inv, a, dim);
+    return normalize(m);
+}
+
+bool Algorithm::finish(std::string& why)
+{
+    quadrant_level_ = true;
+    inv_.finishes.clear();
+    // m > n: the columns run out first and BL is left; n > m: the rows, and TR.
+    for (const int dim : {1, 0}) {
+        for (size_t i = 0; i < quadrants_.size(); ++i) {
+            const Quadrant& q = quadrants_[i];
+            const Math& Q = q.eq->lhs;
+            const int r = side(pme_, inv_, Q, 0), c = side(pme_, inv_, Q, 1);
+            if ((dim == 0 ? r : c) == 1) continue; // empty when the loop ends
+            const Math from = at_end(pme_, inv_, q.levels[levels_[i]], dim), to = at_end(pme_, inv_, q.levels.back(), dim);
+            if (same(from, to)) continue;
+            if (r == 0 && c == 0) {
+                why = "after the loop " + print(Q) + " = " + print(q.levels[levels_[i]]) + " is not final";
+                return false;
+            }
+            const std::string X = quad_names(*pme_.operand(Q.operand), shape_of(pme_, inv_, *pme_.operand(Q.operand)))
+                [static_cast<size_t>(std::max(r, 0))][static_cast<size_t>(std::max(c, 0))];
+            const auto stages = path(to, from);
+            if (!stages) {
+                why = "after the loop no update takes " + X + " from " + text(from) + " to " + text(to);
+                return false;
+            }
+            Cell cell{pme_.operand(Q.operand), Range{std::max(r, 0), std::max(r, 0) + 1}, Range{std::max(c, 0), std::max(c, 0) + 1},
+                      X, "", "", {}, {}, {}};
+            for (const Stage& st : *stages) {
+                Math plain = st.x;
+                const std::function<void(Math&)> unhat = [&](Math& m) {
+                    if (m.kind == K::Block) m.hat = false;
+                    for (Math& a : m.args) unhat(a);
+                };
+                unhat(plain);
+                std::string desc;
+                switch (st.kind) {
+                case Stage::Add: desc = X + (plain.kind == K::Neg ? " := " + X + " - " + text(plain.args.front()) : " := " + X + " + " + text(plain)); break;
+                case Stage::Left: desc = X + " := " + text(plain) + " " + X; break;
+                case Stage::Right: desc = X + " := " + X + " " + text(plain); break;
+                case Stage::Negate: desc = X + " := -" + X; break;
+                case Stage::Apply: desc = X + " := " + st.x.name + "( " + X + " )"; break;
+                }
+                std::string rule;
+                const std::string call = blas(cell, st, rule);
+                if (call == "nop") continue;
+                if (call.empty() || call.find(';') != std::string::npos || call.rfind("inner", 0) == 0) {
+                    why = "after the loop no BLAS operation performs " + desc + " (" + rule + "): the abstract BLAS lacks it";
+                    return false;
+                }
+                Finish f;
+                f.quadrant = r == 1 ? "BL" : "TR";
+                f.description = desc;
+                f.call = make_call(call);
+                f.where = q.eq->where;
+                inv_.finishes.push_back(f);
+            }
         }
     }
     return true;
@@ -1170,6 +1277,14 @@ void derive_engine(const Pme& pme, Derivation& d)
                 const bool loop_feasible = ok;
                 for (const bool blocked : {false, true})
                     if (ok) ok = Algorithm(pme, inv, qs, levels, blocked).run(why);
+                if (ok && index.find(',') != std::string::npos) {
+                    if (backward) {
+                        ok = false;
+                        why = "a rectangular operand's loop runs from the top left (the finishing updates are for the quadrants it leaves)";
+                    } else {
+                        ok = Algorithm(pme, inv, qs, levels, true).finish(why);
+                    }
+                }
                 if (!ok) {
                     std::string label;
                     for (const auto& [lhs, rhs] : inv.holds) label += (label.empty() ? "" : "; ") + equation_text(lhs, rhs);

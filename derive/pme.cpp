@@ -310,9 +310,18 @@ public:
             Equation e;
             e.where = where;
             const Location index_at = l.here();
+            // One index space, or two that move together ("m,n": the diagonal of an
+            // m x n operand, which may be rectangular).
             e.index = l.word("the index space the PME partitions");
-            if (std::find(pme_.indices.begin(), pme_.indices.end(), e.index) == pme_.indices.end())
-                throw Error(index_at.str() + ": unknown index space '" + e.index + "' (declare it with `index`)");
+            while (l.punct(','))
+                e.index += "," + l.word("the second index space, moving with the first");
+            for (size_t at = 0; at <= e.index.size();) {
+                const size_t comma = std::min(e.index.find(',', at), e.index.size());
+                const std::string one = e.index.substr(at, comma - at);
+                if (std::find(pme_.indices.begin(), pme_.indices.end(), one) == pme_.indices.end())
+                    throw Error(index_at.str() + ": unknown index space '" + one + "' (declare it with `index`)");
+                at = comma + 1;
+            }
             Location at;
             e.text = l.rest(at);
             parse_equation(pme_, e.text, at, e.lhs, e.rhs);

@@ -172,6 +172,7 @@ struct Input {
 
 struct Finish {
     std::string task;
+    std::string quadrant; // the derived format's: the quadrant it finishes (BL or TR); else the task's
     std::string description;
     Expr call;
     Location where;
