@@ -325,6 +325,10 @@ struct Substitution {
     const Pme& pme;
     std::string self;  // the operand whose state is computed
     bool final_value;  // the state is its quadrant's final value
+    // Within X T^{-1} D( M )^{-1} (LDL^T's A_BL = Ahat_BL L( A_TL )^{-T} D( A_TL )^{-1}):
+    // the diagonal M whose blocks scale the result's blocks Y_K in the substitution for
+    // T^{-1} (the value there is the final one times D( M_KK )).
+    const Math* y_diag = nullptr;
 
     // The block (rows R, columns C) of e's value.
     Math part(const Math& e, const Range& R, const Range& C) const
@@ -353,6 +357,14 @@ struct Substitution {
         case K::Transpose: return normalize(Math::unary(K::Transpose, part(e.args.front(), C, R)));
         case K::Inverse:
         case K::Apply: {
+            // D( X ): the diagonal of X, block by block; its inverse likewise.
+            const Math* d = e.kind == K::Apply ? &e : &e.args.front();
+            if (d->kind == K::Apply && d->name == "D") {
+                if (!(R == C)) return Math::zero();
+                Math m = *d;
+                m.args.front() = part(d->args.front(), R, C);
+                return e.kind == K::Apply ? m : Math::unary(K::Inverse, m);
+            }
             const auto s = span(e.args.front());
             if (e.kind == K::Apply && (e.name == "L" || e.name == "U")) {
                 // The unit lower (L) or upper (U) triangle of an LU factorization's
@@ -383,6 +395,13 @@ struct Substitution {
             if ((A.kind == K::Inverse || at) && sa.first.hi - sa.first.lo > 1 && !(sa.first.lo == 0 && sa.first.hi == 3))
                 return substitute(at ? A.args.front().args.front() : A.args.front(), at, B, R, C);
             const Math& Z = e.args.back();
+            if (Z.kind == K::Inverse && Z.args.front().kind == K::Apply && Z.args.front().name == "D" && e.args.size() > 2) {
+                // (H D( M )^{-1}) on (R, C): H's block (R, C), its result blocks scaled by D( M ), times D( M_CC )^{-1}.
+                const std::vector<Math> head(e.args.begin(), e.args.end() - 1);
+                Substitution scaled = *this;
+                scaled.y_diag = &Z.args.front();
+                return normalize(Math::nary(K::Product, {scaled.part(Math::nary(K::Product, head), R, C), part(Z, C, C)}));
+            }
             const bool zt = Z.kind == K::Transpose && Z.args.front().kind == K::Inverse;
             if (Z.kind == K::Inverse || zt) {
                 const auto sz = span(Z);
@@ -420,6 +439,7 @@ struct Substitution {
             y.located = true;
             y.rows = R;
             y.cols = k;
+            if (y_diag) y = normalize(Math::nary(K::Product, {y, part(*y_diag, k, k)}));
             terms.push_back(Math::unary(K::Neg, Math::nary(K::Product, {y, op_block(k, C)})));
         }
         Math inv = Math::unary(K::Inverse, part(T, C, C));
@@ -502,6 +522,7 @@ struct Substitution {
             y.located = true;
             y.rows = k;
             y.cols = C;
+            if (y_diag) y = normalize(Math::nary(K::Product, {part(*y_diag, k, k), y}));
             terms.push_back(Math::unary(K::Neg, Math::nary(K::Product, {op_block(R, k), y})));
         }
         Math inv = Math::unary(K::Inverse, part(T, R, R));
@@ -550,14 +571,9 @@ std::optional<std::vector<Stage>> path(const Math& to, const Math& from)
     case K::Product:
         for (size_t i = 0; i < to.args.size(); ++i)
             if (auto p = path(to.args[i], from)) {
-                if (i + 1 < to.args.size()) {
-                    std::vector<Math> f(to.args.begin() + static_cast<long>(i) + 1, to.args.end());
-                    p->push_back({Stage::Right, f.size() == 1 ? f.front() : Math::nary(K::Product, f)});
-                }
-                if (i > 0) {
-                    std::vector<Math> f(to.args.begin(), to.args.begin() + static_cast<long>(i));
-                    p->push_back({Stage::Left, f.size() == 1 ? f.front() : Math::nary(K::Product, f)});
-                }
+                // One stage per factor: X F1 F2 is X := X F1, then X := X F2.
+                for (size_t j = i + 1; j < to.args.size(); ++j) p->push_back({Stage::Right, to.args[j]});
+                for (size_t j = i; j-- > 0;) p->push_back({Stage::Left, to.args[j]});
                 return p;
             }
         return std::nullopt;
@@ -618,9 +634,15 @@ const Rule kRules[] = {
     {"add", "m", "t m", "gemm(NO_TRANSPOSE, NO_TRANSPOSE, {s}, {1}, {2}, 1.0, {X})"},
     {"add", "m", "m t", "gemm(NO_TRANSPOSE, NO_TRANSPOSE, {s}, {1}, {2}, 1.0, {X})"},
     {"add", "*", "=", "axpy({s}, {1}, {X})"},
+    // X := X + s A D B, D a diagonal (LDL^T's D( A00 )), or a scalar
+    {"add", "s", "r d rT", "diag_dots({s}, {1}, {2}, {3}, 1.0, {X})"},
+    {"add", "c", "m d rT", "diag_gemv({s}, {1}, {2}, {3}, 1.0, {X})"},
+    {"add", "y", "c s cT", "syrk({UX}, NO_TRANSPOSE, {s2}, {1}, 1.0, {X})"},
     // X := F X (F = 1: a unit triangle's 1x1 block, nothing to do)
     {"left", "*", "1", "nop"},
     {"left", "*", "1I", "nop"},
+    {"left", "*", "1T", "nop"},
+    {"left", "*", "1TI", "nop"},
     {"left", "*", "sI", "invscal({1}, {X})"},
     {"left", "*", "sTI", "invscal({1}, {X})"},
     {"left", "*", "s", "scal({1}, {X})"},
@@ -636,6 +658,9 @@ const Rule kRules[] = {
     // X := X F (a row x^T T^{-T} is (T^{-1} x)^T)
     {"right", "*", "1", "nop"},
     {"right", "*", "1I", "nop"},
+    {"right", "*", "1T", "nop"},
+    {"right", "*", "1TI", "nop"},
+    {"right", "r", "dI", "diag_invscal({1}, {X})"},
     {"right", "*", "sI", "invscal({1}, {X})"},
     {"right", "*", "sTI", "invscal({1}, {X})"},
     {"right", "*", "s", "scal({1}, {X})"},
@@ -652,6 +677,7 @@ const Rule kRules[] = {
     {"apply", "s", "Chol", "check({X})|{X} > 0? else stop; sqrt({X})|{X} := sqrt( {X} )"},
     {"apply", "s", "Ttmm", "scal({X}, {X})|{X} := {X} {X}"},
     {"apply", "s", "LU", "check({X})|zero pivot? stop"},
+    {"apply", "s", "LDLT", "check({X})|{X} != 0? else stop"},
 };
 
 Expr make_call(const std::string& text)
@@ -763,7 +789,7 @@ private:
             b = &b->args.front();
         }
         std::string extract; // L( X ) or U( X ): the unit lower or the upper triangle of X
-        if (b->kind == K::Apply && (b->name == "L" || b->name == "U")) {
+        if (b->kind == K::Apply && (b->name == "L" || b->name == "U" || b->name == "D")) {
             extract = b->name;
             b = &b->args.front();
         }
@@ -774,7 +800,8 @@ private:
             current.hat = false;
             block = name_of(current);
             std::string s = shape(o, b->rows, b->cols);
-            if (s == "s") s = extract == "L" ? "1" : "s"; // a 1x1 unit triangle is 1
+            if (extract == "D") s = s == "s" ? "s" : "d"; // a diagonal; on a 1x1 block, the scalar
+            else if (s == "s") s = extract == "L" ? "1" : "s"; // a 1x1 unit triangle is 1
             else {
                 s = "t";
                 uplo = extract == "L" ? "LOWER" : "UPPER";
@@ -866,7 +893,7 @@ std::string Algorithm::blas(const Cell& cell, const Stage& st, std::string& rule
     }
     const std::string target = shape(*cell.o, cell.R, cell.C);
     std::string kind, factors, sign = "1.0";
-    std::vector<std::string> blocks(2), uplo(2), diag(2);
+    std::vector<std::string> blocks(3), uplo(3), diag(3);
     if (st.kind == Stage::Add) {
         kind = "add";
         Math t = st.x;
@@ -874,8 +901,9 @@ std::string Algorithm::blas(const Cell& cell, const Stage& st, std::string& rule
             sign = "-1.0";
             t = Math(t.args.front()); // a copy first: assigning a child to its parent frees it mid-copy
         }
-        if (t.kind == K::Product && t.args.size() == 2) {
-            factors = signature(t.args[0], blocks[0], uplo[0], diag[0]) + " " + signature(t.args[1], blocks[1], uplo[1], diag[1]);
+        if (t.kind == K::Product && (t.args.size() == 2 || t.args.size() == 3)) {
+            for (size_t k = 0; k < t.args.size(); ++k)
+                factors += (k ? " " : "") + signature(t.args[k], blocks[k], uplo[k], diag[k]);
         } else if (t.kind == K::Block) {
             std::string sig = signature(t, blocks[0], uplo[0], diag[0]);
             factors = (sig == target || (sig == "t" && target == "m")) ? "=" : sig;
@@ -893,11 +921,14 @@ std::string Algorithm::blas(const Cell& cell, const Stage& st, std::string& rule
     }
     for (const Rule& r : kRules) {
         if (kind != r.stage || factors != r.factors || (std::string(r.target) != "*" && target != r.target)) continue;
-        if (std::string(r.call).rfind("syrk", 0) == 0 && blocks[0] != blocks[1]) continue; // A A^T, one block
+        const bool three = std::string(r.factors).size() > 5 && std::count(r.factors, r.factors + std::string(r.factors).size(), ' ') == 2;
+        if (std::string(r.call).rfind("syrk", 0) == 0 && blocks[0] != blocks[three ? 2 : 1]) continue; // A A^T, one block
         std::string c = r.call;
         c = replace_all(c, "{X}", cell.name);
         c = replace_all(c, "{1}", blocks[0]);
         c = replace_all(c, "{2}", blocks[1]);
+        c = replace_all(c, "{3}", blocks[2]);
+        c = replace_all(c, "{s2}", (sign == "-1.0" ? "-" : "") + blocks[1]);
         c = replace_all(c, "{s}", sign);
         c = replace_all(c, "{U1}", uplo[0]);
         c = replace_all(c, "{D1}", diag[0]);
@@ -1076,9 +1107,10 @@ bool Algorithm::run(std::string& why)
         // Among the updates ready, the earliest stage first (the blocks' first stages,
         // then their second ones, as FLAME's worksheets and libflame order them), then
         // the blocks' order.
-        // With `cpp blocked_order "blocks"` (libflame's blocked LU): in the blocked
+        // With `cpp by_blocks "blocked"` (libflame's blocked LU) or "unblocked": in that
         // form, each block's updates to the end, the blocks in their order.
-        const bool by_blocks = blocked_ && pme_.cpp.count("blocked_order") && pme_.cpp.at("blocked_order").front() == "blocks";
+        const auto& forms = pme_.cpp.count("by_blocks") ? pme_.cpp.at("by_blocks") : std::vector<std::string>{};
+        const bool by_blocks = std::find(forms.begin(), forms.end(), blocked_ ? "blocked" : "unblocked") != forms.end();
         size_t pick = list.size();
         for (size_t i = 0; i < list.size(); ++i) {
             if (done[i] || !std::all_of(after_of[i].begin(), after_of[i].end(), [&](size_t p) { return done[p]; })) continue;
@@ -1276,7 +1308,7 @@ void derive_engine(const Pme& pme, Derivation& d)
                 bool ok = feasible_levels(pme, inv, qs, levels, why);
                 const bool loop_feasible = ok;
                 for (const bool blocked : {false, true})
-                    if (ok) ok = Algorithm(pme, inv, qs, levels, blocked).run(why);
+                    if (ok && (!blocked || pme.has_blocked())) ok = Algorithm(pme, inv, qs, levels, blocked).run(why);
                 if (ok && index.find(',') != std::string::npos) {
                     if (backward) {
                         ok = false;

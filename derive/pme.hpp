@@ -211,7 +211,8 @@ struct Pme {
         return nullptr;
     }
     const Task* task(const std::string& name) const;
-    bool has_blocked() const { return derived || !blocked.empty(); }
+    // The derived format: a blocked form when the file says how its code reads (`cpp blocked`).
+    bool has_blocked() const { return derived ? cpp.count("blocked") != 0 : !blocked.empty(); }
     const std::vector<Step>& steps(bool blocked_form) const { return blocked_form ? blocked : unblocked; }
 };
 

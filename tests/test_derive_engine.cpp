@@ -249,4 +249,32 @@ TEST(DeriveEngine, LuNopivRectangularFinishingUpdatesAreDerived)
         EXPECT_NE(std::find(sizes.begin(), sizes.end(), shape), sizes.end());
 }
 
+// LDL^T in the derived format (derive/pme/ldlt.pme: D( X ) the diagonal of X, the PME
+// A_BL = Ahat_BL L( A_TL )^{-T} D( A_TL )^{-1}): the engine derives the 3 invariants,
+// and each variant's updates are the calls of the step-format description it replaced
+// (tests/pme/ldlt_steps.pme), in the same order: the abstract BLAS's diag_invscal,
+// diag_dots and diag_gemv for the products with D( A00 ), the syrk scaled by -alpha11.
+TEST(DeriveEngine, LdltDerivedFromItsPmeMakesTheShippedStepsCalls)
+{
+    const fd::Pme derived = fd::load_operation("ldlt");
+    const fd::Pme steps = fd::read_pme(std::string(FLAMEX_SOURCE_DIR) + "/tests/pme/ldlt_steps.pme");
+    ASSERT_TRUE(derived.derived);
+    EXPECT_FALSE(derived.has_blocked());
+    const fd::Derivation d = fd::derive_invariants(derived), s = fd::derive_invariants(steps);
+    ASSERT_EQ(d.invariants.size(), 3u);
+    for (int n = 1; n <= 3; ++n) {
+        std::vector<std::string> a, b;
+        for (const fd::Step* x : fd::updates(derived, fd::find_variant(d, n), false)) a.push_back(x->call.text());
+        for (const fd::Step* x : fd::updates(steps, fd::find_variant(s, n), false)) b.push_back(x->call.text());
+        EXPECT_EQ(a, b) << "variant " << n;
+    }
+    const std::vector<std::string> v3 = {"check(alpha11)", "invscal(alpha11, a21)", "syrk(LOWER, NO_TRANSPOSE, -alpha11, a21, 1.0, A22)"};
+    std::vector<std::string> ours;
+    for (const fd::Step* x : fd::updates(derived, fd::find_variant(d, 3), false)) ours.push_back(x->call.text());
+    EXPECT_EQ(ours, v3);
+    bool ok = false;
+    const std::string text = fd::check_pme(d, ok);
+    EXPECT_TRUE(ok) << text;
+}
+
 } // namespace
