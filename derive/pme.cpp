@@ -291,6 +291,11 @@ public:
             pme_.inputs.push_back(in);
         } else if (keyword == "note") {
             pme_.notes.push_back(l.text("the note"));
+        } else if (keyword == "directions") {
+            const std::string d = l.word("forward or backward");
+            if (d != "forward" && d != "backward") l.fail_at(l.here().column - 1, "directions is forward or backward, not '" + d + "'");
+            pme_.forward_only = d == "forward";
+            pme_.backward_only = d == "backward";
         } else if (keyword == "zero_pivot") {
             const std::string policy = l.word("stop or continue");
             if (policy != "stop" && policy != "continue") l.fail_at(l.here().column - 1, "zero_pivot is stop or continue, not '" + policy + "'");

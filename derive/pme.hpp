@@ -182,6 +182,9 @@ struct Pme {
     std::string file;
     std::string name, title, statement, precondition, postcondition, guard, libflame;
     bool continue_on_zero_pivot = false;
+    // `directions forward` (or backward): only the invariants that run that way (the
+    // derived format; both when absent).
+    bool forward_only = false, backward_only = false;
     std::vector<Operand> operands;
     std::vector<Task> tasks;
     std::vector<VariantDecl> variants;

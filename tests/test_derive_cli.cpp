@@ -209,7 +209,7 @@ TEST(DeriveCli, CheckPmeNamesTheTaskOfAFlippedSign)
                   "of task bl (L_BL := A_BL U_TL^{-1})", 1, steps);
     // Variant 3 alone negates a21 before dividing and updates A20 by ger(+1): both are named.
     expect_blamed("trinv", "ger(1.0, a21, a10t, A20)", "ger(-1.0, a21, a10t, A20)",
-                  "step \"A20 := A20 + a21 a10^T\" (", 2);
+                  "step \"A20 := A20 + a21 a10^T\" (", 2, kSource + "/tests/pme/trinv_steps.pme");
 }
 
 } // namespace

@@ -277,4 +277,34 @@ TEST(DeriveEngine, LdltDerivedFromItsPmeMakesTheShippedStepsCalls)
     EXPECT_TRUE(ok) << text;
 }
 
+// The triangular inverse in the derived format (derive/pme/trinv.pme: A_BL =
+// -Ahat_BR^{-1} Ahat_BL A_TL): the product's partial results in either order with the
+// negation folded in (-L_BL X_TL for variant 3, -L_BR^{-1} L_BL for variant 4), the
+// terms factored into other blocks' states (A20 := A20 + a21 a10^T reads a21 after its
+// update and a10^T before its own), the negation with a block's last stage (a trsm's
+// alpha of -1 blocked): each variant, both forms, makes the step-format description's
+// calls (tests/pme/trinv_steps.pme) in the same order.
+TEST(DeriveEngine, TrinvDerivedFromItsPmeMakesTheShippedStepsCalls)
+{
+    const fd::Pme derived = fd::load_operation("trinv");
+    const fd::Pme steps = fd::read_pme(std::string(FLAMEX_SOURCE_DIR) + "/tests/pme/trinv_steps.pme");
+    ASSERT_TRUE(derived.derived);
+    const fd::Derivation d = fd::derive_invariants(derived), s = fd::derive_invariants(steps);
+    ASSERT_EQ(d.invariants.size(), 4u);
+    for (int n = 1; n <= 4; ++n)
+        for (const bool blocked : {false, true}) {
+            std::vector<std::string> a, b;
+            for (const fd::Step* x : fd::updates(derived, fd::find_variant(d, n), blocked)) a.push_back(x->call.text());
+            for (const fd::Step* x : fd::updates(steps, fd::find_variant(s, n), blocked)) b.push_back(x->call.text());
+            EXPECT_EQ(a, b) << "variant " << n << (blocked ? " blocked" : " unblocked");
+        }
+    std::vector<std::string> v3;
+    for (const fd::Step* x : fd::updates(derived, fd::find_variant(d, 3), false)) v3.push_back(x->call.text());
+    EXPECT_EQ(v3, (std::vector<std::string>{"scal(-1.0, a21)", "invscal(alpha11, a21)", "ger(1.0, a21, a10t, A20)", "invscal(alpha11, a10t)",
+                                            "reciprocal(alpha11)"}));
+    bool ok = false;
+    const std::string text = fd::check_pme(d, ok);
+    EXPECT_TRUE(ok) << text;
+}
+
 } // namespace
