@@ -1004,7 +1004,8 @@ std::string Algorithm::blas(const Cell& cell, const Stage& st, std::string& rule
     }
     for (const Rule& r : kRules) {
         if (kind != r.stage || factors != r.factors || (std::string(r.target) != "*" && target != r.target)) continue;
-        const bool three = std::string(r.factors).size() > 5 && std::count(r.factors, r.factors + std::string(r.factors).size(), ' ') == 2;
+        const std::string rule_factors = r.factors;
+        const bool three = std::count(rule_factors.begin(), rule_factors.end(), ' ') == 2; // A D A^T
         if (std::string(r.call).rfind("syrk", 0) == 0 && blocks[0] != blocks[three ? 2 : 1]) continue; // A A^T, one block
         std::string c = r.call;
         c = replace_all(c, "{X}", cell.name);
