@@ -547,11 +547,21 @@ void Interpreter::trace_values(const Expr& c, const std::map<std::string, Obj>& 
 void Interpreter::run_derived(const Invariant& inv, bool blocked, const std::map<std::string, Obj>& operands, dim_t block)
 {
     // The index space's size, from the first operand that it partitions.
+    // Two index spaces moving together ("m,n"): the loop ends with the shorter one.
     dim_t size = -1;
+    const Operand* diagonal = nullptr; // the operand whose rows and columns both move
     for (const Operand& o : pme_.operands) {
-        if (size >= 0 || !operands.count(o.name)) continue;
-        if (o.row_index == inv.index) size = operands.at(o.name).length();
-        else if (o.col_index == inv.index) size = operands.at(o.name).width();
+        if (size >= 0 || !operands.count(o.name) || o.pivots) continue;
+        const Shape shape = shape_of(pme_, inv, o);
+        const Obj X = operands.at(o.name);
+        if (shape == Shape::Grid2x2 && o.row_index != o.col_index) {
+            size = std::min(X.length(), X.width());
+            diagonal = &o;
+        } else if (shape == Shape::Grid2x2 || shape == Shape::Grid2x1) {
+            size = X.length();
+        } else if (shape == Shape::Grid1x2) {
+            size = X.width();
+        }
     }
     if (size < 0) throw Error(pme_.name + ": no operand has index " + inv.index);
     const auto steps = updates(pme_, inv, blocked);
@@ -568,8 +578,8 @@ void Interpreter::run_derived(const Invariant& inv, bool blocked, const std::map
             const bool r = shape == Shape::Grid2x2 || shape == Shape::Grid2x1, c = shape == Shape::Grid2x2 || shape == Shape::Grid1x2;
             for (size_t i = 0; i < names.size(); ++i)
                 for (size_t j = 0; j < names[i].size(); ++j) {
-                    const dim_t r0 = r ? cuts[i] : 0, r1 = r ? cuts[i + 1] : X.length();
-                    const dim_t c0 = c ? cuts[j] : 0, c1 = c ? cuts[j + 1] : X.width();
+                    const dim_t r0 = r ? cuts[i] : 0, r1 = r ? (i == 2 ? X.length() : cuts[i + 1]) : X.length();
+                    const dim_t c0 = c ? cuts[j] : 0, c1 = c ? (j == 2 ? X.width() : cuts[j + 1]) : X.width();
                     V[names[i][j]] = X.sub(r0, c0, r1 - r0, c1 - c0);
                 }
         }
@@ -579,6 +589,17 @@ void Interpreter::run_derived(const Invariant& inv, bool blocked, const std::map
         }
         done += b;
     }
+    if (problem_.stopped || !diagonal) return;
+    // After the loop: the quadrant it left (BL when m > n, TR when n > m).
+    const Obj X = operands.at(diagonal->name);
+    const NameGrid q = quad_names(*diagonal, Shape::Grid2x2);
+    std::map<std::string, Obj> Q;
+    Q[q[0][0]] = X.sub(0, 0, size, size);
+    Q[q[0][1]] = X.sub(0, size, size, X.width() - size);
+    Q[q[1][0]] = X.sub(size, 0, X.length() - size, size);
+    Q[q[1][1]] = X.sub(size, size, X.length() - size, X.width() - size);
+    for (const Finish* f : finishes(pme_, inv))
+        if ((f->quadrant == "BL" && X.length() > size) || (f->quadrant == "TR" && X.width() > size)) call(f->call, Q, {}, inv, block);
 }
 
 void Interpreter::run(const Invariant& inv, bool blocked, const std::map<std::string, Obj>& operands,
@@ -638,7 +659,7 @@ void Interpreter::run(const Invariant& inv, bool blocked, const std::map<std::st
     }
     const bool tall = m > n, wide = n > m;
     for (const Finish* f : finishes(pme_, inv)) {
-        const std::string& quadrant = pme_.task(f->task)->quadrants.front();
+        const std::string quadrant = finish_quadrant(pme_, *f);
         if ((quadrant == "BL" && tall) || (quadrant == "TR" && wide)) call(f->call, Q, QP, inv, block);
     }
 }

@@ -161,9 +161,23 @@ std::vector<const Step*> updates(const Pme& pme, const Invariant& inv, bool bloc
     return list;
 }
 
+std::string finish_quadrant(const Pme& pme, const Finish& f)
+{
+    return f.quadrant.empty() ? pme.task(f.task)->quadrants.front() : f.quadrant;
+}
+
+bool rectangular(const Pme& pme, const Invariant& inv)
+{
+    return !pme.finishes.empty() || inv.index.find(',') != std::string::npos;
+}
+
 std::vector<const Finish*> finishes(const Pme& pme, const Invariant& inv)
 {
     std::vector<const Finish*> list;
+    if (!inv.index.empty()) {
+        for (const Finish& f : inv.finishes) list.push_back(&f);
+        return list;
+    }
     for (const Finish& f : pme.finishes)
         if (!contains(inv.tasks, f.task)) list.push_back(&f);
     return list;
@@ -304,7 +318,12 @@ Worksheet derived_worksheet(const Derivation& d, const Invariant& inv, bool bloc
         if (s != Shape::Whole) cont.lines.push_back({grid_text(quad_names(o, s)) + " <- " + grid_text(fine_names(o, s, blocked))});
     }
     row("1b postcondition", false).lines.push_back({pme.postcondition});
-    row("after the loop (m != n)", true).lines.push_back({"nothing: the loop runs over the whole of index " + inv.index});
+    WorksheetRow& finish = row("after the loop (m != n)", true);
+    for (const Finish* f : finishes(pme, inv))
+        finish.lines.push_back({f->description + (f->quadrant == "BL" ? "  (m > n)" : "  (n > m)"), f->call.text()});
+    if (finish.lines.empty())
+        finish.lines.push_back({rectangular(pme, inv) ? "nothing: the invariant covers every quadrant the loop leaves non-empty"
+                                                      : "nothing: the loop runs over the whole of index " + inv.index});
     return w;
 }
 

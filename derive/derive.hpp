@@ -52,6 +52,10 @@ struct Invariant {
     std::vector<Step> derived_steps[2];
     std::vector<std::vector<std::string>> before[2], after[2];
     std::string problem[2]; // why a form has no variant (an update no BLAS operation expresses)
+    // The updates after the loop when the partitioning moves two index spaces together
+    // ("m,n") and the operand is rectangular: the quadrant the loop leaves non-empty
+    // (BL when m > n, TR when n > m) taken from the invariant's value to its final one.
+    std::vector<Finish> finishes;
 };
 
 struct InfeasibleVariant {
@@ -77,9 +81,14 @@ bool feasible(const Pme& pme, const std::vector<std::string>& tasks, std::string
 
 // The steps of the unblocked or blocked form that the invariant's loop performs, in order.
 std::vector<const Step*> updates(const Pme& pme, const Invariant& inv, bool blocked);
-// The finishing updates after the loop (m != n): the non-recursive tasks outside the
-// invariant that have a `finish` line.
+// The finishing updates after the loop (m != n): a derived invariant's own (the
+// engine's, for a `pme m,n` partitioning); in the step format, the non-recursive tasks
+// outside the invariant that have a `finish` line.
 std::vector<const Finish*> finishes(const Pme& pme, const Invariant& inv);
+// The quadrant a finishing update completes (BL or TR).
+std::string finish_quadrant(const Pme& pme, const Finish& f);
+// Whether the operation's loop may end with one dimension left (m != n).
+bool rectangular(const Pme& pme, const Invariant& inv);
 
 // "lu_nopiv_unb_var3", and libflame's "FLA_LU_nopiv_unb_var3".
 std::string variant_name(const Pme& pme, int number, bool blocked);

@@ -289,14 +289,14 @@ private:
             << (pme_.libflame.empty() ? ".\n//\n" : ";\n// libflame's " + libflame_name(pme_, inv_.number, blocked_) + ".\n//\n");
         for (const auto& [text, op] : box_.lines) out << box_line(text, op, lhs_width()) << "\n";
         const auto after = finishes(pme_, inv_);
-        if (pme_.finishes.empty()) {
+        if (!rectangular(pme_, inv_)) {
             // A square-only operation: nothing to say about m != n.
         } else if (after.empty()) {
             out << "// The invariant covers every quadrant the loop leaves non-empty, so m != n needs nothing more.\n";
         } else {
             out << "// and, after the loop, the part of A it did not reach:\n";
             for (const Finish* f : after) {
-                const std::string& q = pme_.task(f->task)->quadrants.front();
+                const std::string q = finish_quadrant(pme_, *f);
                 std::string text = f->description;
                 text += std::string(text.size() < 34 ? 34 - text.size() : 1, ' ') + (q == "BL" ? "when m > n" : "when n > m");
                 out << box_line(text, f->call.name, lhs_width()) << "\n";
@@ -378,7 +378,7 @@ private:
         if (after.empty()) return;
         // At most one of ABL (m > n) and ATR (n > m) is non-empty when the loop ends.
         const Operand& A = pme_.operands.front();
-        const auto q = quadrant_names(A);
+        const auto q = quad_names(A, Shape::Grid2x2);
         const std::vector<std::pair<std::string, std::string>> conditions = {{"BL", q[1][0] + ".length() > 0"},
                                                                              {"TR", q[0][1] + ".width() > 0"}};
         out << "\n";
@@ -386,7 +386,7 @@ private:
         for (const auto& [quadrant, condition] : conditions) {
             std::vector<const Finish*> here;
             for (const Finish* f : after)
-                if (pme_.task(f->task)->quadrants.front() == quadrant) here.push_back(f);
+                if (finish_quadrant(pme_, *f) == quadrant) here.push_back(f);
             if (here.empty()) continue;
             out << "    " << (first ? "if (" : "else if (") << condition << ")" << (here.size() > 1 ? " {" : "") << "\n";
             for (const Finish* f : here) out << "        " << blas_call(f->call) << "\n";
@@ -394,7 +394,7 @@ private:
             first = false;
         }
         for (const Finish* f : after) {
-            const std::string& quadrant = pme_.task(f->task)->quadrants.front();
+            const std::string quadrant = finish_quadrant(pme_, *f);
             if (quadrant != "BL" && quadrant != "TR")
                 throw Error(f->where.str() + ": a finishing update belongs to a task of ABL or ATR, not " + quadrant);
         }

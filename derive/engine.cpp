@@ -58,7 +58,18 @@ std::string hatted(const std::string& name)
     return name.substr(0, letters) + "hat" + name.substr(letters);
 }
 
-bool partitioned(const Invariant& inv, const std::string& index) { return index == inv.index; }
+// Whether the invariant's partitioning splits `index`: its one index space, or one of
+// two that move together ("m,n").
+bool partitioned(const Invariant& inv, const std::string& index)
+{
+    if (index.empty()) return false;
+    for (size_t at = 0; at <= inv.index.size();) {
+        const size_t comma = std::min(inv.index.find(',', at), inv.index.size());
+        if (inv.index.compare(at, comma - at, index) == 0 && comma - at == index.size()) return true;
+        at = comma + 1;
+    }
+    return false;
+}
 
 } // namespace
 
@@ -113,6 +124,8 @@ std::string loop_guard(const Pme& pme, const Invariant& inv)
     const NameGrid q = quad_names(o, shape_of(pme, inv, o));
     const std::string done = inv.backward ? q.back().back() : q.front().front();
     const std::string dim = shape_of(pme, inv, o) == Shape::Grid1x2 ? ".width()" : ".length()";
+    if (shape_of(pme, inv, o) == Shape::Grid2x2 && o.row_index != o.col_index) // m x n: the loop ends with either
+        return done + ".length() < " + o.name + ".length() && " + done + ".width() < " + o.name + ".width()";
     return done + dim + " < " + o.name + dim;
 }
 
@@ -197,6 +210,12 @@ bool chain(const Math& e, const Math& own, std::vector<Math>& levels)
         for (size_t i = 0; i < e.args.size(); ++i) {
             if (!chain(e.args[i], own, levels)) continue;
             Math cur = levels.back();
+            if (i > 0 && i + 1 < e.args.size()) {
+                // Factors on both sides: either side first (L_BR^{-1} L_BL or L_BL X_TL).
+                std::vector<Math> f(e.args.begin(), e.args.begin() + static_cast<long>(i));
+                f.push_back(cur);
+                levels.push_back(normalize(Math::nary(K::Product, f)));
+            }
             if (i + 1 < e.args.size()) {
                 std::vector<Math> f{cur};
                 f.insert(f.end(), e.args.begin() + static_cast<long>(i) + 1, e.args.end());
@@ -212,7 +231,14 @@ bool chain(const Math& e, const Math& own, std::vector<Math>& levels)
             return true;
         }
         return false;
-    case K::Neg:
+    case K::Neg: {
+        // The negation folded into the first stage: every partial result past the
+        // original is negated (-L_BL X_TL, not L_BL X_TL then its negation).
+        const size_t start = levels.size();
+        if (!chain(e.args.front(), own, levels)) return false;
+        for (size_t k = start + 1; k < levels.size(); ++k) levels[k] = normalize(Math::unary(K::Neg, levels[k]));
+        return true;
+    }
     case K::Transpose:
     case K::Inverse:
     case K::Apply: {
@@ -312,6 +338,13 @@ struct Substitution {
     const Pme& pme;
     std::string self;  // the operand whose state is computed
     bool final_value;  // the state is its quadrant's final value
+    // Within X T^{-1} D( M )^{-1} (LDL^T's A_BL = Ahat_BL L( A_TL )^{-T} D( A_TL )^{-1}):
+    // the diagonal M whose blocks scale the result's blocks Y_K in the substitution for
+    // T^{-1} (the value there is the final one times D( M_KK )).
+    const Math* y_diag = nullptr;
+    // Inside a negation: the result's blocks hold -(T^{-1} X) (trinv's A_BL), so the
+    // substitution's Y_K, the value of T^{-1} X there, is minus the block.
+    bool y_negated = false;
 
     // The block (rows R, columns C) of e's value.
     Math part(const Math& e, const Range& R, const Range& C) const
@@ -331,15 +364,27 @@ struct Substitution {
             b.cols = C;
             return b;
         }
-        case K::Sum:
-        case K::Neg: {
+        case K::Sum: {
             Math m = e;
             for (Math& a : m.args) a = part(a, R, C);
             return normalize(m);
         }
+        case K::Neg: {
+            Substitution inner = *this;
+            inner.y_negated = !y_negated;
+            return normalize(Math::unary(K::Neg, inner.part(e.args.front(), R, C)));
+        }
         case K::Transpose: return normalize(Math::unary(K::Transpose, part(e.args.front(), C, R)));
         case K::Inverse:
         case K::Apply: {
+            // D( X ): the diagonal of X, block by block; its inverse likewise.
+            const Math* d = e.kind == K::Apply ? &e : &e.args.front();
+            if (d->kind == K::Apply && d->name == "D") {
+                if (!(R == C)) return Math::zero();
+                Math m = *d;
+                m.args.front() = part(d->args.front(), R, C);
+                return e.kind == K::Apply ? m : Math::unary(K::Inverse, m);
+            }
             const auto s = span(e.args.front());
             if (e.kind == K::Apply && (e.name == "L" || e.name == "U")) {
                 // The unit lower (L) or upper (U) triangle of an LU factorization's
@@ -370,6 +415,13 @@ struct Substitution {
             if ((A.kind == K::Inverse || at) && sa.first.hi - sa.first.lo > 1 && !(sa.first.lo == 0 && sa.first.hi == 3))
                 return substitute(at ? A.args.front().args.front() : A.args.front(), at, B, R, C);
             const Math& Z = e.args.back();
+            if (Z.kind == K::Inverse && Z.args.front().kind == K::Apply && Z.args.front().name == "D" && e.args.size() > 2) {
+                // (H D( M )^{-1}) on (R, C): H's block (R, C), its result blocks scaled by D( M ), times D( M_CC )^{-1}.
+                const std::vector<Math> head(e.args.begin(), e.args.end() - 1);
+                Substitution scaled = *this;
+                scaled.y_diag = &Z.args.front();
+                return normalize(Math::nary(K::Product, {scaled.part(Math::nary(K::Product, head), R, C), part(Z, C, C)}));
+            }
             const bool zt = Z.kind == K::Transpose && Z.args.front().kind == K::Inverse;
             if (Z.kind == K::Inverse || zt) {
                 const auto sz = span(Z);
@@ -392,7 +444,6 @@ struct Substitution {
     // Y_K the final value of the result's block (R, K): the operation's own PME.
     Math substitute_right(const Math& X, const Math& T, bool transposed, const Range& R, const Range& C) const
     {
-        if (!final_value) throw Error(T.where.str() + ": cannot expand " + print(T) + "^{-1} on the 3x3 partitioning except as the final value");
         const bool op_lower = lower_triangle(T) != transposed;
         const auto op_block = [&](const Range& i, const Range& j) {
             return transposed ? normalize(Math::unary(K::Transpose, part(T, j, i))) : part(T, i, j);
@@ -407,6 +458,14 @@ struct Substitution {
             y.located = true;
             y.rows = R;
             y.cols = k;
+            if (!final_value) { // not the final value: Y_K is the same product's block (R, K), expanded
+                Math inv = Math::unary(K::Inverse, T);
+                if (transposed) inv = Math::unary(K::Transpose, inv);
+                y = part(normalize(Math::nary(K::Product, {X, inv})), R, k);
+            } else if (y_negated) {
+                y = Math::unary(K::Neg, y);
+            }
+            if (y_diag) y = normalize(Math::nary(K::Product, {y, part(*y_diag, k, k)}));
             terms.push_back(Math::unary(K::Neg, Math::nary(K::Product, {y, op_block(k, C)})));
         }
         Math inv = Math::unary(K::Inverse, part(T, C, C));
@@ -465,7 +524,7 @@ struct Substitution {
     {
         if (T.kind == K::Apply && (T.name == "L" || T.name == "U") && T.args.front().kind == K::Block) return T.name == "L";
         const Operand* t = T.kind == K::Block ? pme.operand(T.operand) : nullptr;
-        if (!final_value || !t || !(t->lower() || t->upper()))
+        if (!t || !(t->lower() || t->upper()))
             throw Error(T.where.str() + ": cannot expand " + print(T) + "^{-1} on the 3x3 partitioning except as the final value");
         return t->lower();
     }
@@ -473,7 +532,6 @@ struct Substitution {
 
     Math substitute(const Math& T, bool transposed, const Math& X, const Range& R, const Range& C) const
     {
-        if (!final_value) throw Error(T.where.str() + ": cannot expand " + print(T) + "^{-1} on the 3x3 partitioning except as the final value");
         // op(T) = T or T^T: lower when T is lower and not transposed, or upper and transposed.
         const bool op_lower = lower_triangle(T) != transposed;
         const auto op_block = [&](const Range& i, const Range& j) {
@@ -489,6 +547,14 @@ struct Substitution {
             y.located = true;
             y.rows = k;
             y.cols = C;
+            if (!final_value) { // not the final value: Y_K is the same product's block (K, C), expanded
+                Math inv = Math::unary(K::Inverse, T);
+                if (transposed) inv = Math::unary(K::Transpose, inv);
+                y = part(normalize(Math::nary(K::Product, {inv, X})), k, C);
+            } else if (y_negated) {
+                y = Math::unary(K::Neg, y);
+            }
+            if (y_diag) y = normalize(Math::nary(K::Product, {part(*y_diag, k, k), y}));
             terms.push_back(Math::unary(K::Neg, Math::nary(K::Product, {op_block(R, k), y})));
         }
         Math inv = Math::unary(K::Inverse, part(T, R, R));
@@ -502,12 +568,43 @@ struct Substitution {
 struct Stage {
     enum Kind { Add, Left, Right, Negate, Apply } kind = Add;
     Math x; // the term added, the factor, or the operation (its argument unused)
+    // A term factored into the states of other blocks (cell, after its updates or
+    // before them): the reads that order the update, instead of x's blocks.
+    std::vector<std::pair<size_t, bool>> state_reads;
+    bool factored = false;
 };
+
+// Whether e involves the block on the diagonal of the current part (alpha11, A11).
+bool current_diagonal(const Math& e)
+{
+    bool found = false;
+    each_block(e, [&](const Math& b) { found = found || (b.located && b.rows == Range{1, 2} && b.cols == Range{1, 2}); });
+    return found;
+}
 
 // The stages that take `from` to `to`, or nothing.
 std::optional<std::vector<Stage>> path(const Math& to, const Math& from)
 {
     if (same(to, from)) return std::vector<Stage>{};
+    if (to.kind == K::Neg && from.kind == K::Neg) return path(to.args.front(), from.args.front());
+    if (to.kind == K::Product && from.kind == K::Product && from.args.size() < to.args.size()) {
+        // A partial product, by more factors on one side.
+        const size_t n = from.args.size(), extra = to.args.size() - n;
+        bool prefix = true, suffix = true;
+        for (size_t j = 0; j < n; ++j) {
+            prefix = prefix && same(to.args[j], from.args[j]);
+            suffix = suffix && same(to.args[extra + j], from.args[j]);
+        }
+        std::vector<Stage> st;
+        if (prefix) {
+            for (size_t j = n; j < to.args.size(); ++j) st.push_back({Stage::Right, to.args[j], {}, false});
+            return st;
+        }
+        if (suffix) {
+            for (size_t j = extra; j-- > 0;) st.push_back({Stage::Left, to.args[j], {}, false});
+            return st;
+        }
+    }
     switch (to.kind) {
     case K::Sum: {
         const auto terms_of = [](const Math& m) { return m.kind == K::Sum ? m.args : std::vector<Math>{m}; };
@@ -523,13 +620,13 @@ std::optional<std::vector<Stage>> path(const Math& to, const Math& from)
         if (all) {
             std::vector<Stage> s;
             for (size_t i = 0; i < to.args.size(); ++i)
-                if (!used[i]) s.push_back({Stage::Add, to.args[i]});
+                if (!used[i]) s.push_back({Stage::Add, to.args[i], {}, false});
             return s;
         }
         for (size_t i = 0; i < to.args.size(); ++i)
             if (auto p = path(to.args[i], from)) {
                 for (size_t j = 0; j < to.args.size(); ++j)
-                    if (j != i) p->push_back({Stage::Add, to.args[j]});
+                    if (j != i) p->push_back({Stage::Add, to.args[j], {}, false});
                 return p;
             }
         return std::nullopt;
@@ -537,26 +634,37 @@ std::optional<std::vector<Stage>> path(const Math& to, const Math& from)
     case K::Product:
         for (size_t i = 0; i < to.args.size(); ++i)
             if (auto p = path(to.args[i], from)) {
-                if (i + 1 < to.args.size()) {
-                    std::vector<Math> f(to.args.begin() + static_cast<long>(i) + 1, to.args.end());
-                    p->push_back({Stage::Right, f.size() == 1 ? f.front() : Math::nary(K::Product, f)});
-                }
-                if (i > 0) {
-                    std::vector<Math> f(to.args.begin(), to.args.begin() + static_cast<long>(i));
-                    p->push_back({Stage::Left, f.size() == 1 ? f.front() : Math::nary(K::Product, f)});
+                // One stage per factor: X F1 F2 is X := X F1, then X := X F2. With
+                // factors on both sides, the side on the current diagonal block last.
+                bool right_current = false;
+                for (size_t j = i + 1; j < to.args.size(); ++j) right_current = right_current || current_diagonal(to.args[j]);
+                const auto rights = [&] {
+                    for (size_t j = i + 1; j < to.args.size(); ++j) p->push_back({Stage::Right, to.args[j], {}, false});
+                };
+                const auto lefts = [&] {
+                    for (size_t j = i; j-- > 0;) p->push_back({Stage::Left, to.args[j], {}, false});
+                };
+                if (right_current && i > 0) {
+                    lefts();
+                    rights();
+                } else {
+                    rights();
+                    lefts();
                 }
                 return p;
             }
         return std::nullopt;
     case K::Neg:
         if (auto p = path(to.args.front(), from)) {
-            p->push_back({Stage::Negate, {}});
+            // The negation goes with the last stage (libflame's trinv: a trsm's alpha
+            // of -1, or a scal by -1 just before a stage that has no alpha).
+            p->insert(p->empty() ? p->end() : p->end() - 1, Stage{Stage::Negate, {}, {}, false});
             return p;
         }
         return std::nullopt;
     case K::Apply:
         if (auto p = path(to.args.front(), from)) {
-            p->push_back({Stage::Apply, to});
+            p->push_back({Stage::Apply, to, {}, false});
             return p;
         }
         return std::nullopt;
@@ -605,9 +713,15 @@ const Rule kRules[] = {
     {"add", "m", "t m", "gemm(NO_TRANSPOSE, NO_TRANSPOSE, {s}, {1}, {2}, 1.0, {X})"},
     {"add", "m", "m t", "gemm(NO_TRANSPOSE, NO_TRANSPOSE, {s}, {1}, {2}, 1.0, {X})"},
     {"add", "*", "=", "axpy({s}, {1}, {X})"},
+    // X := X + s A D B, D a diagonal (LDL^T's D( A00 )), or a scalar
+    {"add", "s", "r d rT", "diag_dots({s}, {1}, {2}, {3}, 1.0, {X})"},
+    {"add", "c", "m d rT", "diag_gemv({s}, {1}, {2}, {3}, 1.0, {X})"},
+    {"add", "y", "c s cT", "syrk({UX}, NO_TRANSPOSE, {s2}, {1}, 1.0, {X})"},
     // X := F X (F = 1: a unit triangle's 1x1 block, nothing to do)
     {"left", "*", "1", "nop"},
     {"left", "*", "1I", "nop"},
+    {"left", "*", "1T", "nop"},
+    {"left", "*", "1TI", "nop"},
     {"left", "*", "sI", "invscal({1}, {X})"},
     {"left", "*", "sTI", "invscal({1}, {X})"},
     {"left", "*", "s", "scal({1}, {X})"},
@@ -623,6 +737,9 @@ const Rule kRules[] = {
     // X := X F (a row x^T T^{-T} is (T^{-1} x)^T)
     {"right", "*", "1", "nop"},
     {"right", "*", "1I", "nop"},
+    {"right", "*", "1T", "nop"},
+    {"right", "*", "1TI", "nop"},
+    {"right", "r", "dI", "diag_invscal({1}, {X})"},
     {"right", "*", "sI", "invscal({1}, {X})"},
     {"right", "*", "sTI", "invscal({1}, {X})"},
     {"right", "*", "s", "scal({1}, {X})"},
@@ -639,6 +756,10 @@ const Rule kRules[] = {
     {"apply", "s", "Chol", "check({X})|{X} > 0? else stop; sqrt({X})|{X} := sqrt( {X} )"},
     {"apply", "s", "Ttmm", "scal({X}, {X})|{X} := {X} {X}"},
     {"apply", "s", "LU", "check({X})|zero pivot? stop"},
+    {"apply", "s", "LDLT", "check({X})|{X} != 0? else stop"},
+    {"apply", "s", "Trinv", "reciprocal({X})|{X} := 1 / {X}"},
+    // X := -X
+    {"negate", "*", "", "scal(-1.0, {X})"},
 };
 
 Expr make_call(const std::string& text)
@@ -675,6 +796,9 @@ public:
     // Fills inv's states and steps for this form; returns false with `why` when no
     // update computes the invariant in place.
     bool run(std::string& why);
+    // Fills inv's finishing updates (a partitioning "m,n" of a rectangular operand);
+    // false with `why` when no BLAS operation performs one.
+    bool finish(std::string& why);
 
 private:
     struct Cell {
@@ -698,11 +822,19 @@ private:
         std::string text;
         std::vector<std::pair<std::string, Expr>> calls; // worksheet text, call
         std::set<size_t> hat_reads, final_reads;
+        std::set<size_t> state_before, state_after; // a factored term's reads
     };
 
     std::string name_of(const Math& b) const
     {
         const Operand& o = *pme_.operand(b.operand);
+        if (quadrant_level_) { // the 2x2 quadrants after the loop: part 0 the first, part 1 the second
+            const Shape s = shape_of(pme_, inv_, o);
+            const NameGrid g = quad_names(o, s);
+            const bool r = s == Shape::Grid2x2 || s == Shape::Grid2x1, c = s == Shape::Grid2x2 || s == Shape::Grid1x2;
+            const std::string n = g[r ? static_cast<size_t>(b.rows.lo) : 0][c ? static_cast<size_t>(b.cols.lo) : 0];
+            return b.hat ? hatted(n) : n;
+        }
         const Shape s = shape_of(pme_, inv_, o);
         const NameGrid g = fine_names(o, s, blocked_);
         const bool r = s == Shape::Grid2x2 || s == Shape::Grid2x1, c = s == Shape::Grid2x2 || s == Shape::Grid1x2;
@@ -740,7 +872,7 @@ private:
             b = &b->args.front();
         }
         std::string extract; // L( X ) or U( X ): the unit lower or the upper triangle of X
-        if (b->kind == K::Apply && (b->name == "L" || b->name == "U")) {
+        if (b->kind == K::Apply && (b->name == "L" || b->name == "U" || b->name == "D")) {
             extract = b->name;
             b = &b->args.front();
         }
@@ -751,7 +883,8 @@ private:
             current.hat = false;
             block = name_of(current);
             std::string s = shape(o, b->rows, b->cols);
-            if (s == "s") s = extract == "L" ? "1" : "s"; // a 1x1 unit triangle is 1
+            if (extract == "D") s = s == "s" ? "s" : "d"; // a diagonal; on a 1x1 block, the scalar
+            else if (s == "s") s = extract == "L" ? "1" : "s"; // a 1x1 unit triangle is 1
             else {
                 s = "t";
                 uplo = extract == "L" ? "LOWER" : "UPPER";
@@ -794,6 +927,7 @@ private:
     const std::vector<Quadrant>& quadrants_;
     const std::vector<size_t>& levels_;
     bool blocked_;
+    bool quadrant_level_ = false;
 };
 
 // The blocked form's diagonal block: X := T^{-1} X (or T X) that is the operation
@@ -842,7 +976,7 @@ std::string Algorithm::blas(const Cell& cell, const Stage& st, std::string& rule
     }
     const std::string target = shape(*cell.o, cell.R, cell.C);
     std::string kind, factors, sign = "1.0";
-    std::vector<std::string> blocks(2), uplo(2), diag(2);
+    std::vector<std::string> blocks(3), uplo(3), diag(3);
     if (st.kind == Stage::Add) {
         kind = "add";
         Math t = st.x;
@@ -850,8 +984,9 @@ std::string Algorithm::blas(const Cell& cell, const Stage& st, std::string& rule
             sign = "-1.0";
             t = Math(t.args.front()); // a copy first: assigning a child to its parent frees it mid-copy
         }
-        if (t.kind == K::Product && t.args.size() == 2) {
-            factors = signature(t.args[0], blocks[0], uplo[0], diag[0]) + " " + signature(t.args[1], blocks[1], uplo[1], diag[1]);
+        if (t.kind == K::Product && (t.args.size() == 2 || t.args.size() == 3)) {
+            for (size_t k = 0; k < t.args.size(); ++k)
+                factors += (k ? " " : "") + signature(t.args[k], blocks[k], uplo[k], diag[k]);
         } else if (t.kind == K::Block) {
             std::string sig = signature(t, blocks[0], uplo[0], diag[0]);
             factors = (sig == target || (sig == "t" && target == "m")) ? "=" : sig;
@@ -869,11 +1004,15 @@ std::string Algorithm::blas(const Cell& cell, const Stage& st, std::string& rule
     }
     for (const Rule& r : kRules) {
         if (kind != r.stage || factors != r.factors || (std::string(r.target) != "*" && target != r.target)) continue;
-        if (std::string(r.call).rfind("syrk", 0) == 0 && blocks[0] != blocks[1]) continue; // A A^T, one block
+        const std::string rule_factors = r.factors;
+        const bool three = std::count(rule_factors.begin(), rule_factors.end(), ' ') == 2; // A D A^T
+        if (std::string(r.call).rfind("syrk", 0) == 0 && blocks[0] != blocks[three ? 2 : 1]) continue; // A A^T, one block
         std::string c = r.call;
         c = replace_all(c, "{X}", cell.name);
         c = replace_all(c, "{1}", blocks[0]);
         c = replace_all(c, "{2}", blocks[1]);
+        c = replace_all(c, "{3}", blocks[2]);
+        c = replace_all(c, "{s2}", (sign == "-1.0" ? "-" : "") + blocks[1]);
         c = replace_all(c, "{s}", sign);
         c = replace_all(c, "{U1}", uplo[0]);
         c = replace_all(c, "{D1}", diag[0]);
@@ -937,6 +1076,131 @@ bool Algorithm::run(std::string& why)
             if (cells[i].o->name == b.operand && cells[i].R == b.rows && cells[i].C == b.cols) return i;
         return cells.size();
     };
+    // Trinv( X ) of one block is X^{-1}: where another block's value reads the current
+    // diagonal block's final value and that is the inverse of its original (trinv's
+    // alpha11 = 1 / alphahat11), it reads the original's inverse (libflame's trinv
+    // divides by alpha11 before it inverts it).
+    for (const Cell& d : cells) {
+        if (!(d.R == Range{1, 2}) || !(d.C == Range{1, 2}) || d.after.kind != K::Apply || d.after.name != "Trinv") continue;
+        const Math& arg = d.after.args.front();
+        if (arg.kind != K::Block || !arg.hat || !(arg.rows == d.R) || !(arg.cols == d.C)) continue;
+        const std::function<Math(const Math&)> rewrite = [&](const Math& m) -> Math {
+            if (m.kind == K::Block && !m.hat && m.operand == d.o->name && m.rows == d.R && m.cols == d.C)
+                return Math::unary(K::Inverse, arg);
+            Math x = m;
+            for (Math& a : x.args) a = rewrite(a);
+            return x.args.empty() ? x : normalize(x);
+        };
+        for (Cell& c : cells) {
+            if (&c == &d) continue;
+            c.before = rewrite(c.before);
+            c.after = rewrite(c.after);
+        }
+    }
+    const auto updated = [&](size_t j) { return !same(cells[j].before, cells[j].after); };
+    // An expression as a signed sum of products (blocks of this iteration's other
+    // updates replaced by their values after it).
+    struct Mono {
+        int sign;
+        std::vector<Math> f;
+    };
+    std::function<std::vector<Mono>(const Math&, int)> expand = [&](const Math& e, int depth) -> std::vector<Mono> {
+        switch (e.kind) {
+        case K::Zero: return {};
+        case K::Neg: {
+            auto m = expand(e.args.front(), depth);
+            for (Mono& x : m) x.sign = -x.sign;
+            return m;
+        }
+        case K::Sum: {
+            std::vector<Mono> all;
+            for (const Math& a : e.args) {
+                auto m = expand(a, depth);
+                all.insert(all.end(), m.begin(), m.end());
+            }
+            return all;
+        }
+        case K::Product: {
+            std::vector<Mono> acc{{1, {}}};
+            for (const Math& a : e.args) {
+                std::vector<Mono> next;
+                for (const Mono& x : acc)
+                    for (const Mono& y : expand(a, depth)) {
+                        Mono z{x.sign * y.sign, x.f};
+                        z.f.insert(z.f.end(), y.f.begin(), y.f.end());
+                        next.push_back(z);
+                    }
+                acc = next;
+            }
+            return acc;
+        }
+        case K::Block:
+            if (!e.hat && depth < 4) {
+                const size_t j = cell_of(e);
+                if (j < cells.size() && updated(j)) return expand(cells[j].after, depth + 1);
+            }
+            return {{1, {e}}};
+        default: return {{1, {e}}};
+        }
+    };
+    const auto same_factors = [](const std::vector<Math>& a, size_t lo, size_t hi, const std::vector<Math>& b) {
+        if (hi - lo != b.size()) return false;
+        for (size_t k = lo; k < hi; ++k)
+            if (!same(a[k], b[k - lo])) return false;
+        return true;
+    };
+    // The update of cell i as terms added, each the product of two other blocks'
+    // states (before or after their own updates): trinv's A20 := A20 + a21 a10^T reads
+    // a21 after its update and a10^T before its own. Prefers the reads that are not
+    // originals.
+    const auto factored = [&](size_t i) -> std::optional<std::vector<Stage>> {
+        auto before = expand(cells[i].before, 0), after = expand(cells[i].after, 0);
+        std::vector<Mono> diff;
+        std::vector<bool> used(before.size(), false);
+        for (const Mono& a : after) {
+            bool cancelled = false;
+            for (size_t k = 0; k < before.size() && !cancelled; ++k)
+                if (!used[k] && before[k].sign == a.sign && same_factors(before[k].f, 0, before[k].f.size(), a.f)) used[k] = cancelled = true;
+            if (!cancelled) diff.push_back(a);
+        }
+        for (size_t k = 0; k < before.size(); ++k)
+            if (!used[k]) diff.push_back({-before[k].sign, before[k].f});
+        if (diff.empty()) return std::nullopt;
+        std::vector<Stage> stages;
+        for (const Mono& t : diff) {
+            int best = -1;
+            Stage pick;
+            for (size_t k = 1; k < t.f.size(); ++k)
+                for (size_t p = 0; p < cells.size(); ++p)
+                    for (size_t q = 0; q < cells.size(); ++q)
+                        for (const bool pa : {true, false})
+                            for (const bool qa : {true, false}) {
+                                if (p == i || q == i || p == q) continue;
+                                const auto mp = expand(pa ? cells[p].after : cells[p].before, 1);
+                                const auto mq = expand(qa ? cells[q].after : cells[q].before, 1);
+                                if (mp.size() != 1 || mq.size() != 1 || !same_factors(t.f, 0, k, mp[0].f) || !same_factors(t.f, k, t.f.size(), mq[0].f)) continue;
+                                const auto original = [&](size_t j, bool a) { return !a && mp.size() == 1 && expand(cells[j].before, 1)[0].f.size() == 1 && expand(cells[j].before, 1)[0].f[0].hat; };
+                                const int score = 2 - (original(p, pa) ? 1 : 0) - (original(q, qa) ? 1 : 0);
+                                if (score <= best) continue;
+                                best = score;
+                                Math bp, bq;
+                                bp.kind = bq.kind = K::Block;
+                                bp.operand = cells[p].o->name;
+                                bq.operand = cells[q].o->name;
+                                bp.located = bq.located = true;
+                                bp.rows = cells[p].R;
+                                bp.cols = cells[p].C;
+                                bq.rows = cells[q].R;
+                                bq.cols = cells[q].C;
+                                Math x = Math::nary(K::Product, {bp, bq});
+                                if (t.sign * mp[0].sign * mq[0].sign < 0) x = Math::unary(K::Neg, x);
+                                pick = Stage{Stage::Add, x, {{p, pa}, {q, qa}}, true};
+                            }
+            if (best < 0) return std::nullopt;
+            stages.push_back(pick);
+        }
+        return stages;
+    };
     // Worksheet cells: each block's value before and after the update.
     for (const Cell& c : cells) {
         inv_.before[form].push_back({display(c.name), c.quadrant_before, display(c.name) + " = " + text(c.before)});
@@ -947,14 +1211,36 @@ bool Algorithm::run(std::string& why)
     for (size_t i = 0; i < cells.size(); ++i) {
         const Cell& c = cells[i];
         if (same(c.before, c.after)) continue;
-        const auto stages = path(c.after, c.before);
+        auto stages = path(c.after, c.before);
+        // A term that reads the original of a block this iteration updates: the
+        // product of other blocks' states instead, when they give it.
+        bool reads_updated_original = false;
+        if (stages)
+            for (const Stage& st : *stages)
+                if (st.kind == Stage::Add)
+                    each_block(st.x, [&](const Math& b) {
+                        const size_t j = cell_of(b);
+                        if (b.hat && j < cells.size() && j != i && updated(j)) reads_updated_original = true;
+                    });
+        if (!stages || reads_updated_original)
+            if (auto f = factored(i)) stages = f;
         if (!stages) {
             why = "no update takes " + display(c.name) + " from " + text(c.before) + " to " + text(c.after);
             return false;
         }
+        bool negate_next = false;
         for (size_t k = 0; k < stages->size(); ++k) {
             const Stage& st = (*stages)[k];
-            Update u{i, k, st, "", {}, {}, {}};
+            if (st.kind == Stage::Negate && k + 1 < stages->size()) {
+                // The negation merged into a next stage that has an alpha (trsm, trmm).
+                std::string r;
+                const std::string next = blas(c, (*stages)[k + 1], r);
+                if (next.rfind("trsm(", 0) == 0 || next.rfind("trmm(", 0) == 0) {
+                    negate_next = true;
+                    continue;
+                }
+            }
+            Update u{i, k, st, "", {}, {}, {}, {}, {}};
             Math plain = st.x;
             const std::function<void(Math&)> unhat = [&](Math& m) {
                 if (m.kind == K::Block) m.hat = false;
@@ -982,7 +1268,13 @@ bool Algorithm::run(std::string& why)
             case Stage::Apply: u.text = X + " := " + st.x.name + "( " + X + " )"; break;
             }
             std::string rule;
-            const std::string call = blas(c, st, rule);
+            std::string call = blas(c, st, rule);
+            if (negate_next) {
+                const size_t alpha = call.find(", 1.0, ");
+                if (alpha != std::string::npos) call.replace(alpha, 7, ", -1.0, ");
+                u.text = X + " := -" + u.text.substr(X.size() + 4);
+                negate_next = false;
+            }
             if (call == "nop") continue; // a product with 1
             if (call.empty()) {
                 why = "no BLAS operation performs " + u.text + " (" + rule + "): the abstract BLAS lacks it";
@@ -1004,12 +1296,16 @@ bool Algorithm::run(std::string& why)
                 if (semi == std::string::npos) break;
                 begin = semi + 2;
             }
-            each_block(st.x, [&](const Math& b) {
-                if (pme_.operand(b.operand)->input_only()) return;
-                const size_t j = cell_of(b);
-                if (j == cells.size() || j == i) return;
-                (b.hat ? u.hat_reads : u.final_reads).insert(j);
-            });
+            if (st.factored) {
+                for (const auto& [j, after] : st.state_reads) (after ? u.state_after : u.state_before).insert(j);
+            } else {
+                each_block(st.x, [&](const Math& b) {
+                    if (pme_.operand(b.operand)->input_only()) return;
+                    const size_t j = cell_of(b);
+                    if (j == cells.size() || j == i) return;
+                    (b.hat ? u.hat_reads : u.final_reads).insert(j);
+                });
+            }
             list.push_back(u);
         }
     }
@@ -1043,8 +1339,8 @@ bool Algorithm::run(std::string& why)
         for (size_t b = 0; b < list.size(); ++b) {
             if (a == b) continue;
             const bool same_cell_earlier = list[a].cell == list[b].cell && list[a].order < list[b].order;
-            const bool hat_first = list[a].hat_reads.count(list[b].cell) != 0;   // a before any update of b's cell
-            const bool final_after = list[b].final_reads.count(list[a].cell) != 0; // b after every update of a's cell
+            const bool hat_first = list[a].hat_reads.count(list[b].cell) != 0 || list[a].state_before.count(list[b].cell) != 0; // a before any update of b's cell
+            const bool final_after = list[b].final_reads.count(list[a].cell) != 0 || list[b].state_after.count(list[a].cell) != 0; // b after every update of a's cell
             if (same_cell_earlier || hat_first || final_after) after_of[b].push_back(a);
         }
     std::vector<bool> done(list.size(), false);
@@ -1052,10 +1348,26 @@ bool Algorithm::run(std::string& why)
         // Among the updates ready, the earliest stage first (the blocks' first stages,
         // then their second ones, as FLAME's worksheets and libflame order them), then
         // the blocks' order.
+        // With `cpp by_blocks "blocked"` (libflame's blocked LU) or "unblocked": in that
+        // form, each block's updates to the end, the blocks in their order.
+        const auto& forms = pme_.cpp.count("by_blocks") ? pme_.cpp.at("by_blocks") : std::vector<std::string>{};
+        const bool by_blocks = std::find(forms.begin(), forms.end(), blocked_ ? "blocked" : "unblocked") != forms.end();
         size_t pick = list.size();
         for (size_t i = 0; i < list.size(); ++i) {
             if (done[i] || !std::all_of(after_of[i].begin(), after_of[i].end(), [&](size_t p) { return done[p]; })) continue;
-            if (pick == list.size() || list[i].order < list[pick].order) pick = i;
+            // The operation itself on the current block (its check, its inner call,
+            // trinv's reciprocal) as late as the others allow when it is the block's
+            // last update, in the default order.
+            const auto last_apply = [&](size_t u) {
+                if (list[u].stage.kind != Stage::Apply) return false;
+                for (const Update& o : list)
+                    if (o.cell == list[u].cell && o.order > list[u].order) return false;
+                return true;
+            };
+            const auto key = [&](size_t u) {
+                return std::make_pair(by_blocks ? 0 : (last_apply(u) ? 1 : 0), by_blocks ? list[u].cell : list[u].order);
+            };
+            if (pick == list.size() || key(i) < key(pick)) pick = i;
         }
         if (pick == list.size()) {
             why = "the updates need each other's values: no order computes them in place";
@@ -1068,6 +1380,86 @@ bool Algorithm::run(std::string& why)
             s.call = call;
             s.where = pme_.equations.front().where;
             inv_.derived_steps[form].push_back(s);
+        }
+    }
+    return true;
+}
+
+// The PME-level expression e when the loop ends with dimension `dim` (0 rows, 1
+// columns) exhausted: a block with no extent there vanishes; the others are located
+// on the quadrants, the first side as part 0, the second as part 1.
+Math at_end(const Pme& pme, const Invariant& inv, const Math& e, int dim)
+{
+    if (e.kind == K::Block) {
+        const int r = side(pme, inv, e, 0), c = side(pme, inv, e, 1);
+        if ((dim == 0 ? r : c) == 1) return Math::zero();
+        Math b = e;
+        b.quadrant.clear();
+        b.located = true;
+        b.rows = r < 0 ? Range{0, 3} : Range{r, r + 1};
+        b.cols = c < 0 ? Range{0, 3} : Range{c, c + 1};
+        return b;
+    }
+    Math m = e;
+    for (Math& a : m.args) a = at_end(pme, inv, a, dim);
+    return normalize(m);
+}
+
+bool Algorithm::finish(std::string& why)
+{
+    quadrant_level_ = true;
+    inv_.finishes.clear();
+    // m > n: the columns run out first and BL is left; n > m: the rows, and TR.
+    for (const int dim : {1, 0}) {
+        for (size_t i = 0; i < quadrants_.size(); ++i) {
+            const Quadrant& q = quadrants_[i];
+            const Math& Q = q.eq->lhs;
+            const int r = side(pme_, inv_, Q, 0), c = side(pme_, inv_, Q, 1);
+            if ((dim == 0 ? r : c) == 1) continue; // empty when the loop ends
+            const Math from = at_end(pme_, inv_, q.levels[levels_[i]], dim), to = at_end(pme_, inv_, q.levels.back(), dim);
+            if (same(from, to)) continue;
+            if (r == 0 && c == 0) {
+                why = "after the loop " + print(Q) + " = " + print(q.levels[levels_[i]]) + " is not final";
+                return false;
+            }
+            const std::string X = quad_names(*pme_.operand(Q.operand), shape_of(pme_, inv_, *pme_.operand(Q.operand)))
+                [static_cast<size_t>(std::max(r, 0))][static_cast<size_t>(std::max(c, 0))];
+            const auto stages = path(to, from);
+            if (!stages) {
+                why = "after the loop no update takes " + X + " from " + text(from) + " to " + text(to);
+                return false;
+            }
+            Cell cell{pme_.operand(Q.operand), Range{std::max(r, 0), std::max(r, 0) + 1}, Range{std::max(c, 0), std::max(c, 0) + 1},
+                      X, "", "", {}, {}, {}};
+            for (const Stage& st : *stages) {
+                Math plain = st.x;
+                const std::function<void(Math&)> unhat = [&](Math& m) {
+                    if (m.kind == K::Block) m.hat = false;
+                    for (Math& a : m.args) unhat(a);
+                };
+                unhat(plain);
+                std::string desc;
+                switch (st.kind) {
+                case Stage::Add: desc = X + (plain.kind == K::Neg ? " := " + X + " - " + text(plain.args.front()) : " := " + X + " + " + text(plain)); break;
+                case Stage::Left: desc = X + " := " + text(plain) + " " + X; break;
+                case Stage::Right: desc = X + " := " + X + " " + text(plain); break;
+                case Stage::Negate: desc = X + " := -" + X; break;
+                case Stage::Apply: desc = X + " := " + st.x.name + "( " + X + " )"; break;
+                }
+                std::string rule;
+                const std::string call = blas(cell, st, rule);
+                if (call == "nop") continue;
+                if (call.empty() || call.find(';') != std::string::npos || call.rfind("inner", 0) == 0) {
+                    why = "after the loop no BLAS operation performs " + desc + " (" + rule + "): the abstract BLAS lacks it";
+                    return false;
+                }
+                Finish f;
+                f.quadrant = r == 1 ? "BL" : "TR";
+                f.description = desc;
+                f.call = make_call(call);
+                f.where = q.eq->where;
+                inv_.finishes.push_back(f);
+            }
         }
     }
     return true;
@@ -1143,6 +1535,7 @@ void derive_engine(const Pme& pme, Derivation& d)
             qs.push_back(q);
         }
         for (const bool backward : {false, true}) {
+            if ((backward && pme.forward_only) || (!backward && pme.backward_only)) continue;
             Invariant probe;
             probe.index = index;
             probe.backward = backward;
@@ -1169,7 +1562,15 @@ void derive_engine(const Pme& pme, Derivation& d)
                 bool ok = feasible_levels(pme, inv, qs, levels, why);
                 const bool loop_feasible = ok;
                 for (const bool blocked : {false, true})
-                    if (ok) ok = Algorithm(pme, inv, qs, levels, blocked).run(why);
+                    if (ok && (!blocked || pme.has_blocked())) ok = Algorithm(pme, inv, qs, levels, blocked).run(why);
+                if (ok && index.find(',') != std::string::npos) {
+                    if (backward) {
+                        ok = false;
+                        why = "a rectangular operand's loop runs from the top left (the finishing updates are for the quadrants it leaves)";
+                    } else {
+                        ok = Algorithm(pme, inv, qs, levels, true).finish(why);
+                    }
+                }
                 if (!ok) {
                     std::string label;
                     for (const auto& [lhs, rhs] : inv.holds) label += (label.empty() ? "" : "; ") + equation_text(lhs, rhs);

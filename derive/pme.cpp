@@ -291,6 +291,11 @@ public:
             pme_.inputs.push_back(in);
         } else if (keyword == "note") {
             pme_.notes.push_back(l.text("the note"));
+        } else if (keyword == "directions") {
+            const std::string d = l.word("forward or backward");
+            if (d != "forward" && d != "backward") l.fail_at(l.here().column - 1, "directions is forward or backward, not '" + d + "'");
+            pme_.forward_only = d == "forward";
+            pme_.backward_only = d == "backward";
         } else if (keyword == "zero_pivot") {
             const std::string policy = l.word("stop or continue");
             if (policy != "stop" && policy != "continue") l.fail_at(l.here().column - 1, "zero_pivot is stop or continue, not '" + policy + "'");
@@ -310,9 +315,18 @@ public:
             Equation e;
             e.where = where;
             const Location index_at = l.here();
+            // One index space, or two that move together ("m,n": the diagonal of an
+            // m x n operand, which may be rectangular).
             e.index = l.word("the index space the PME partitions");
-            if (std::find(pme_.indices.begin(), pme_.indices.end(), e.index) == pme_.indices.end())
-                throw Error(index_at.str() + ": unknown index space '" + e.index + "' (declare it with `index`)");
+            while (l.punct(','))
+                e.index += "," + l.word("the second index space, moving with the first");
+            for (size_t at = 0; at <= e.index.size();) {
+                const size_t comma = std::min(e.index.find(',', at), e.index.size());
+                const std::string one = e.index.substr(at, comma - at);
+                if (std::find(pme_.indices.begin(), pme_.indices.end(), one) == pme_.indices.end())
+                    throw Error(index_at.str() + ": unknown index space '" + one + "' (declare it with `index`)");
+                at = comma + 1;
+            }
             Location at;
             e.text = l.rest(at);
             parse_equation(pme_, e.text, at, e.lhs, e.rhs);

@@ -172,6 +172,7 @@ struct Input {
 
 struct Finish {
     std::string task;
+    std::string quadrant; // the derived format's: the quadrant it finishes (BL or TR); else the task's
     std::string description;
     Expr call;
     Location where;
@@ -181,6 +182,9 @@ struct Pme {
     std::string file;
     std::string name, title, statement, precondition, postcondition, guard, libflame;
     bool continue_on_zero_pivot = false;
+    // `directions forward` (or backward): only the invariants that run that way (the
+    // derived format; both when absent).
+    bool forward_only = false, backward_only = false;
     std::vector<Operand> operands;
     std::vector<Task> tasks;
     std::vector<VariantDecl> variants;
@@ -210,7 +214,8 @@ struct Pme {
         return nullptr;
     }
     const Task* task(const std::string& name) const;
-    bool has_blocked() const { return derived || !blocked.empty(); }
+    // The derived format: a blocked form when the file says how its code reads (`cpp blocked`).
+    bool has_blocked() const { return derived ? cpp.count("blocked") != 0 : !blocked.empty(); }
     const std::vector<Step>& steps(bool blocked_form) const { return blocked_form ? blocked : unblocked; }
 };
 

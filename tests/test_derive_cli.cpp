@@ -107,7 +107,8 @@ TEST(DeriveCli, UnknownOperationOrVariantAndInfeasibleVariantFail)
 void expect_parse_error(const std::string& from, const std::string& to, const std::string& marker, const std::string& what)
 {
     ScratchDir scratch("derive-pme");
-    std::string text = slurp(kSource + "/derive/pme/lu_nopiv.pme");
+    // The step format's parser: its lu_nopiv (derive/pme/lu_nopiv.pme is derived now).
+    std::string text = slurp(kSource + "/tests/pme/lu_nopiv_steps.pme");
     const size_t at = text.find(from);
     ASSERT_NE(at, std::string::npos) << from;
     text.replace(at, from.size(), to);
@@ -181,10 +182,10 @@ TEST(DeriveCli, EveryShippedPmeMeetsItsDefinition)
 // naming that step and its task, and besides it only the steps that exactly the same
 // variants perform (`suspects` in all).
 void expect_blamed(const std::string& op, const std::string& from, const std::string& to, const std::string& blamed,
-                   size_t suspects = 1)
+                   size_t suspects = 1, const std::string& source = "")
 {
     ScratchDir scratch("derive-mutant");
-    std::string text = slurp(kSource + "/derive/pme/" + op + ".pme");
+    std::string text = slurp(source.empty() ? kSource + "/derive/pme/" + op + ".pme" : source);
     const size_t at = text.find(from);
     ASSERT_NE(at, std::string::npos) << from;
     text.replace(at, from.size(), to);
@@ -200,13 +201,15 @@ void expect_blamed(const std::string& op, const std::string& from, const std::st
 
 TEST(DeriveCli, CheckPmeNamesTheTaskOfAFlippedSign)
 {
+    // The step format's lu_nopiv (tests/pme/lu_nopiv_steps.pme).
+    const std::string steps = kSource + "/tests/pme/lu_nopiv_steps.pme";
     expect_blamed("lu_nopiv", "gemv(NO_TRANSPOSE, -1.0, A20, a01, 1.0, a21)", "gemv(NO_TRANSPOSE, 1.0, A20, a01, 1.0, a21)",
-                  "step \"a21 := a21 - A20 a01\" (" + std::string("/tmp/flamex_derive-mutant"));
+                  "step \"a21 := a21 - A20 a01\" (" + std::string("/tmp/flamex_derive-mutant"), 1, steps);
     expect_blamed("lu_nopiv", "gemv(NO_TRANSPOSE, -1.0, A20, a01, 1.0, a21)", "gemv(NO_TRANSPOSE, 1.0, A20, a01, 1.0, a21)",
-                  "of task bl (L_BL := A_BL U_TL^{-1})");
+                  "of task bl (L_BL := A_BL U_TL^{-1})", 1, steps);
     // Variant 3 alone negates a21 before dividing and updates A20 by ger(+1): both are named.
     expect_blamed("trinv", "ger(1.0, a21, a10t, A20)", "ger(-1.0, a21, a10t, A20)",
-                  "step \"A20 := A20 + a21 a10^T\" (", 2);
+                  "step \"A20 := A20 + a21 a10^T\" (", 2, kSource + "/tests/pme/trinv_steps.pme");
 }
 
 } // namespace

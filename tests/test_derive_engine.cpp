@@ -194,35 +194,117 @@ TEST(DeriveEngine, AnInfeasibleDeclaredInvariantSaysWhy)
 
 namespace {
 
-// LU without pivoting, square, in the derived format (tests/pme/lu_nopiv.pme): the
-// engine derives the 5 invariants of the shipped step-format description, and each
-// variant's updates are its steps' calls (the blocked inner call's pivot argument
-// aside: the derived one passes the operands only): in the same order unblocked; the
-// same calls blocked, where the engine orders the blocks' first stages before their
-// second (A11's, A12's and A21's updates by gemm, then A11's factorization), and the
-// step file finishes each block before the next: independent calls, the same bits.
+// LU without pivoting in the derived format (derive/pme/lu_nopiv.pme, A m x n, its rows
+// and columns partitioned together: `pme m,n`): the engine derives the 5 invariants,
+// and each variant's updates are the calls of the step-format description it replaced
+// (tests/pme/lu_nopiv_steps.pme), in the same order, both forms (the blocked inner
+// call's pivot argument aside: the derived one passes the operands only).
 TEST(DeriveEngine, LuNopivDerivedFromItsPmeMakesTheShippedStepsCalls)
 {
-    const fd::Pme derived = fd::read_pme(std::string(FLAMEX_SOURCE_DIR) + "/tests/pme/lu_nopiv.pme");
-    const fd::Pme shipped = fd::load_operation("lu_nopiv");
-    const fd::Derivation d = fd::derive_invariants(derived), s = fd::derive_invariants(shipped);
+    const fd::Pme derived = fd::load_operation("lu_nopiv");
+    const fd::Pme steps = fd::read_pme(std::string(FLAMEX_SOURCE_DIR) + "/tests/pme/lu_nopiv_steps.pme");
+    ASSERT_TRUE(derived.derived);
+    const fd::Derivation d = fd::derive_invariants(derived), s = fd::derive_invariants(steps);
     ASSERT_EQ(d.invariants.size(), 5u);
-    bool ok = false;
-    const std::string text = fd::check_pme(d, ok);
-    EXPECT_TRUE(ok) << text;
     for (int n = 1; n <= 5; ++n)
         for (const bool blocked : {false, true}) {
             const auto ours = fd::updates(derived, fd::find_variant(d, n), blocked);
-            const auto theirs = fd::updates(shipped, fd::find_variant(s, n), blocked);
+            const auto theirs = fd::updates(steps, fd::find_variant(s, n), blocked);
             std::vector<std::string> a, b;
             for (const fd::Step* x : ours) a.push_back(x->call.text());
             for (const fd::Step* x : theirs) b.push_back(x->call.name == "inner" ? "inner(" + x->call.args[0].text() + ")" : x->call.text());
-            if (blocked) {
-                std::sort(a.begin(), a.end());
-                std::sort(b.begin(), b.end());
-            }
             EXPECT_EQ(a, b) << "variant " << n << (blocked ? " blocked" : " unblocked");
         }
+}
+
+// m != n: the loop ends when either dimension does, leaving A_BL (m > n) or A_TR
+// (n > m); the engine derives the updates that take that quadrant from the
+// invariant's value to the PME's (trsm with U( A_TL ) or L( A_TL )), only for the
+// invariants that do not already hold it final: the step format's `finish` lines,
+// variant by variant. --check-pme runs them on the 7x4 and 4x7 inputs.
+TEST(DeriveEngine, LuNopivRectangularFinishingUpdatesAreDerived)
+{
+    const fd::Pme derived = fd::load_operation("lu_nopiv");
+    const fd::Pme steps = fd::read_pme(std::string(FLAMEX_SOURCE_DIR) + "/tests/pme/lu_nopiv_steps.pme");
+    const fd::Derivation d = fd::derive_invariants(derived), s = fd::derive_invariants(steps);
+    const std::string bl = "trsm(RIGHT, UPPER, NO_TRANSPOSE, NONUNIT, 1.0, ATL, ABL)", tr = "trsm(LEFT, LOWER, NO_TRANSPOSE, UNIT, 1.0, ATL, ATR)";
+    const std::vector<std::vector<std::string>> expected = {{bl, tr}, {bl}, {tr}, {}, {}};
+    for (int n = 1; n <= 5; ++n) {
+        const fd::Invariant& inv = fd::find_variant(d, n);
+        std::vector<std::string> ours, theirs;
+        for (const fd::Finish* f : fd::finishes(derived, inv)) ours.push_back(f->call.text());
+        for (const fd::Finish* f : fd::finishes(steps, fd::find_variant(s, n))) theirs.push_back(f->call.text());
+        EXPECT_EQ(ours, expected[static_cast<size_t>(n - 1)]) << "variant " << n;
+        EXPECT_EQ(ours, theirs) << "variant " << n;
+        for (const fd::Finish* f : fd::finishes(derived, inv))
+            EXPECT_EQ(f->quadrant, f->call.text() == bl ? "BL" : "TR") << "variant " << n;
+    }
+    EXPECT_EQ(fd::loop_guard(derived, fd::find_variant(d, 1)), "ATL.length() < A.length() && ATL.width() < A.width()");
+    bool ok = false;
+    const std::string text = fd::check_pme(d, ok);
+    EXPECT_TRUE(ok) << text;
+    ASSERT_EQ(derived.inputs.size(), 1u);
+    const auto& sizes = derived.inputs.front().sizes;
+    for (const auto& shape : {std::pair<flamex::dim_t, flamex::dim_t>{7, 4}, {4, 7}})
+        EXPECT_NE(std::find(sizes.begin(), sizes.end(), shape), sizes.end());
+}
+
+// LDL^T in the derived format (derive/pme/ldlt.pme: D( X ) the diagonal of X, the PME
+// A_BL = Ahat_BL L( A_TL )^{-T} D( A_TL )^{-1}): the engine derives the 3 invariants,
+// and each variant's updates are the calls of the step-format description it replaced
+// (tests/pme/ldlt_steps.pme), in the same order: the abstract BLAS's diag_invscal,
+// diag_dots and diag_gemv for the products with D( A00 ), the syrk scaled by -alpha11.
+TEST(DeriveEngine, LdltDerivedFromItsPmeMakesTheShippedStepsCalls)
+{
+    const fd::Pme derived = fd::load_operation("ldlt");
+    const fd::Pme steps = fd::read_pme(std::string(FLAMEX_SOURCE_DIR) + "/tests/pme/ldlt_steps.pme");
+    ASSERT_TRUE(derived.derived);
+    EXPECT_FALSE(derived.has_blocked());
+    const fd::Derivation d = fd::derive_invariants(derived), s = fd::derive_invariants(steps);
+    ASSERT_EQ(d.invariants.size(), 3u);
+    for (int n = 1; n <= 3; ++n) {
+        std::vector<std::string> a, b;
+        for (const fd::Step* x : fd::updates(derived, fd::find_variant(d, n), false)) a.push_back(x->call.text());
+        for (const fd::Step* x : fd::updates(steps, fd::find_variant(s, n), false)) b.push_back(x->call.text());
+        EXPECT_EQ(a, b) << "variant " << n;
+    }
+    const std::vector<std::string> v3 = {"check(alpha11)", "invscal(alpha11, a21)", "syrk(LOWER, NO_TRANSPOSE, -alpha11, a21, 1.0, A22)"};
+    std::vector<std::string> ours;
+    for (const fd::Step* x : fd::updates(derived, fd::find_variant(d, 3), false)) ours.push_back(x->call.text());
+    EXPECT_EQ(ours, v3);
+    bool ok = false;
+    const std::string text = fd::check_pme(d, ok);
+    EXPECT_TRUE(ok) << text;
+}
+
+// The triangular inverse in the derived format (derive/pme/trinv.pme: A_BL =
+// -Ahat_BR^{-1} Ahat_BL A_TL): the product's partial results in either order with the
+// negation folded in (-L_BL X_TL for variant 3, -L_BR^{-1} L_BL for variant 4), the
+// terms factored into other blocks' states (A20 := A20 + a21 a10^T reads a21 after its
+// update and a10^T before its own), the negation with a block's last stage (a trsm's
+// alpha of -1 blocked): each variant, both forms, makes the step-format description's
+// calls (tests/pme/trinv_steps.pme) in the same order.
+TEST(DeriveEngine, TrinvDerivedFromItsPmeMakesTheShippedStepsCalls)
+{
+    const fd::Pme derived = fd::load_operation("trinv");
+    const fd::Pme steps = fd::read_pme(std::string(FLAMEX_SOURCE_DIR) + "/tests/pme/trinv_steps.pme");
+    ASSERT_TRUE(derived.derived);
+    const fd::Derivation d = fd::derive_invariants(derived), s = fd::derive_invariants(steps);
+    ASSERT_EQ(d.invariants.size(), 4u);
+    for (int n = 1; n <= 4; ++n)
+        for (const bool blocked : {false, true}) {
+            std::vector<std::string> a, b;
+            for (const fd::Step* x : fd::updates(derived, fd::find_variant(d, n), blocked)) a.push_back(x->call.text());
+            for (const fd::Step* x : fd::updates(steps, fd::find_variant(s, n), blocked)) b.push_back(x->call.text());
+            EXPECT_EQ(a, b) << "variant " << n << (blocked ? " blocked" : " unblocked");
+        }
+    std::vector<std::string> v3;
+    for (const fd::Step* x : fd::updates(derived, fd::find_variant(d, 3), false)) v3.push_back(x->call.text());
+    EXPECT_EQ(v3, (std::vector<std::string>{"scal(-1.0, a21)", "invscal(alpha11, a21)", "ger(1.0, a21, a10t, A20)", "invscal(alpha11, a10t)",
+                                            "reciprocal(alpha11)"}));
+    bool ok = false;
+    const std::string text = fd::check_pme(d, ok);
+    EXPECT_TRUE(ok) << text;
 }
 
 } // namespace

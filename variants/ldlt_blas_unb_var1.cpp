@@ -1,9 +1,9 @@
 // LDL^T factorization (lower, unit L, D diagonal), unblocked, variant 1: bordered (up-looking).
 // Generated from derive/pme/ldlt.pme by `flamex derive ldlt --variant 1 --emit cpp`.
 //
-//   a10^T   := a10^T L00^{-T}                                      trsv
-//   a10^T   := a10^T D00^{-1}                                      diag_invscal
-//   alpha11 := alpha11 - a10^T D00 a10                             diag_dots
+//   a10^T   := a10^T L( A00 )^{-T}                                 trsv
+//   a10^T   := a10^T D( A00 )^{-1}                                 diag_invscal
+//   alpha11 := alpha11 - a10^T D( A00 ) a10                        diag_dots
 // A zero pivot delta11 ends the factorization.
 #include "variants/ldlt_blas.hpp"
 

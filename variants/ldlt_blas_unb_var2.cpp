@@ -1,9 +1,9 @@
 // LDL^T factorization (lower, unit L, D diagonal), unblocked, variant 2: left-looking.
 // Generated from derive/pme/ldlt.pme by `flamex derive ldlt --variant 2 --emit cpp`.
 //
-//   alpha11 := alpha11 - a10^T D00 a10                             diag_dots
-//   a21     := a21 - A20 D00 a10                                   diag_gemv
-//   a21     := a21 / alpha11                                       invscal
+//   alpha11 := alpha11 - a10^T D( A00 ) a10                        diag_dots
+//   a21     := a21 - A20 D( A00 ) a10                              diag_gemv
+//   a21     := a21 / D( alpha11 )                                  invscal
 // A zero pivot delta11 ends the factorization.
 #include "variants/ldlt_blas.hpp"
 

@@ -1,8 +1,8 @@
 // LDL^T factorization (lower, unit L, D diagonal), unblocked, variant 3: right-looking.
 // Generated from derive/pme/ldlt.pme by `flamex derive ldlt --variant 3 --emit cpp`.
 //
-//   a21     := a21 / alpha11                                       invscal
-//   A22     := A22 - alpha11 a21 a21^T (lower)                     syrk
+//   a21     := a21 / D( alpha11 )                                  invscal
+//   A22     := A22 - a21 D( alpha11 ) a21^T                        syrk
 // A zero pivot delta11 ends the factorization.
 #include "variants/ldlt_blas.hpp"
 

@@ -2,9 +2,9 @@
 // Generated from derive/pme/trinv.pme by `flamex derive trinv --variant 1 --blocked --emit cpp`;
 // libflame's FLA_Trinv_ln_blk_var1.
 //
-//   A10 := A10 X00                                                 trmm
-//   A10 := -L11^{-1} A10                                           trsm
-//   A11 := A11^{-1}                                                inner variant
+//   A10 := A10 A00                                                 trmm
+//   A10 := -A11^{-1} A10                                           trsm
+//   A11 := Trinv( A11 )                                            inner variant
 // A zero on the diagonal is reported by the driver before the variant runs (LAPACK's trtri).
 #include "variants/trinv.hpp"
 

@@ -3,9 +3,9 @@
 // Generated from derive/pme/trinv.pme by `flamex derive trinv --variant 2 --blocked --emit cpp`;
 // libflame's FLA_Trinv_ln_blk_var2.
 //
-//   A21 := L22^{-1} A21                                            trsm
-//   A21 := -A21 L11^{-1}                                           trsm
-//   A11 := A11^{-1}                                                inner variant
+//   A21 := A22^{-1} A21                                            trsm
+//   A21 := -A21 A11^{-1}                                           trsm
+//   A11 := Trinv( A11 )                                            inner variant
 // A zero on the diagonal is reported by the driver before the variant runs (LAPACK's trtri).
 #include "variants/trinv.hpp"
 

@@ -3,10 +3,10 @@
 // Generated from derive/pme/trinv.pme by `flamex derive trinv --variant 3 --blocked --emit cpp`;
 // libflame's FLA_Trinv_ln_blk_var3.
 //
-//   A21 := -A21 L11^{-1}                                           trsm
+//   A21 := -A21 A11^{-1}                                           trsm
 //   A20 := A20 + A21 A10                                           gemm
-//   A10 := L11^{-1} A10                                            trsm
-//   A11 := A11^{-1}                                                inner variant
+//   A10 := A11^{-1} A10                                            trsm
+//   A11 := Trinv( A11 )                                            inner variant
 // A zero on the diagonal is reported by the driver before the variant runs (LAPACK's trtri).
 #include "variants/trinv.hpp"
 

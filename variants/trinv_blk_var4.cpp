@@ -2,10 +2,10 @@
 // Generated from derive/pme/trinv.pme by `flamex derive trinv --variant 4 --blocked --emit cpp`;
 // libflame's FLA_Trinv_ln_blk_var4.
 //
-//   A21 := -L22^{-1} A21                                           trsm
+//   A21 := -A22^{-1} A21                                           trsm
 //   A20 := A20 - A21 A10                                           gemm
-//   A10 := A10 X00                                                 trmm
-//   A11 := A11^{-1}                                                inner variant
+//   A10 := A10 A00                                                 trmm
+//   A11 := Trinv( A11 )                                            inner variant
 // A zero on the diagonal is reported by the driver before the variant runs (LAPACK's trtri).
 #include "variants/trinv.hpp"
 

@@ -2,7 +2,7 @@
 // Generated from derive/pme/trinv.pme by `flamex derive trinv --variant 1 --emit cpp`;
 // libflame's FLA_Trinv_ln_unb_var1.
 //
-//   a10^T   := a10^T X00                                           trmv
+//   a10^T   := a10^T A00                                           trmv
 //   a10^T   := -a10^T                                              scal
 //   a10^T   := a10^T / alpha11                                     invscal
 //   alpha11 := 1 / alpha11                                         reciprocal

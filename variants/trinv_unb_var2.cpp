@@ -3,7 +3,7 @@
 // Generated from derive/pme/trinv.pme by `flamex derive trinv --variant 2 --emit cpp`;
 // libflame's FLA_Trinv_ln_unb_var2.
 //
-//   a21     := L22^{-1} a21                                        trsv
+//   a21     := A22^{-1} a21                                        trsv
 //   a21     := -a21                                                scal
 //   a21     := a21 / alpha11                                       invscal
 //   alpha11 := 1 / alpha11                                         reciprocal

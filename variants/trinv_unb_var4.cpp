@@ -3,9 +3,9 @@
 // libflame's FLA_Trinv_ln_unb_var4.
 //
 //   a21     := -a21                                                scal
-//   a21     := L22^{-1} a21                                        trsv
+//   a21     := A22^{-1} a21                                        trsv
 //   A20     := A20 - a21 a10^T                                     ger
-//   a10^T   := a10^T X00                                           trmv
+//   a10^T   := a10^T A00                                           trmv
 //   alpha11 := 1 / alpha11                                         reciprocal
 // A zero on the diagonal is reported by the driver before the variant runs (LAPACK's trtri).
 #include "variants/trinv.hpp"

@@ -2,13 +2,13 @@
 // Generated from derive/pme/lu_nopiv.pme by `flamex derive lu_nopiv --variant 1 --blocked --emit cpp`;
 // libflame's FLA_LU_nopiv_blk_var1.
 //
-//   A01 := L00^{-1} A01                                            trsm
-//   A10 := A10 U00^{-1}                                            trsm
+//   A01 := L( A00 )^{-1} A01                                       trsm
+//   A10 := A10 U( A00 )^{-1}                                       trsm
 //   A11 := A11 - A10 A01                                           gemm
 //   A11 := LU( A11 )                                               inner variant
 // and, after the loop, the part of A it did not reach:
-//   ABL := ABL U(ATL)^{-1}            when m > n                   trsm
-//   ATR := L(ATL)^{-1} ATR            when n > m                   trsm
+//   ABL := ABL U( ATL )^{-1}          when m > n                   trsm
+//   ATR := L( ATL )^{-1} ATR          when n > m                   trsm
 // A zero pivot ends the factorization: no LU exists past its column.
 #include "variants/lu.hpp"
 

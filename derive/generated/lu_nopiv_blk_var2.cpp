@@ -2,13 +2,13 @@
 // Generated from derive/pme/lu_nopiv.pme by `flamex derive lu_nopiv --variant 2 --blocked --emit cpp`;
 // libflame's FLA_LU_nopiv_blk_var2.
 //
-//   A10 := A10 U00^{-1}                                            trsm
+//   A10 := A10 U( A00 )^{-1}                                       trsm
 //   A11 := A11 - A10 A01                                           gemm
 //   A11 := LU( A11 )                                               inner variant
 //   A12 := A12 - A10 A02                                           gemm
-//   A12 := L11^{-1} A12                                            trsm
+//   A12 := L( A11 )^{-1} A12                                       trsm
 // and, after the loop, the part of A it did not reach:
-//   ABL := ABL U(ATL)^{-1}            when m > n                   trsm
+//   ABL := ABL U( ATL )^{-1}          when m > n                   trsm
 // A zero pivot ends the factorization: no LU exists past its column.
 #include "variants/lu.hpp"
 

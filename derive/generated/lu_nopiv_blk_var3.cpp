@@ -2,13 +2,13 @@
 // Generated from derive/pme/lu_nopiv.pme by `flamex derive lu_nopiv --variant 3 --blocked --emit cpp`;
 // libflame's FLA_LU_nopiv_blk_var3.
 //
-//   A01 := L00^{-1} A01                                            trsm
+//   A01 := L( A00 )^{-1} A01                                       trsm
 //   A11 := A11 - A10 A01                                           gemm
 //   A11 := LU( A11 )                                               inner variant
 //   A21 := A21 - A20 A01                                           gemm
-//   A21 := A21 U11^{-1}                                            trsm
+//   A21 := A21 U( A11 )^{-1}                                       trsm
 // and, after the loop, the part of A it did not reach:
-//   ATR := L(ATL)^{-1} ATR            when n > m                   trsm
+//   ATR := L( ATL )^{-1} ATR          when n > m                   trsm
 // A zero pivot ends the factorization: no LU exists past its column.
 #include "variants/lu.hpp"
 

@@ -5,9 +5,9 @@
 //   A11 := A11 - A10 A01                                           gemm
 //   A11 := LU( A11 )                                               inner variant
 //   A12 := A12 - A10 A02                                           gemm
-//   A12 := L11^{-1} A12                                            trsm
+//   A12 := L( A11 )^{-1} A12                                       trsm
 //   A21 := A21 - A20 A01                                           gemm
-//   A21 := A21 U11^{-1}                                            trsm
+//   A21 := A21 U( A11 )^{-1}                                       trsm
 // The invariant covers every quadrant the loop leaves non-empty, so m != n needs nothing more.
 // A zero pivot ends the factorization: no LU exists past its column.
 #include "variants/lu.hpp"

@@ -3,8 +3,8 @@
 // libflame's FLA_LU_nopiv_blk_var5.
 //
 //   A11 := LU( A11 )                                               inner variant
-//   A12 := L11^{-1} A12                                            trsm
-//   A21 := A21 U11^{-1}                                            trsm
+//   A12 := L( A11 )^{-1} A12                                       trsm
+//   A21 := A21 U( A11 )^{-1}                                       trsm
 //   A22 := A22 - A21 A12                                           gemm
 // The invariant covers every quadrant the loop leaves non-empty, so m != n needs nothing more.
 // A zero pivot ends the factorization: no LU exists past its column.

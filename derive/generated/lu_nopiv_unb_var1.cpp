@@ -2,12 +2,12 @@
 // Generated from derive/pme/lu_nopiv.pme by `flamex derive lu_nopiv --variant 1 --emit cpp`;
 // libflame's FLA_LU_nopiv_unb_var1.
 //
-//   a01     := L00^{-1} a01                                        trsv
-//   a10^T   := a10^T U00^{-1}                                      trsv
+//   a01     := L( A00 )^{-1} a01                                   trsv
+//   a10^T   := a10^T U( A00 )^{-1}                                 trsv
 //   alpha11 := alpha11 - a10^T a01                                 dots
 // and, after the loop, the part of A it did not reach:
-//   ABL     := ABL U(ATL)^{-1}            when m > n               trsm
-//   ATR     := L(ATL)^{-1} ATR            when n > m               trsm
+//   ABL     := ABL U( ATL )^{-1}          when m > n               trsm
+//   ATR     := L( ATL )^{-1} ATR          when n > m               trsm
 // A zero pivot ends the factorization: no LU exists past its column.
 #include "variants/lu.hpp"
 

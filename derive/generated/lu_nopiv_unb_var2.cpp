@@ -2,11 +2,11 @@
 // Generated from derive/pme/lu_nopiv.pme by `flamex derive lu_nopiv --variant 2 --emit cpp`;
 // libflame's FLA_LU_nopiv_unb_var2.
 //
-//   a10^T   := a10^T U00^{-1}                                      trsv
+//   a10^T   := a10^T U( A00 )^{-1}                                 trsv
 //   alpha11 := alpha11 - a10^T a01                                 dots
 //   a12^T   := a12^T - a10^T A02                                   gemv
 // and, after the loop, the part of A it did not reach:
-//   ABL     := ABL U(ATL)^{-1}            when m > n               trsm
+//   ABL     := ABL U( ATL )^{-1}          when m > n               trsm
 // A zero pivot ends the factorization: no LU exists past its column.
 #include "variants/lu.hpp"
 

@@ -2,12 +2,12 @@
 // Generated from derive/pme/lu_nopiv.pme by `flamex derive lu_nopiv --variant 3 --emit cpp`;
 // libflame's FLA_LU_nopiv_unb_var3.
 //
-//   a01     := L00^{-1} a01                                        trsv
+//   a01     := L( A00 )^{-1} a01                                   trsv
 //   alpha11 := alpha11 - a10^T a01                                 dots
 //   a21     := a21 - A20 a01                                       gemv
-//   a21     := a21 / alpha11                                       invscal
+//   a21     := a21 / U( alpha11 )                                  invscal
 // and, after the loop, the part of A it did not reach:
-//   ATR     := L(ATL)^{-1} ATR            when n > m               trsm
+//   ATR     := L( ATL )^{-1} ATR          when n > m               trsm
 // A zero pivot ends the factorization: no LU exists past its column.
 #include "variants/lu.hpp"
 

@@ -5,7 +5,7 @@
 //   alpha11 := alpha11 - a10^T a01                                 dots
 //   a12^T   := a12^T - a10^T A02                                   gemv
 //   a21     := a21 - A20 a01                                       gemv
-//   a21     := a21 / alpha11                                       invscal
+//   a21     := a21 / U( alpha11 )                                  invscal
 // The invariant covers every quadrant the loop leaves non-empty, so m != n needs nothing more.
 // A zero pivot ends the factorization: no LU exists past its column.
 #include "variants/lu.hpp"

@@ -2,7 +2,7 @@
 // Generated from derive/pme/lu_nopiv.pme by `flamex derive lu_nopiv --variant 5 --emit cpp`;
 // libflame's FLA_LU_nopiv_unb_var5.
 //
-//   a21     := a21 / alpha11                                       invscal
+//   a21     := a21 / U( alpha11 )                                  invscal
 //   A22     := A22 - a21 a12^T                                     ger
 // The invariant covers every quadrant the loop leaves non-empty, so m != n needs nothing more.
 // A zero pivot ends the factorization: no LU exists past its column.
