@@ -11,6 +11,7 @@
 #include "variants/chol.hpp"
 #include "variants/ldlt_blas.hpp"
 #include "variants/lu.hpp"
+#include "variants/operations.hpp"
 #include "variants/trinv.hpp"
 #include "variants/trsm.hpp"
 
@@ -52,6 +53,8 @@ py::dict describe(const Variant& v)
                     py::arg("summary") = v.summary);
 }
 
+// "lu": every LU variant, with and without pivoting (`flamex lu --list`); any other
+// name: that operation's variants on the generic path (variants/operations.hpp).
 py::list variant_list(const std::string& operation)
 {
     py::list out;
@@ -61,18 +64,12 @@ py::list variant_list(const std::string& operation)
             d["pivoting"] = v.pivoting;
             out.append(d);
         }
-    } else if (operation == "chol") {
-        for (const CholVariant& v : chol_variants()) out.append(describe(v));
-    } else if (operation == "ldlt") {
-        for (const LdltDriverVariant& v : ldlt_driver_variants())
-            out.append(py::dict(py::arg("name") = v.name, py::arg("blocked") = false, py::arg("number") = v.number,
-                                py::arg("summary") = v.summary, py::arg("on_backend") = v.on_backend));
-    } else if (operation == "trinv") {
-        for (const TrinvVariant& v : trinv_variants()) out.append(describe(v));
-    } else if (operation == "trsm_lln") {
-        for (const TrsmVariant& v : trsm_variants()) out.append(describe(v));
-    } else {
-        throw Error("variants: unknown operation '" + operation + "' (known: lu, chol, ldlt, trinv, trsm_lln)");
+        return out;
+    }
+    for (const OperationVariant& v : find_operation(operation).variants()) {
+        py::dict d = describe(v);
+        if (operation == "ldlt") d["on_backend"] = find_ldlt_driver_variant(v.name).on_backend;
+        out.append(d);
     }
     return out;
 }
@@ -87,7 +84,8 @@ void bind_factorizations(py::module_& m)
 Parameters
 ----------
 operation : str, optional
-    "lu" (default), "chol", "ldlt", "trinv" or "trsm_lln".
+    "lu" (default: every LU variant, with and without pivoting) or any operation of
+    flamex.operations() ("chol", "ldlt", "trinv", "trsm_lln", "trmm_lln", ...).
 
 Returns
 -------

@@ -40,6 +40,8 @@ def test_operations_list_every_variant_of_the_registries():
     listed = {v["name"] for op in OPERATIONS.values() for v in op["variants"]}
     registered = {v["name"] for kind in ("lu", "chol", "ldlt", "trinv", "trsm_lln") for v in flamex.variants(kind)}
     assert registered <= listed
+    for name, op in OPERATIONS.items():  # flamex.variants lists every operation from the same registry
+        assert [v["name"] for v in flamex.variants(name)] == [v["name"] for v in op["variants"]], name
     for op in ("trmm_lln", "trmm_lun", "trsm_lun", "chol_u", "ttmm_l", "syrk_ln"):
         assert len(OPERATIONS[op]["variants"]) == (12 if op == "syrk_ln" else 6 if op in ("chol_u", "ttmm_l") else 8), op
 
