@@ -130,7 +130,8 @@ public:
              const std::map<std::string, PivObj>& pivots, dim_t block);
     // A derived invariant's loop: over its index space, from the top left or the
     // bottom right, each operand split as its shape says.
-    void run_derived(const Invariant& inv, bool blocked, const std::map<std::string, Obj>& operands, dim_t block);
+    void run_derived(const Invariant& inv, bool blocked, const std::map<std::string, Obj>& operands,
+                     const std::map<std::string, PivObj>& pivots, dim_t block);
 
 private:
     double scalar(const Expr& e, const std::map<std::string, Obj>& views) const
@@ -544,7 +545,8 @@ void Interpreter::trace_values(const Expr& c, const std::map<std::string, Obj>& 
     }
 }
 
-void Interpreter::run_derived(const Invariant& inv, bool blocked, const std::map<std::string, Obj>& operands, dim_t block)
+void Interpreter::run_derived(const Invariant& inv, bool blocked, const std::map<std::string, Obj>& operands,
+                              const std::map<std::string, PivObj>& pivots, dim_t block)
 {
     // The index space's size, from the first operand that it partitions.
     // Two index spaces moving together ("m,n"): the loop ends with the shorter one.
@@ -570,8 +572,16 @@ void Interpreter::run_derived(const Invariant& inv, bool blocked, const std::map
         const dim_t lo = inv.backward ? size - done - b : done;
         const dim_t cuts[4] = {0, lo, lo + b, size};
         std::map<std::string, Obj> V;
+        std::map<std::string, PivObj> P;
         for (const Operand& o : pme_.operands) {
-            if (o.pivots) continue;
+            if (o.pivots) { // p0, pi1, p2 by the rows
+                if (!pivots.count(o.name)) continue;
+                const PivObj p = pivots.at(o.name);
+                const NameGrid names = fine_names(o, Shape::Grid2x1, blocked);
+                const dim_t rows[4] = {0, lo, lo + b, p.length()};
+                for (size_t i = 0; i < 3; ++i) P[names[i][0]] = p.sub(rows[i], 0, rows[i + 1] - rows[i], 1);
+                continue;
+            }
             const Obj X = operands.at(o.name);
             const Shape shape = shape_of(pme_, inv, o);
             const NameGrid names = fine_names(o, shape, blocked);
@@ -585,7 +595,7 @@ void Interpreter::run_derived(const Invariant& inv, bool blocked, const std::map
         }
         for (const Step* s : steps) {
             if (problem_.stopped) return;
-            call(s->call, V, {}, inv, block);
+            call(s->call, V, P, inv, block);
         }
         done += b;
     }
@@ -599,14 +609,14 @@ void Interpreter::run_derived(const Invariant& inv, bool blocked, const std::map
     Q[q[1][0]] = X.sub(size, 0, X.length() - size, size);
     Q[q[1][1]] = X.sub(size, size, X.length() - size, X.width() - size);
     for (const Finish* f : finishes(pme_, inv))
-        if ((f->quadrant == "BL" && X.length() > size) || (f->quadrant == "TR" && X.width() > size)) call(f->call, Q, {}, inv, block);
+        if ((f->quadrant == "BL" && X.length() > size) || (f->quadrant == "TR" && X.width() > size)) call(f->call, Q, pivots, inv, block);
 }
 
 void Interpreter::run(const Invariant& inv, bool blocked, const std::map<std::string, Obj>& operands,
                       const std::map<std::string, PivObj>& pivots, dim_t block)
 {
     if (!inv.index.empty()) {
-        run_derived(inv, blocked, operands, block);
+        run_derived(inv, blocked, operands, pivots, block);
         return;
     }
     const Operand& first = pme_.operands.front();

@@ -937,7 +937,8 @@ bool Algorithm::inner_call(const Cell& cell, const Stage& st, std::string& call)
 {
     const Math& def = pme_.definition_rhs;
     if (blocked_ && st.kind == Stage::Apply && def.kind == K::Apply && def.name == st.x.name &&
-        def.args.front().kind == K::Block && def.args.front().operand == cell.o->name && pme_.operands.size() == 1) {
+        def.args.front().kind == K::Block && def.args.front().operand == cell.o->name &&
+        std::count_if(pme_.operands.begin(), pme_.operands.end(), [](const Operand& o) { return !o.pivots; }) == 1) {
         call = "inner(" + cell.name + ")";
         return true;
     }
@@ -1507,7 +1508,350 @@ bool feasible_levels(const Pme& pme, const Invariant& inv, const std::vector<Qua
 
 } // namespace
 
+void derive_plain(const Pme& pme, Derivation& d);
+
+// --- pivots: P( p ) and the LU of a panel -----------------------------------------------
+//
+// LU with partial pivoting's PME (FLAME's) reads
+//   A_TL = LU( ( Ahat_TL ; Ahat_BL ) )           the panel's top, with p_T
+//   A_BL = P( p_B ) LU( ( Ahat_TL ; Ahat_BL ) )  its bottom, swapped by the later pivots
+//   A_TR = L( A_TL )^{-1} P( p_T ) ( Ahat_TR ; Ahat_BR )
+//   A_BR = LU( P( p_T ) ( Ahat_TR ; Ahat_BR ) - A_BL A_TR )
+// where an expression over a panel ( X ; Y ) in a quadrant's equation stands for that
+// quadrant's rows of it. The engine derives it in two layers:
+//  1. The pivots erased: P( p ) X is X, a panel is the quadrant's own part, and the LU
+//     of a panel is the LU of its top and, below, the bottom solved with U of the top
+//     (the 2x1 PME of LU). That is the unpivoted PME: its partial results, invariants,
+//     states and updates are the plain engine's.
+//  2. The pivots put back, by three rules:
+//     - an operation on a panel computes both its quadrants at once (the pivot of a
+//       column is the largest entry of all its rows, which lie in both): an invariant
+//       holds both or neither of them;
+//     - a permutation of a panel is applied where the next stage of either quadrant
+//       needs it (lazily: with U_TR's solve or A_BR's update in the invariant, both
+//       quadrants hold the rows swapped; else the current column is swapped when it
+//       joins the factored panel);
+//     - the LU of the current panel is, unblocked, iamax over it, the row interchange
+//       across the blocks that hold swapped rows, the zero-pivot check and the division
+//       by the pivot; blocked, the inner call on the panel ( A11 ; A21 ) with p1 and
+//       the row interchange of the blocks left (and right) of it. It runs after the
+//       panel's own updates and before every update of the rows it swaps.
+namespace {
+
+bool has_apply(const Math& e, const std::string& name)
+{
+    if (e.kind == K::Apply && e.name == name) return true;
+    for (const Math& a : e.args)
+        if (has_apply(a, name)) return true;
+    return false;
+}
+
+// The pivots erased from quadrant Q's value (see above).
+Math erase_pivots(const Pme& pme, const Math& e, const Math& Q)
+{
+    const bool top = !Q.quadrant.empty() && Q.quadrant[0] == 'T';
+    switch (e.kind) {
+    case K::Product: {
+        std::vector<Math> f;
+        for (const Math& a : e.args)
+            if (!(a.kind == K::Apply && a.name == "P")) f.push_back(erase_pivots(pme, a, Q));
+        if (f.empty()) throw Error(e.where.str() + ": P( p ) applies to a block");
+        return normalize(f.size() == 1 ? f.front() : Math::nary(K::Product, f));
+    }
+    case K::Apply:
+        if (e.name == "P") throw Error(e.where.str() + ": P( p ) applies to a block (P( p_T ) ( X ; Y ))");
+        if (e.name == "Stack") return erase_pivots(pme, e.args[top ? 0 : 1], Q);
+        if (e.args.front().kind == K::Apply && e.args.front().name == "Stack") {
+            const Math& panel = e.args.front();
+            if (e.name != "LU")
+                throw Error(e.where.str() + ": " + e.name + " of a panel: the engine knows the LU of a 2x1 panel only");
+            if (top) {
+                Math m = e;
+                m.args.front() = erase_pivots(pme, panel.args[0], Q);
+                return normalize(m);
+            }
+            // The bottom: Y U( X's final value )^{-1}.
+            const Math& X = panel.args[0];
+            if (X.kind != K::Block) throw Error(panel.where.str() + ": the top of an LU's panel is a block");
+            Math fin = X;
+            fin.hat = false;
+            Math u = Math::unary(K::Apply, fin);
+            u.name = "U";
+            return normalize(Math::nary(K::Product, {erase_pivots(pme, panel.args[1], Q), Math::unary(K::Inverse, u)}));
+        }
+        break;
+    default: break;
+    }
+    Math m = e;
+    for (Math& a : m.args) a = erase_pivots(pme, a, Q);
+    return m.args.empty() ? m : normalize(m);
+}
+
+// The quadrants (of the lhs) that an equation's panels join: a panel ( X ; Y ) in Q's
+// equation joins Q with the quadrant on the other side of its rows. `op`: the panel is
+// under a named operation (LU( ( X ; Y ) )), else under a permutation.
+void panels(const Math& e, bool under_op, std::vector<std::pair<bool, std::string>>& out)
+{
+    (void)under_op;
+    const auto stack = [](const Math& m) {
+        return m.kind == K::Apply && m.name == "Stack" && m.args[0].kind == K::Block && m.args[1].kind == K::Block;
+    };
+    if (e.kind == K::Apply && e.name != "P" && e.name != "Stack" && stack(e.args.front())) // LU( ( X ; Y ) )
+        out.push_back({true, e.args.front().args[0].quadrant + "|" + e.args.front().args[1].quadrant});
+    if (e.kind == K::Product)
+        for (size_t k = 0; k + 1 < e.args.size(); ++k)
+            if (e.args[k].kind == K::Apply && e.args[k].name == "P" && stack(e.args[k + 1])) // P( p ) ( X ; Y )
+                out.push_back({false, e.args[k + 1].args[0].quadrant + "|" + e.args[k + 1].args[1].quadrant});
+    for (const Math& a : e.args) panels(a, false, out);
+}
+
+Math block_math(const std::string& operand, const std::string& quadrant, bool hat)
+{
+    Math b;
+    b.kind = K::Block;
+    b.operand = operand;
+    b.quadrant = quadrant;
+    b.hat = hat;
+    return b;
+}
+
+// A call's text, nested calls included, as an Expr.
+Expr call_expr(const std::string& text, size_t& at)
+{
+    Expr e;
+    while (at < text.size() && text[at] == ' ') ++at;
+    const size_t begin = at;
+    while (at < text.size() && text[at] != '(' && text[at] != ',' && text[at] != ')') ++at;
+    e.name = text.substr(begin, at - begin);
+    while (!e.name.empty() && e.name.back() == ' ') e.name.pop_back();
+    if (at < text.size() && text[at] == '(') {
+        e.call = true;
+        ++at;
+        while (at < text.size() && text[at] != ')') {
+            e.args.push_back(call_expr(text, at));
+            if (at < text.size() && text[at] == ',') ++at;
+        }
+        ++at;
+    }
+    return e;
+}
+Expr call_expr(const std::string& text)
+{
+    size_t at = 0;
+    return call_expr(text, at);
+}
+
+std::string output_of(const Step& s)
+{
+    const Expr& c = s.call;
+    if (c.args.empty()) return "";
+    return c.name == "check" || c.name == "inner" ? c.args.front().text() : c.args.back().text();
+}
+
+bool reads_block(const Expr& e, const std::string& name)
+{
+    if (!e.call) return e.name == name;
+    for (const Expr& a : e.args)
+        if (reads_block(a, name)) return true;
+    return false;
+}
+
+void derive_pivoted(const Pme& pme, Derivation& d)
+{
+    const Operand* piv = nullptr;
+    for (const Operand& o : pme.operands)
+        if (o.pivots) piv = &o;
+    const Operand* A = nullptr;
+    for (const Operand& o : pme.operands)
+        if (!o.pivots && !o.input_only()) A = A ? A : &o;
+    if (!A || A->row_index == A->col_index || pme.equations.empty())
+        throw Error(pme.file + ": pivots need an m x n operand partitioned 2x2 (`pme m,n`)");
+    // Layer 1: the PME with the pivots erased.
+    Pme erased = pme;
+    for (Equation& e : erased.equations) e.rhs = erase_pivots(pme, e.rhs, e.lhs);
+    for (InvariantDecl& v : erased.declared)
+        for (auto& [lhs, rhs] : v.holds) rhs = erase_pivots(pme, rhs, lhs);
+    Derivation plain;
+    plain.pme = &erased;
+    derive_plain(erased, plain);
+    // The joint quadrants: a panel operation's, and a permutation's.
+    std::vector<std::pair<std::string, std::string>> op_joint, swap_joint;
+    for (const Equation& e : pme.equations) {
+        std::vector<std::pair<bool, std::string>> ps;
+        panels(e.rhs, false, ps);
+        for (const auto& [op, q] : ps) {
+            const std::pair<std::string, std::string> pair{q.substr(0, q.find('|')), q.substr(q.find('|') + 1)};
+            auto& list = op ? op_joint : swap_joint;
+            if (std::find(list.begin(), list.end(), pair) == list.end()) list.push_back(pair);
+        }
+    }
+    const auto value = [&](const Invariant& inv, const std::string& q) -> const Math* {
+        for (const auto& [lhs, rhs] : inv.holds)
+            if (lhs.quadrant == q) return &rhs;
+        return nullptr;
+    };
+    const auto original = [&](const Invariant& inv, const std::string& q) {
+        const Math* v = value(inv, q);
+        return v && same(*v, block_math(A->name, q, true));
+    };
+    const auto pivoted_rhs = [&](const std::string& q) -> const Equation* {
+        for (const Equation& e : pme.equations)
+            if (e.lhs.quadrant == q) return &e;
+        return nullptr;
+    };
+    d.infeasible = plain.infeasible;
+    std::vector<Invariant> kept;
+    for (Invariant inv : plain.invariants) {
+        std::string why;
+        for (const auto& [q1, q2] : op_joint)
+            if (original(inv, q1) != original(inv, q2)) {
+                const std::string done = original(inv, q1) ? q2 : q1, left = original(inv, q1) ? q1 : q2;
+                why = "the PME computes " + A->name + "_" + q1 + " and " + A->name + "_" + q2 + " together, as LU( ( " + A->name + "hat_" + q1 +
+                      " ; " + A->name + "hat_" + q2 + " ) ): the pivot of a column is the largest entry of all its rows below the diagonal, "
+                      "which lie in " + A->name + "_" + q2 + "; the invariant holds " + A->name + "_" + done + " computed and " + A->name + "_" +
+                      left + " = " + A->name + "hat_" + left;
+            }
+        // Which permutations the invariant has applied: those a quadrant's next stage needed.
+        bool swapped = false;
+        for (const auto& [q1, q2] : swap_joint) swapped = swapped || !original(inv, q1) || !original(inv, q2);
+        // The values it holds, with the pivots put back.
+        for (auto& [lhs, rhs] : inv.holds) {
+            const Equation* e = pivoted_rhs(lhs.quadrant);
+            const Equation* ee = nullptr;
+            for (const Equation& x : erased.equations)
+                if (x.lhs.quadrant == lhs.quadrant) ee = &x;
+            if (!e || !ee) continue;
+            const bool in_swap = std::any_of(swap_joint.begin(), swap_joint.end(), [&](const auto& p) { return p.first == lhs.quadrant || p.second == lhs.quadrant; });
+            Math stacked; // P( p_T ) ( Ahat_TR ; Ahat_BR ), as the PME writes it
+            std::function<void(const Math&)> find = [&](const Math& m) {
+                if (m.kind == K::Product && m.args.size() >= 2 && m.args[0].kind == K::Apply && m.args[0].name == "P" &&
+                    m.args[1].kind == K::Apply && m.args[1].name == "Stack" && stacked.is_zero())
+                    stacked = Math::nary(K::Product, {m.args[0], m.args[1]});
+                for (const Math& a : m.args) find(a);
+            };
+            find(e->rhs);
+            if (same(rhs, ee->rhs)) {
+                // Final; the later pivots (P( p_B ), of the part still to do) are not applied yet.
+                Math v = e->rhs;
+                if (v.kind == K::Product && v.args.front().kind == K::Apply && v.args.front().name == "P" &&
+                    v.args.front().args.front().quadrant == "B")
+                    v = normalize(v.args.size() == 2 ? v.args[1] : Math::nary(K::Product, std::vector<Math>(v.args.begin() + 1, v.args.end())));
+                rhs = v;
+            } else if (in_swap && swapped && !stacked.is_zero()) {
+                const Math own = block_math(A->name, lhs.quadrant, true);
+                std::function<Math(const Math&)> put = [&](const Math& m) -> Math {
+                    if (same(m, own)) return stacked;
+                    Math x = m;
+                    for (Math& a : x.args) a = put(a);
+                    return x;
+                };
+                rhs = put(rhs);
+            }
+        }
+        if (!why.empty()) {
+            InfeasibleVariant iv;
+            iv.number = inv.number;
+            for (const auto& [lhs, rhs] : inv.holds) iv.tasks.push_back(equation_text(lhs, rhs));
+            iv.reason = why;
+            d.infeasible.push_back(iv);
+            continue;
+        }
+        // The states with the pivots: a block of a quadrant the row interchanges have
+        // reached (the factored panel's, and the right ones' when the invariant holds
+        // them swapped) reads its originals swapped, Xbar = P( p ) Xhat.
+        for (const int form : {0, 1})
+            for (auto* cells : {&inv.before[form], &inv.after[form]}) {
+                if (cells->empty()) continue;
+                for (auto& cell : *cells) {
+                    const std::string& q = cell[1];
+                    const bool reached = q == A->name + "TL" || q == A->name + "BL" || (swapped && (q == A->name + "TR" || q == A->name + "BR"));
+                    if (!reached) continue;
+                    for (size_t at = cell[2].find("hat"); at != std::string::npos; at = cell[2].find("hat", at + 3)) cell[2].replace(at, 3, "bar");
+                }
+                cells->push_back({"", "", "Xbar: the original Xhat with the row interchanges computed so far applied, ( Abar_TR ; Abar_BR ) = P( p_T ) ( Ahat_TR ; Ahat_BR )"});
+            }
+        // Layer 2: the updates with the pivots.
+        for (const int form : {0, 1}) {
+            const bool blocked = form == 1;
+            if (blocked && !pme.has_blocked()) continue;
+            const NameGrid g = fine_names(*A, Shape::Grid2x2, blocked);
+            const NameGrid pg = fine_names(*piv, Shape::Grid2x1, blocked);
+            const std::string a01 = g[0][1], a11 = g[1][1], a21 = g[2][1], a10 = g[1][0], A20 = g[2][0], a12 = g[1][2], A22 = g[2][2];
+            const std::string p0 = pg[0][0], p1 = pg[1][0];
+            std::vector<Step> head, tail, out;
+            const auto step = [&](const std::string& desc, const std::string& call, bool divides) {
+                Step s;
+                s.description = desc;
+                s.call = call_expr(call);
+                s.divides = divides;
+                s.where = pme.equations.front().where;
+                out.push_back(s);
+            };
+            for (const Step& s : inv.derived_steps[form]) {
+                const std::string x = output_of(s);
+                const bool panel_lu = (x == a11 && (s.call.name == "check" || s.call.name == "inner")) || (x == a21 && reads_block(s.call, a11));
+                if (panel_lu) continue; // the panel's LU, with its pivots, below
+                (x == a01 || x == a11 || x == a21 ? head : tail).push_back(s);
+            }
+            const std::string D = display(a01), E = display(a11), F = display(a21);
+            if (!swapped) // the current column joins the factored panel: the pivots so far swap it
+                step("( " + D + " ; " + E + " ; " + F + " ) := P(" + p0 + ") ( " + D + " ; " + E + " ; " + F + " )",
+                     "apply_pivots(" + p0 + ", merge_2x1(" + a01 + ", " + a11 + ", " + a21 + "))", false);
+            out.insert(out.end(), head.begin(), head.end());
+            if (!blocked) {
+                step(display(p1) + " := iamax( " + E + " ; " + F + " )", "iamax(" + p1 + ", merge_2x1(" + a11 + ", " + a21 + "))", false);
+                step("( " + display(a10) + " " + E + " ; " + A20 + " " + F + " ) := P(" + p1 + ") ( " + display(a10) + " " + E + " ; " + A20 + " " + F + " )",
+                     "apply_pivots(" + p1 + ", merge_2x1(merge_1x2(" + a10 + ", " + a11 + "), merge_1x2(" + A20 + ", " + a21 + ")))", false);
+            } else {
+                step("[ ( " + a11 + " ; " + a21 + " ), " + p1 + " ] := LU( " + a11 + " ; " + a21 + " )", "inner(merge_2x1(" + a11 + ", " + a21 + "), " + p1 + ")", false);
+                step("( " + a10 + " ; " + A20 + " ) := P(" + p1 + ") ( " + a10 + " ; " + A20 + " )", "apply_pivots(" + p1 + ", merge_2x1(" + a10 + ", " + A20 + "))", false);
+            }
+            if (swapped)
+                step("( " + display(a12) + " ; " + A22 + " ) := P(" + p1 + ") ( " + display(a12) + " ; " + A22 + " )",
+                     "apply_pivots(" + p1 + ", merge_2x1(" + a12 + ", " + A22 + "))", false);
+            if (!blocked) {
+                step("zero pivot? record it", "check(" + a11 + ")", false);
+                step(F + " := " + F + " / " + E, "invscal(" + a11 + ", " + a21 + ")", true);
+            }
+            out.insert(out.end(), tail.begin(), tail.end());
+            inv.derived_steps[form] = out;
+        }
+        // After the loop (n > m): A_TR as the loop left it, swapped by every pivot first
+        // when the invariant keeps it unswapped.
+        if (!swapped) {
+            std::vector<Finish> f;
+            bool put = false;
+            for (const Finish& x : inv.finishes) {
+                if (x.quadrant == "TR" && !put) {
+                    Finish s = x;
+                    s.description = A->name + "TR := P(" + piv->name + ") " + A->name + "TR";
+                    s.call = call_expr("apply_pivots(" + piv->name + ", " + A->name + "TR)");
+                    f.push_back(s);
+                    put = true;
+                }
+                f.push_back(x);
+            }
+            inv.finishes = f;
+        }
+        kept.push_back(inv);
+    }
+    d.invariants = kept;
+    std::sort(d.infeasible.begin(), d.infeasible.end(), [](const auto& a, const auto& b) { return a.number < b.number; });
+    if (d.invariants.empty()) throw Error(pme.file + ": no feasible loop invariant: " + (d.infeasible.empty() ? "" : d.infeasible.front().reason));
+}
+
+} // namespace
+
 void derive_engine(const Pme& pme, Derivation& d)
+{
+    if (std::any_of(pme.operands.begin(), pme.operands.end(), [](const Operand& o) { return o.pivots; })) {
+        derive_pivoted(pme, d);
+        return;
+    }
+    derive_plain(pme, d);
+}
+
+void derive_plain(const Pme& pme, Derivation& d)
 {
     std::vector<std::string> indices;
     for (const Equation& e : pme.equations)

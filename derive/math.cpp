@@ -169,6 +169,16 @@ private:
         if (peek() == '(') {
             ++pos_;
             Math e = expression();
+            skip();
+            if (peek() == ';') { // a panel of two blocks one above the other: ( X ; Y )
+                ++pos_;
+                Math below = expression();
+                expect(')');
+                Math m = Math::nary(Math::Kind::Apply, {e, below});
+                m.name = "Stack";
+                m.where = at;
+                return m;
+            }
             expect(')');
             return e;
         }
@@ -204,7 +214,7 @@ private:
             base = base.substr(0, base.size() - 3);
         }
         const Operand* o = pme_.operand(base);
-        if (!o || o->pivots) {
+        if (!o) {
             std::string known;
             for (const Operand& p : pme_.operands) known += (known.empty() ? "" : ", ") + p.name;
             throw Error(at.str() + ": unknown operand '" + base + "' (operands: " + known + "; an original value is " +
@@ -297,6 +307,11 @@ Math normalize(const Math& e)
     case K::Transpose:
     case K::Inverse:
     case K::Apply: {
+        if (e.kind == K::Apply && e.args.size() > 1) { // a panel ( X ; Y ): its parts
+            Math m = e;
+            for (Math& a : m.args) a = normalize(a);
+            return m;
+        }
         Math x = normalize(e.args.front());
         if (x.is_zero()) return x; // an empty block's inverse or transpose is empty
         Math m = e;
@@ -361,7 +376,10 @@ std::string print_raw(const Math& e, BlockNamer namer, const void* context)
         return print_at(x, 3, namer, context) + "^T";
     }
     case K::Inverse: return print_at(e.args.front(), 3, namer, context) + "^{-1}";
-    case K::Apply: return e.name + "( " + print_at(e.args.front(), 0, namer, context) + " )";
+    case K::Apply:
+        if (e.name == "Stack" && e.args.size() == 2)
+            return "( " + print_at(e.args[0], 0, namer, context) + " ; " + print_at(e.args[1], 0, namer, context) + " )";
+        return e.name + "( " + print_at(e.args.front(), 0, namer, context) + " )";
     }
     return "?";
 }

@@ -442,7 +442,22 @@ private:
             pme_.derived = true;
             o.role = kind;
             const Location structure_at = l.here();
-            o.structure = l.word("the structure (general, lower, upper, unit_lower, unit_upper, symmetric_lower, symmetric_upper)");
+            o.structure = l.word("the structure (general, lower, upper, unit_lower, unit_upper, symmetric_lower, symmetric_upper, pivots)");
+            if (o.structure == "pivots") {
+                // `operand p out pivots m pi`: the row interchanges of a factorization,
+                // one per row index m (P( p_T ) in the PME); pi the unblocked form's pi1.
+                o.pivots = true;
+                o.two_by_two = false;
+                const Location index_at = l.here();
+                o.row_index = l.word("the index space of its rows");
+                if (std::find(pme_.indices.begin(), pme_.indices.end(), o.row_index) == pme_.indices.end())
+                    throw Error(index_at.str() + ": unknown index space '" + o.row_index + "' (declare it with `index` first)");
+                o.scalar = l.word("the scalar's name (pi)");
+                for (const Operand& p : pme_.operands)
+                    if (p.name == o.name) throw Error(where.str() + ": operand " + o.name + " declared twice");
+                pme_.operands.push_back(o);
+                return;
+            }
             static const char* structures[] = {"general", "lower", "upper", "unit_lower", "unit_upper", "symmetric_lower", "symmetric_upper"};
             if (std::none_of(std::begin(structures), std::end(structures), [&](const char* x) { return o.structure == x; }))
                 throw Error(structure_at.str() + ": unknown structure '" + o.structure +
@@ -536,7 +551,13 @@ private:
             const std::string text = l.rest(at);
             size_t begin = 0;
             for (;;) {
-                const size_t semicolon = text.find(';', begin);
+                // The next ';' outside parentheses (a panel ( X ; Y ) has its own).
+                size_t semicolon = std::string::npos;
+                for (size_t k = begin, depth = 0; k < text.size() && semicolon == std::string::npos; ++k) {
+                    if (text[k] == '(') ++depth;
+                    else if (text[k] == ')' && depth > 0) --depth;
+                    else if (text[k] == ';' && depth == 0) semicolon = k;
+                }
                 const std::string part = text.substr(begin, semicolon == std::string::npos ? std::string::npos : semicolon - begin);
                 Math lhs, rhs;
                 parse_equation(pme_, part, Location{at.file, at.line, at.column + static_cast<int>(begin)}, lhs, rhs);

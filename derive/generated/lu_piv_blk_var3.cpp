@@ -3,14 +3,14 @@
 // libflame's FLA_LU_piv_blk_var3.
 //
 //   ( A01 ; A11 ; A21 ) := P(p0) ( A01 ; A11 ; A21 )               apply_pivots
-//   A01 := L00^{-1} A01                                            trsm
+//   A01 := L( A00 )^{-1} A01                                       trsm
 //   A11 := A11 - A10 A01                                           gemm
 //   A21 := A21 - A20 A01                                           gemm
 //   [ ( A11 ; A21 ), p1 ] := LU( A11 ; A21 )                       inner variant
 //   ( A10 ; A20 ) := P(p1) ( A10 ; A20 )                           apply_pivots
 // and, after the loop, the part of A it did not reach:
 //   ATR := P(p) ATR                   when n > m                   apply_pivots
-//   ATR := L(ATL)^{-1} ATR            when n > m                   trsm
+//   ATR := L( ATL )^{-1} ATR          when n > m                   trsm
 // A zero pivot is recorded (LAPACK's info) and the factorization goes on: the column below it is zero.
 #include "variants/lu.hpp"
 

@@ -8,7 +8,7 @@
 //   ( A10 ; A20 ) := P(p1) ( A10 ; A20 )                           apply_pivots
 //   ( A12 ; A22 ) := P(p1) ( A12 ; A22 )                           apply_pivots
 //   A12 := A12 - A10 A02                                           gemm
-//   A12 := L11^{-1} A12                                            trsm
+//   A12 := L( A11 )^{-1} A12                                       trsm
 // The invariant covers every quadrant the loop leaves non-empty, so m != n needs nothing more.
 // A zero pivot is recorded (LAPACK's info) and the factorization goes on: the column below it is zero.
 #include "variants/lu.hpp"

@@ -6,7 +6,7 @@
 //   [ ( A11 ; A21 ), p1 ] := LU( A11 ; A21 )                       inner variant
 //   ( A10 ; A20 ) := P(p1) ( A10 ; A20 )                           apply_pivots
 //   ( A12 ; A22 ) := P(p1) ( A12 ; A22 )                           apply_pivots
-//   A12 := L11^{-1} A12                                            trsm
+//   A12 := L( A11 )^{-1} A12                                       trsm
 //   A22 := A22 - A21 A12                                           gemm
 // The invariant covers every quadrant the loop leaves non-empty, so m != n needs nothing more.
 // A zero pivot is recorded (LAPACK's info) and the factorization goes on: the column below it is zero.

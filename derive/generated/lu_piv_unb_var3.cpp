@@ -3,7 +3,7 @@
 // libflame's FLA_LU_piv_unb_var3.
 //
 //   ( a01 ; alpha11 ; a21 ) := P(p0) ( a01 ; alpha11 ; a21 )       apply_pivots
-//   a01     := L00^{-1} a01                                        trsv
+//   a01     := L( A00 )^{-1} a01                                   trsv
 //   alpha11 := alpha11 - a10^T a01                                 dots
 //   a21     := a21 - A20 a01                                       gemv
 //   pi1     := iamax( alpha11 ; a21 )
@@ -11,7 +11,7 @@
 //   a21     := a21 / alpha11                                       invscal
 // and, after the loop, the part of A it did not reach:
 //   ATR     := P(p) ATR                   when n > m               apply_pivots
-//   ATR     := L(ATL)^{-1} ATR            when n > m               trsm
+//   ATR     := L( ATL )^{-1} ATR          when n > m               trsm
 // A zero pivot is recorded (LAPACK's info) and the factorization goes on: the column below it is zero.
 #include "variants/lu.hpp"
 
