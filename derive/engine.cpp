@@ -1708,8 +1708,8 @@ void derive_pivoted(const Pme& pme, Derivation& d)
                 const std::string done = original(inv, q1) ? q2 : q1, left = original(inv, q1) ? q1 : q2;
                 why = "the PME computes " + A->name + "_" + q1 + " and " + A->name + "_" + q2 + " together, as LU( ( " + A->name + "hat_" + q1 +
                       " ; " + A->name + "hat_" + q2 + " ) ): the pivot of a column is the largest entry of all its rows below the diagonal, "
-                      "which lie in " + A->name + "_" + q2 + "; the invariant holds " + A->name + "_" + done + " computed and " + A->name + "_" +
-                      left + " = " + A->name + "hat_" + left;
+                      "which lie in " + A->name + "_" + q2 + ": " + A->name + "_" + q1 + " and " + (piv ? piv->name : std::string("p")) + "_T cannot be known without the rows of " +
+                      A->name + "_" + q2 + " (the invariant holds " + A->name + "_" + done + " computed and " + A->name + "_" + left + " = " + A->name + "hat_" + left + ")";
             }
         // Which permutations the invariant has applied: those a quadrant's next stage needed.
         bool swapped = false;
@@ -1768,7 +1768,7 @@ void derive_pivoted(const Pme& pme, Derivation& d)
                     if (!reached) continue;
                     for (size_t at = cell[2].find("hat"); at != std::string::npos; at = cell[2].find("hat", at + 3)) cell[2].replace(at, 3, "bar");
                 }
-                cells->push_back({"", "", "Xbar: the original Xhat with the row interchanges computed so far applied, ( Abar_TR ; Abar_BR ) = P( p_T ) ( Ahat_TR ; Ahat_BR )"});
+                cells->push_back({"Abar", "", "( Abar_TR ; Abar_BR ) = P( p_T ) ( Ahat_TR ; Ahat_BR ): the originals with the row interchanges so far"});
             }
         // Layer 2: the updates with the pivots.
         for (const int form : {0, 1}) {

@@ -79,6 +79,16 @@ Node classify(std::string word, bool hat, bool call)
         hat = true;
         base = unhatted;
     }
+    // Abar, abar01, alphabar11: an original with the row interchanges applied (LU with
+    // pivoting's states), barred.
+    bool bar = false;
+    const bool bar_suffix = !hat && base.size() > 3 && base.compare(base.size() - 3, 3, "bar") == 0;
+    const std::string unbarred = bar_suffix ? base.substr(0, base.size() - 3) : std::string();
+    if (bar_suffix && ((unbarred.size() == 1 && (std::isupper(static_cast<unsigned char>(base[0])) || !digits.empty())) ||
+                       (greek(unbarred) && !digits.empty()))) {
+        bar = true;
+        base = unbarred;
+    }
     const bool single = base.size() == 1 || greek(base);
     if (!digits.empty() && single && (rest.empty() || (rest == "t" && std::islower(static_cast<unsigned char>(base[0]))))) {
         n.text = base;
@@ -97,6 +107,7 @@ Node classify(std::string word, bool hat, bool call)
         return make(Kind::Text, word); // prose
     }
     n.hat = hat;
+    n.bar = bar;
     return n;
 }
 
@@ -349,6 +360,7 @@ std::string base_mathml(const Node& n)
         const Greek* g = greek(n.text);
         std::string mi = "<mi>" + (g ? std::string(g->utf8) : xml_escape(n.text)) + "</mi>";
         if (n.hat) mi = "<mover accent=\"true\">" + mi + "<mo>^</mo></mover>";
+        if (n.bar) mi = "<mover accent=\"true\">" + mi + "<mo>&#xAF;</mo></mover>";
         return mi;
     }
     case Kind::Number: return "<mn>" + xml_escape(n.text) + "</mn>";
@@ -497,6 +509,7 @@ std::string base_latex(const Node& n)
             b = n.text;
         else
             b = "\\mathrm{" + n.text + "}";
+        if (n.bar) return "\\bar{" + b + "}";
         return n.hat ? (n.text.size() == 1 || greek(n.text) ? "\\hat{" + b + "}" : "\\widehat{" + b + "}") : b;
     }
     case Kind::Number: return n.text;

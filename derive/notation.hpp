@@ -33,6 +33,7 @@ struct Node {
     std::string text;          // Ident: the base ("A", "alpha", "LU"); Number, Op, Text
     std::string sub, sup;      // scripts on any node, as written ("TL", "01"; "T", "-1")
     bool hat = false;          // Ident
+    bool bar = false;          // Ident: Abar, an original with row interchanges applied
     bool space_before = false; // whitespace preceded it in the source
     std::string open, close;   // Fence, Matrix
     std::vector<Node> children;
