@@ -1,31 +1,21 @@
 // The derivation: from a PME description (derive/pme.hpp) to its loop invariants,
 // their worksheets, and variant files in flamex's style.
 //
-// An invariant is a set of the PME's tasks that
-//  - holds the tasks of the top-left quadrant (when the loop ends, ATL is all of A and
-//    the invariant must then be the postcondition),
-//  - is closed under `needs` (a task's inputs are computed) and holds no two tasks
-//    that exclude each other, and never holds a recursive task,
-//  - can be maintained: no step that is done before the repartitioning is undone
-//    after it, in either form.
-// Its updates are the steps that belong to it after the repartitioning and not
-// before. libflame's numbering is the description's `variant` declarations; an
-// invariant none declares is listed unnumbered, and a declared one that is not
-// feasible is reported with the reason, as is one declared `underivable` (libflame's
-// variant that comes from another partitioning).
-//
-// That is the step format's derivation, being replaced (issue 27); a description in
-// the derived format goes through the engine instead (engine.cpp: the invariants from
-// the PME's block equations, the states of the 3x3 blocks, the updates as their
-// difference by a table of BLAS rules), whose results fill the same Invariant, so the
-// emitters, --check-pme and --roundings read both.
+// The engine (engine.cpp) reads the PME's block equations: each equation's partial
+// results, the loop invariants that FLAME's feasibility conditions admit (decided on
+// the expressions, with the terms over empty quadrants vanishing), the direction each
+// needs to compute in place, the states of the 3x3 blocks before and after the update
+// and the updates as their difference, each mapped onto one abstract BLAS operation.
+// libflame's numbering is the description's `variant` declarations; an invariant none
+// declares is listed unnumbered, and a declared one that is not feasible is reported
+// with the reason.
 //
 //   engine.cpp     the derived format's engine
 //   math.cpp       its expressions: parser, normal form, printer (math.hpp)
-//   derive.cpp     enumeration, updates, the text worksheet
+//   derive.cpp     the derivation's accessors, the text worksheet
 //   emit_cpp.cpp   the variant file (variants/lu_piv_unb_var3.cpp's style)
 //   emit_latex.cpp the worksheet as a LaTeX document
-//   check_pme.cpp  an interpreter of the steps in plain double: --check-pme (every
+//   check_pme.cpp  an interpreter of the updates in plain double: --check-pme (every
 //                  variant against the definition) and --roundings (roundings per
 //                  entry, and the groups of bit-identical variants)
 #pragma once
@@ -38,18 +28,16 @@
 namespace flamex::derive {
 
 struct Invariant {
-    std::vector<std::string> tasks; // in the description's task order
-    int number = 0;                 // libflame's, 0 when the description declares none
+    int number = 0; // libflame's, 0 when the description declares none
     std::string summary;
 
-    // The derived format's invariants (engine.cpp); `index` is empty for the step format's.
     std::string index;      // the index space the loop partitions
     bool backward = false;  // from the bottom right (bottom-up, right to left), else from the top left
     std::vector<std::pair<Math, Math>> holds; // each PME equation's quadrant and the value it holds
     // The derived updates of the unblocked [0] and blocked [1] forms, in the order the
-    // loop performs them, as steps (no tasks); and the worksheet's states of the 3x3
-    // blocks before and after them: cells (block, quadrant, value).
-    std::vector<Step> derived_steps[2];
+    // loop performs them; and the worksheet's states of the 3x3 blocks before and
+    // after them: cells (block, quadrant, value).
+    std::vector<Update> derived_steps[2];
     std::vector<std::vector<std::string>> before[2], after[2];
     std::string problem[2]; // why a form has no variant (an update no BLAS operation expresses)
     // The updates after the loop when the partitioning moves two index spaces together
@@ -60,7 +48,7 @@ struct Invariant {
 
 struct InfeasibleVariant {
     int number = 0;
-    std::vector<std::string> tasks;
+    std::vector<std::string> holds; // the values its quadrants hold, as equations
     std::string reason;
 };
 
@@ -73,20 +61,14 @@ struct Derivation {
 Derivation derive_invariants(const Pme& pme);
 
 // The invariant numbered `number`; throws flamex::Error for an unknown number, for
-// an infeasible one and for one the description declares underivable (with the reason).
+// an infeasible one (with the reason).
 const Invariant& find_variant(const Derivation& d, int number);
 
-// Whether `tasks` is feasible; when not, why (naming the task or step).
-bool feasible(const Pme& pme, const std::vector<std::string>& tasks, std::string& reason);
-
-// The steps of the unblocked or blocked form that the invariant's loop performs, in order.
-std::vector<const Step*> updates(const Pme& pme, const Invariant& inv, bool blocked);
-// The finishing updates after the loop (m != n): a derived invariant's own (the
-// engine's, for a `pme m,n` partitioning); in the step format, the non-recursive tasks
-// outside the invariant that have a `finish` line.
+// The updates of the unblocked or blocked form that the invariant's loop performs, in
+// order; throws when that form has none (an update no BLAS operation expresses).
+std::vector<const Update*> updates(const Pme& pme, const Invariant& inv, bool blocked);
+// The finishing updates after the loop (m != n, a `pme m,n` partitioning).
 std::vector<const Finish*> finishes(const Pme& pme, const Invariant& inv);
-// The quadrant a finishing update completes (BL or TR).
-std::string finish_quadrant(const Pme& pme, const Finish& f);
 // Whether the operation's loop may end with one dimension left (m != n).
 bool rectangular(const Pme& pme, const Invariant& inv);
 
@@ -95,8 +77,7 @@ std::string variant_name(const Pme& pme, int number, bool blocked);
 std::string libflame_name(const Pme& pme, int number, bool blocked);
 
 // How an invariant's loop partitions an operand: as a 3x3 grid (both dimensions
-// on the partitioned index), 3x1, 1x3, or not at all. The step format's operands are
-// 2x2 or 2x1.
+// on the partitioned index), 3x1, 1x3, or not at all.
 enum class Shape { Whole, Grid2x2, Grid2x1, Grid1x2 };
 Shape shape_of(const Pme& pme, const Invariant& inv, const Operand& o);
 using NameGrid = std::vector<std::vector<std::string>>;
@@ -115,8 +96,7 @@ void derive_engine(const Pme& pme, Derivation& d);
 // The PME's text as the worksheet prints it: "B_T = L_TL^{-1} Bhat_T".
 std::string equation_text(const Math& lhs, const Math& rhs);
 
-// An invariant as listings show it: its tasks, or (the derived format) the values it
-// holds, the index its loop partitions and its direction: "{B_T = L_TL^{-1} Bhat_T;
+// An invariant as listings show it: the values it holds, the index its loop partitions and its direction: "{B_T = L_TL^{-1} Bhat_T;
 // B_B = Bhat_B} m forward".
 std::string invariant_label(const Invariant& inv);
 
@@ -154,7 +134,7 @@ std::string emit_cpp(const Pme& pme, const Invariant& inv, bool blocked);
 
 // --check-pme: runs every variant, both forms, on the description's `input`
 // problems in plain double and holds the result to its `definition`; ok is false when
-// one fails, and the text then names the steps (and their tasks) to blame.
+// one fails, and the text then lists the PME's equations the updates follow.
 std::string check_pme(const Derivation& d, bool& ok);
 
 // --roundings: each variant run symbolically on the description's inputs, counting

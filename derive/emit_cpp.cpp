@@ -296,7 +296,7 @@ private:
         } else {
             out << "// and, after the loop, the part of A it did not reach:\n";
             for (const Finish* f : after) {
-                const std::string q = finish_quadrant(pme_, *f);
+                const std::string q = f->quadrant;
                 std::string text = f->description;
                 text += std::string(text.size() < 34 ? 34 - text.size() : 1, ' ') + (q == "BL" ? "when m > n" : "when n > m");
                 out << box_line(text, f->call.name, lhs_width()) << "\n";
@@ -386,7 +386,7 @@ private:
         for (const auto& [quadrant, condition] : conditions) {
             std::vector<const Finish*> here;
             for (const Finish* f : after)
-                if (finish_quadrant(pme_, *f) == quadrant) here.push_back(f);
+                if (f->quadrant == quadrant) here.push_back(f);
             if (here.empty()) continue;
             out << "    " << (first ? "if (" : "else if (") << condition << ")" << (here.size() > 1 ? " {" : "") << "\n";
             for (const Finish* f : here) out << "        " << blas_call(f->call) << "\n";
@@ -394,7 +394,7 @@ private:
             first = false;
         }
         for (const Finish* f : after) {
-            const std::string quadrant = finish_quadrant(pme_, *f);
+            const std::string quadrant = f->quadrant;
             if (quadrant != "BL" && quadrant != "TR")
                 throw Error(f->where.str() + ": a finishing update belongs to a task of ABL or ATR, not " + quadrant);
         }
@@ -416,7 +416,7 @@ private:
     {
         const auto list = updates(pme_, inv_, blocked_);
         for (size_t i = 0; i < list.size(); ++i) {
-            const Step& s = *list[i];
+            const Update& s = *list[i];
             const std::string& op = s.call.name;
             if (op == "apply_pivots") {
                 const std::string pivots = s.call.args[0].text();
@@ -436,13 +436,13 @@ private:
                 // (trinv, as LAPACK's trtri), so the loop does not.
                 if (pme_.cpp.count("check") == 0) continue;
                 const std::string pivot = s.call.args[0].text();
-                std::vector<const Step*> guarded;
+                std::vector<const Update*> guarded;
                 while (pme_.continue_on_zero_pivot && i + 1 < list.size() && list[i + 1]->divides) guarded.push_back(list[++i]);
                 if (guarded.empty()) {
                     body_.push_back(replace_all(cpp_lines(pme_, "check").front(), "{0}", pivot));
                 } else {
                     body_.push_back(replace_all(cpp_lines(pme_, "guard").front(), "{0}", pivot) + (guarded.size() > 1 ? " {" : ""));
-                    for (const Step* g : guarded) {
+                    for (const Update* g : guarded) {
                         body_.push_back("    " + blas_call(g->call));
                         box_.lines.push_back({g->description, g->call.name});
                     }
@@ -481,7 +481,7 @@ private:
     }
 
     // A blocked form's scal(-1.0, X) followed by trsm or trmm(..., 1.0, T, X).
-    bool negation_folds(const std::vector<const Step*>& list, size_t i) const
+    bool negation_folds(const std::vector<const Update*>& list, size_t i) const
     {
         const Expr& c = list[i]->call;
         if (!blocked_ || c.name != "scal" || c.args[0].text() != "-1.0" || i + 1 == list.size()) return false;

@@ -41,10 +41,10 @@ mtd.fx-r { border-right: 1px solid #000; }
 mtd.fx-b { border-bottom: 1px solid #000; }
 )";
 
-std::string braces(const std::vector<std::string>& tasks)
+std::string braces(const std::vector<std::string>& items)
 {
     std::string s = "{";
-    for (size_t i = 0; i < tasks.size(); ++i) s += (i ? ", " : "") + tasks[i];
+    for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + items[i];
     return s + "}";
 }
 
@@ -160,32 +160,17 @@ std::string emit_html(const Derivation& d, bool blocked)
     out << "<h1>" << xml_escape(pme.title) << "</h1>\n<p class=\"names\">" << xml_escape("flamex derive " + pme.name) << " ("
         << (blocked ? "blocked" : "unblocked") << ")</p>\n<p>" << xml_escape(pme.statement) << "</p>\n";
 
-    if (!pme.equations.empty()) {
-        // The derived format: the operation and its PME's block equations, per index
-        // space the loop may partition.
-        out << "<h2>The PME</h2>\n<p>" << mathml(equation_text(pme.definition_lhs, pme.definition_rhs))
-            << "</p>\n<table class=\"list\"><tr><th>partitioning</th><th>equation</th></tr>\n";
-        for (const Equation& e : pme.equations)
-            out << "<tr><td>" << xml_escape(e.index) << "</td><td>" << mathml(equation_text(e.lhs, e.rhs)) << "</td></tr>\n";
-        out << "</table>\n";
-    } else {
-        out << "<h2>The PME</h2>\n<table class=\"list\"><tr><th>task</th><th>quadrant</th><th>formula</th><th></th></tr>\n";
-    }
-    for (const Task& t : pme.tasks) {
-        std::string quadrants, needs;
-        for (const std::string& q : t.quadrants) quadrants += (quadrants.empty() ? "" : ", ") + q;
-        for (const Need& n : t.needs) needs += (needs.empty() ? "needs " : " ") + n.task;
-        if (t.recursive) needs += (needs.empty() ? "" : "; ") + std::string("the recursion");
-        out << "<tr><td>" << xml_escape(t.name) << "</td><td>" << xml_escape(quadrants) << "</td><td>" << mathml(t.formula)
-            << "</td><td>" << xml_escape(needs) << "</td></tr>\n";
-    }
-    if (pme.equations.empty()) out << "</table>\n";
+    // The operation and its PME's block equations, per index space the loop may partition.
+    out << "<h2>The PME</h2>\n<p>" << mathml(equation_text(pme.definition_lhs, pme.definition_rhs))
+        << "</p>\n<table class=\"list\"><tr><th>partitioning</th><th>equation</th></tr>\n";
+    for (const Equation& e : pme.equations)
+        out << "<tr><td>" << xml_escape(e.index) << "</td><td>" << mathml(equation_text(e.lhs, e.rhs)) << "</td></tr>\n";
+    out << "</table>\n";
 
     out << "<h2>Loop invariants: " << d.invariants.size() << " feasible</h2>\n<table class=\"list\">"
         << "<tr><th>variant</th><th>holds</th><th>libflame</th><th></th><th>invariant</th></tr>\n";
     for (const Invariant& inv : d.invariants) {
         std::string formulas;
-        for (const std::string& name : inv.tasks) formulas += "<div>" + mathml(pme.task(name)->formula) + "</div>";
         for (const auto& [lhs, rhs] : inv.holds) formulas += "<div>" + mathml(equation_text(lhs, rhs)) + "</div>";
         const std::string label = inv.number ? "variant " + std::to_string(inv.number) : "unnumbered";
         // The invariant as `flamex derive --list` writes it, as text a reader can copy.
@@ -194,11 +179,8 @@ std::string emit_html(const Derivation& d, bool blocked)
             << "</code></td><td>" << xml_escape(inv.summary) << "</td><td>" << formulas << "</td></tr>\n";
     }
     for (const InfeasibleVariant& v : d.infeasible)
-        out << "<tr class=\"infeasible\"><td>variant " << v.number << "</td><td>" << xml_escape(braces(v.tasks))
+        out << "<tr class=\"infeasible\"><td>variant " << v.number << "</td><td>" << xml_escape(braces(v.holds))
             << "</td><td colspan=\"3\">infeasible: " << xml_escape(v.reason) << "</td></tr>\n";
-    for (const Underivable& u : pme.underivable)
-        out << "<tr class=\"infeasible\"><td>variant " << u.number << "</td><td></td><td colspan=\"3\">not from this PME: "
-            << xml_escape(u.reason) << "</td></tr>\n";
     out << "</table>\n";
 
     for (const Invariant& inv : d.invariants) {

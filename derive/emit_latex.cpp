@@ -72,21 +72,16 @@ std::string emit_latex(const Derivation& d, bool blocked)
     out << kPreamble << "\\title{" << tt(pme.title) << "\\\\ \\small derived by " << tt("flamex derive " + pme.name) << "}\n"
         << "\\date{}\n\\begin{document}\n\\maketitle\n";
     out << tt(pme.statement) << "\n\n\\section*{The PME}\n\\begin{fxpme}\n";
-    for (const Task& t : pme.tasks) {
-        std::string needs;
-        for (const Need& n : t.needs) needs += (needs.empty() ? "needs " : " ") + n.task;
-        if (t.recursive) needs += " (the recursion)";
-        std::string quadrants;
-        for (const std::string& q : t.quadrants) quadrants += (quadrants.empty() ? "" : ",") + q;
-        out << "\\fxtask{" << tt(t.name) << "}{" << tt(quadrants) << "}{" << math(t.formula) << "}{" << tt(needs) << "}\n";
-    }
+    // The operation and its PME's block equations, per index space the loop may partition.
+    out << "\\fxtask{}{}{" << math(equation_text(pme.definition_lhs, pme.definition_rhs)) << "}{}\n";
+    for (const Equation& e : pme.equations) out << "\\fxtask{}{" << tt(e.index) << "}{" << math(equation_text(e.lhs, e.rhs)) << "}{}\n";
     out << "\\end{fxpme}\n\n\\section*{Loop invariants: " << d.invariants.size() << " feasible}\n\\begin{itemize}\n";
     for (const Invariant& inv : d.invariants) {
-        std::string tasks;
-        for (const std::string& t : inv.tasks) tasks += (tasks.empty() ? "" : ", ") + t;
         out << "\\item " << (inv.number ? "variant " + std::to_string(inv.number) : std::string("unnumbered")) << ": "
-            << tt("{" + tasks + "}") << " " << tt(libflame_name(pme, inv.number, blocked)) << " " << tt(inv.summary) << "\\\\\n";
-        for (size_t i = 0; i < inv.tasks.size(); ++i) out << (i ? ", " : "") << math(pme.task(inv.tasks[i])->formula);
+            << tt(inv.index + (inv.backward ? " backward" : " forward")) << " " << tt(libflame_name(pme, inv.number, blocked)) << " "
+            << tt(inv.summary) << "\\\\\n";
+        for (size_t i = 0; i < inv.holds.size(); ++i)
+            out << (i ? ", " : "") << math(equation_text(inv.holds[i].first, inv.holds[i].second));
         out << "\n";
     }
     for (const InfeasibleVariant& v : d.infeasible)

@@ -119,7 +119,6 @@ const Operand& driver(const Pme& pme, const Invariant& inv)
 
 std::string loop_guard(const Pme& pme, const Invariant& inv)
 {
-    if (inv.index.empty()) return pme.guard;
     const Operand& o = driver(pme, inv);
     const NameGrid q = quad_names(o, shape_of(pme, inv, o));
     const std::string done = inv.backward ? q.back().back() : q.front().front();
@@ -1376,7 +1375,7 @@ bool Algorithm::run(std::string& why)
         }
         done[pick] = true;
         for (const auto& [desc, call] : list[pick].calls) {
-            Step s;
+            derive::Update s;
             s.description = desc;
             s.call = call;
             s.where = pme_.equations.front().where;
@@ -1641,7 +1640,7 @@ Expr call_expr(const std::string& text)
     return call_expr(text, at);
 }
 
-std::string output_of(const Step& s)
+std::string output_of(const derive::Update& s)
 {
     const Expr& c = s.call;
     if (c.args.empty()) return "";
@@ -1751,7 +1750,7 @@ void derive_pivoted(const Pme& pme, Derivation& d)
         if (!why.empty()) {
             InfeasibleVariant iv;
             iv.number = inv.number;
-            for (const auto& [lhs, rhs] : inv.holds) iv.tasks.push_back(equation_text(lhs, rhs));
+            for (const auto& [lhs, rhs] : inv.holds) iv.holds.push_back(equation_text(lhs, rhs));
             iv.reason = why;
             d.infeasible.push_back(iv);
             continue;
@@ -1778,16 +1777,16 @@ void derive_pivoted(const Pme& pme, Derivation& d)
             const NameGrid pg = fine_names(*piv, Shape::Grid2x1, blocked);
             const std::string a01 = g[0][1], a11 = g[1][1], a21 = g[2][1], a10 = g[1][0], A20 = g[2][0], a12 = g[1][2], A22 = g[2][2];
             const std::string p0 = pg[0][0], p1 = pg[1][0];
-            std::vector<Step> head, tail, out;
+            std::vector<derive::Update> head, tail, out;
             const auto step = [&](const std::string& desc, const std::string& call, bool divides) {
-                Step s;
+                derive::Update s;
                 s.description = desc;
                 s.call = call_expr(call);
                 s.divides = divides;
                 s.where = pme.equations.front().where;
                 out.push_back(s);
             };
-            for (const Step& s : inv.derived_steps[form]) {
+            for (const derive::Update& s : inv.derived_steps[form]) {
                 const std::string x = output_of(s);
                 const bool panel_lu = (x == a11 && (s.call.name == "check" || s.call.name == "inner")) || (x == a21 && reads_block(s.call, a11));
                 if (panel_lu) continue; // the panel's LU, with its pivots, below
@@ -1953,7 +1952,7 @@ void derive_plain(const Pme& pme, Derivation& d)
         if (!reasons.empty()) reason = reasons;
         InfeasibleVariant iv;
         iv.number = v.number;
-        for (const auto& [lhs, rhs] : v.holds) iv.tasks.push_back(equation_text(lhs, rhs));
+        for (const auto& [lhs, rhs] : v.holds) iv.holds.push_back(equation_text(lhs, rhs));
         iv.reason = reason;
         d.infeasible.push_back(iv);
     }

@@ -16,12 +16,6 @@ std::string Expr::text() const
     return s + ")";
 }
 
-const Task* Pme::task(const std::string& name) const
-{
-    for (const Task& t : tasks)
-        if (t.name == name) return &t;
-    return nullptr;
-}
 
 const std::vector<Operation>& operations()
 {
@@ -236,16 +230,6 @@ Expr parse_expr(Line& line)
     return e;
 }
 
-bool is_number(const std::string& s)
-{
-    if (s.empty()) return false;
-    char* end = nullptr;
-    std::strtod(s.c_str(), &end);
-    return end == s.c_str() + s.size();
-}
-
-bool is_quadrant(const std::string& q) { return q == "TL" || q == "TR" || q == "BL" || q == "BR" || q == "T" || q == "B"; }
-
 class Parser {
 public:
     explicit Parser(const std::string& file) { pme_.file = file; }
@@ -265,8 +249,6 @@ public:
             pme_.precondition = l.text("the precondition");
         } else if (keyword == "postcondition") {
             pme_.postcondition = l.text("the postcondition");
-        } else if (keyword == "guard") {
-            pme_.guard = l.text("the loop guard");
         } else if (keyword == "libflame") {
             pme_.libflame = l.word("the libflame routine pattern");
         } else if (keyword == "definition") {
@@ -303,15 +285,12 @@ public:
         } else if (keyword == "operand") {
             operand(l, where);
         } else if (keyword == "index") {
-            pme_.derived = true;
             while (!l.at_end()) pme_.indices.push_back(l.word("an index space's name"));
         } else if (keyword == "equation") {
-            pme_.derived = true;
             Location at;
             const std::string text = l.rest(at);
             parse_equation(pme_, text, at, pme_.definition_lhs, pme_.definition_rhs);
         } else if (keyword == "pme") {
-            pme_.derived = true;
             Equation e;
             e.where = where;
             const Location index_at = l.here();
@@ -333,32 +312,8 @@ public:
             const Operand* o = pme_.operand(e.lhs.operand);
             if (o->input_only()) throw Error(at.str() + ": " + o->name + " is an input; the PME's equations give outputs");
             pme_.equations.push_back(e);
-        } else if (keyword == "task") {
-            task(l, where);
         } else if (keyword == "variant") {
             variant(l, where);
-        } else if (keyword == "underivable") {
-            Underivable u;
-            u.where = where;
-            u.number = variant_number(l);
-            u.reason = l.text("why the variant does not come from this PME");
-            pme_.underivable.push_back(u);
-        } else if (keyword == "finish") {
-            Finish f;
-            f.where = where;
-            f.task = l.word("a task");
-            f.description = l.text("the finishing update");
-            l.expect(':');
-            f.call = parse_expr(l);
-            pme_.finishes.push_back(f);
-        } else if (keyword == "form") {
-            const Location at = l.here();
-            const std::string form = l.word("unblocked or blocked");
-            if (form != "unblocked" && form != "blocked") throw Error(at.str() + ": form is unblocked or blocked, not '" + form + "'");
-            form_ = form == "blocked" ? &pme_.blocked : &pme_.unblocked;
-        } else if (keyword == "step") {
-            if (form_ == nullptr) throw Error(where.str() + ": step before any `form unblocked` or `form blocked`");
-            step(l, where);
         } else if (keyword == "cpp") {
             const std::string key = l.word("the cpp key");
             std::vector<std::string>& lines = pme_.cpp[key];
@@ -366,6 +321,12 @@ public:
             do {
                 lines.push_back(l.text("a line of C++"));
             } while (!l.at_end());
+        } else if (keyword == "task" || keyword == "step" || keyword == "form" || keyword == "finish" || keyword == "guard" ||
+                   keyword == "underivable") {
+            // The step format (hand-written 3x3 steps, tasks and tags) was removed (issue 27).
+            throw Error(where.str() + ": '" + keyword + "' is not a statement of the PME format (the step format is gone: "
+                        "write the operation's `pme` equations, from which the engine derives the invariants and the updates; "
+                        "docs/derivation.md)");
         } else {
             throw Error(where.str() + ": unknown keyword '" + keyword + "'");
         }
@@ -381,51 +342,15 @@ public:
         require(pme_.name, "operation");
         require(pme_.title, "title");
         if (pme_.operands.empty()) throw Error(eof.str() + ": the description has no operand");
-        if (pme_.derived) {
-            if (!pme_.tasks.empty() || !pme_.unblocked.empty() || !pme_.blocked.empty() || !pme_.finishes.empty())
-                throw Error(eof.str() + ": a description with `pme` equations derives its updates: no task, step or finish lines");
-            if (pme_.equations.empty()) throw Error(eof.str() + ": the description has no `pme` equation");
-            if (pme_.definition_rhs.is_zero() && pme_.definition_lhs.operand.empty())
-                throw Error(eof.str() + ": the description has no `equation` (the operation, unpartitioned)");
-            for (const Operand& o : pme_.operands)
-                if (o.role.empty()) throw Error(o.where.str() + ": mixes the step format's operand with the derived one's");
-            return pme_;
-        }
-        require(pme_.guard, "guard");
-        if (!pme_.operands.front().two_by_two || pme_.operands.front().pivots)
-            throw Error(pme_.operands.front().where.str() + ": the first operand must be a 2x2 matrix");
-        if (pme_.tasks.empty()) throw Error(eof.str() + ": the description has no task");
-        if (pme_.unblocked.empty()) throw Error(eof.str() + ": the description has no `form unblocked` steps");
-        for (const Task& t : pme_.tasks) {
-            for (const Need& n : t.needs) known_task(n.task, n.where);
-            for (const Need& n : t.excludes) known_task(n.task, n.where);
-            for (const std::string& q : t.quadrants) known_quadrant(q, t.where);
-        }
-        for (const VariantDecl& v : pme_.variants) {
-            for (const std::string& t : v.tasks) known_task(t, v.where);
-            for (const VariantDecl& w : pme_.variants)
-                if (&w != &v && w.number == v.number) throw Error(w.where.str() + ": variant " + std::to_string(v.number) + " declared twice");
-        }
-        for (const Underivable& u : pme_.underivable) {
-            for (const VariantDecl& v : pme_.variants)
-                if (v.number == u.number)
-                    throw Error(u.where.str() + ": variant " + std::to_string(u.number) + " is declared (line " +
-                                std::to_string(v.where.line) + ") and underivable");
-            for (const Underivable& w : pme_.underivable)
-                if (&w != &u && w.number == u.number) throw Error(w.where.str() + ": variant " + std::to_string(u.number) + " declared underivable twice");
-        }
+        if (pme_.equations.empty()) throw Error(eof.str() + ": the description has no `pme` equation");
+        if (pme_.definition_rhs.is_zero() && pme_.definition_lhs.operand.empty())
+            throw Error(eof.str() + ": the description has no `equation` (the operation, unpartitioned)");
         for (const Input& in : pme_.inputs) {
             if (in.sizes.size() != pme_.inputs.front().sizes.size())
                 throw Error(in.where.str() + ": every input names as many sizes as the first (" + std::to_string(pme_.inputs.front().sizes.size()) + ")");
             if (std::none_of(pme_.operands.begin(), pme_.operands.end(), [&](const Operand& o) { return o.name == in.operand && !o.pivots; }))
                 throw Error(in.where.str() + ": unknown matrix operand '" + in.operand + "'");
         }
-        for (const Finish& f : pme_.finishes) {
-            known_task(f.task, f.where);
-            check_call(f.call, true);
-        }
-        for (const auto* form : {&pme_.unblocked, &pme_.blocked})
-            for (const Step& s : *form) check_step(s);
         return pme_;
     }
 
@@ -436,10 +361,9 @@ private:
         o.where = where;
         o.name = l.word("the operand's name");
         const Location kind_at = l.here();
-        const std::string kind = l.word("in, out, inout (or, in the step format, matrix or pivots)");
+        const std::string kind = l.word("in, out or inout");
         if (kind == "in" || kind == "out" || kind == "inout") {
-            // `operand L in lower m m lambda`: the derived format.
-            pme_.derived = true;
+            // `operand L in lower m m lambda`.
             o.role = kind;
             const Location structure_at = l.here();
             o.structure = l.word("the structure (general, lower, upper, unit_lower, unit_upper, symmetric_lower, symmetric_upper, pivots)");
@@ -483,49 +407,10 @@ private:
             pme_.operands.push_back(o);
             return;
         }
-        if (kind != "matrix" && kind != "pivots") throw Error(kind_at.str() + ": an operand is a matrix or pivots, not '" + kind + "'");
-        o.pivots = kind == "pivots";
-        const Location shape_at = l.here();
-        const std::string shape = l.word("2x2 or 2x1");
-        if (shape != "2x2" && shape != "2x1") throw Error(shape_at.str() + ": an operand is partitioned 2x2 or 2x1, not '" + shape + "'");
-        o.two_by_two = shape == "2x2";
-        if (o.pivots && o.two_by_two) throw Error(shape_at.str() + ": pivots are partitioned 2x1");
-        o.scalar = l.word("the scalar's name (alpha)");
-        for (const Operand& p : pme_.operands)
-            if (p.name == o.name) throw Error(where.str() + ": operand " + o.name + " declared twice");
-        pme_.operands.push_back(o);
-    }
-
-    void task(Line& l, const Location& where)
-    {
-        Task t;
-        t.where = where;
-        t.name = l.word("the task's name");
-        if (pme_.task(t.name)) throw Error(where.str() + ": task " + t.name + " declared twice");
-        do {
-            t.quadrants.push_back(l.word("a quadrant (TL, TR, BL, BR)"));
-        } while (l.punct(','));
-        t.formula = l.text("the task's formula");
-        while (!l.at_end()) {
-            const Location at = l.here();
-            const std::string word = l.word("needs, excludes or recursive");
-            if (word == "recursive") {
-                t.recursive = true;
-            } else if (word == "needs" || word == "excludes") {
-                auto& list = word == "needs" ? t.needs : t.excludes;
-                do {
-                    Need n;
-                    n.where = l.here();
-                    n.task = l.word("a task");
-                    if (l.peek().kind == Token::Text) n.reason = l.next().value;
-                    list.push_back(n);
-                } while (l.peek().kind == Token::Word && l.peek().value != "needs" && l.peek().value != "excludes" &&
-                         l.peek().value != "recursive");
-            } else {
-                throw Error(at.str() + ": expected needs, excludes or recursive, found '" + word + "'");
-            }
-        }
-        pme_.tasks.push_back(t);
+        if (kind == "matrix" || kind == "pivots")
+            throw Error(kind_at.str() + ": `operand NAME " + kind + " ...` is the removed step format's; an operand is `operand NAME in|out|inout "
+                        "STRUCTURE ROWS COLS SCALAR` (pivots: `operand p out pivots m pi`)");
+        throw Error(kind_at.str() + ": an operand's role is in, out or inout, not '" + kind + "'");
     }
 
     static int variant_number(Line& l)
@@ -539,13 +424,10 @@ private:
 
     void variant(Line& l, const Location& where)
     {
-        VariantDecl v;
-        v.where = where;
-        v.number = variant_number(l);
-        if (pme_.derived) { // `variant N "summary" Q = EXPR ; Q = EXPR`
+        { // `variant N "summary" Q = EXPR ; Q = EXPR`
             InvariantDecl d;
             d.where = where;
-            d.number = v.number;
+            d.number = variant_number(l);
             d.summary = l.text("the variant's summary");
             Location at;
             const std::string text = l.rest(at);
@@ -568,152 +450,10 @@ private:
             for (const InvariantDecl& w : pme_.declared)
                 if (w.number == d.number) throw Error(where.str() + ": variant " + std::to_string(d.number) + " declared twice");
             pme_.declared.push_back(d);
-            return;
         }
-        while (l.peek().kind == Token::Word) v.tasks.push_back(l.next().value);
-        v.summary = l.text("the variant's summary");
-        pme_.variants.push_back(v);
-    }
-
-    void step(Line& l, const Location& where)
-    {
-        Step s;
-        s.where = where;
-        s.description = l.text("the step's update");
-        bool after_seen = false, before_seen = false;
-        while (!l.punct(':')) {
-            const Location at = l.here();
-            const std::string word = l.word("after, before, divides or ':'");
-            if (word == "divides") {
-                s.divides = true;
-                continue;
-            }
-            if (word != "after" && word != "before") throw Error(at.str() + ": expected after, before, divides or ':', found '" + word + "'");
-            (word == "after" ? after_seen : before_seen) = true;
-            auto& list = word == "after" ? s.after : s.before;
-            while (l.peek().kind == Token::Word && l.peek().value != "after" && l.peek().value != "before" &&
-                   l.peek().value != "divides") {
-                const Location name_at = l.here();
-                const std::string name = l.next().value;
-                if (name == "none") continue;
-                for (size_t begin = 0;;) { // tl+bla: a step of both tasks
-                    const size_t plus = name.find('+', begin);
-                    known_task(name.substr(begin, plus - begin), name_at);
-                    if (plus == std::string::npos) break;
-                    begin = plus + 1;
-                }
-                list.push_back(name);
-            }
-        }
-        if (!after_seen || s.after.empty()) throw Error(where.str() + ": a step names the tasks it belongs to after the repartitioning (after TASK ...)");
-        if (!before_seen) throw Error(where.str() + ": a step names the tasks it belongs to before the repartitioning (before TASK ..., or before none)");
-        s.call = parse_expr(l);
-        form_->push_back(s);
-    }
-
-    void known_task(const std::string& name, const Location& where) const
-    {
-        if (!pme_.task(name)) throw Error(where.str() + ": unknown task '" + name + "'");
-    }
-
-    void known_quadrant(const std::string& q, const Location& where) const
-    {
-        const size_t dot = q.find('.');
-        const std::string operand = dot == std::string::npos ? pme_.operands.front().name : q.substr(0, dot);
-        const std::string part = dot == std::string::npos ? q : q.substr(dot + 1);
-        for (const Operand& o : pme_.operands)
-            if (o.name == operand && is_quadrant(part) && (part.size() == 2) == o.two_by_two) return;
-        throw Error(where.str() + ": unknown quadrant '" + q + "'");
-    }
-
-    // The blocks a view argument names (merges looked into); a finishing update may
-    // also name whole operands and quadrants.
-    void blocks_of(const Expr& e, std::vector<std::pair<Block, Location>>& out, bool finishing) const
-    {
-        if (e.call) {
-            if (e.name != "merge_2x1" && e.name != "merge_1x2") throw Error(e.where.str() + ": '" + e.name + "' is not a view (merge_2x1, merge_1x2 or a block)");
-            if (e.args.size() < 2) throw Error(e.where.str() + ": " + e.name + " merges at least two views");
-            for (const Expr& a : e.args) blocks_of(a, out, finishing);
-            return;
-        }
-        Block b;
-        if (find_block(pme_, e.name, b)) {
-            out.push_back({b, e.where});
-            return;
-        }
-        if (finishing)
-            for (const Operand& o : pme_.operands) {
-                if (e.name == o.name) return;
-                for (const auto& row : quadrant_names(o))
-                    for (const std::string& q : row)
-                        if (q == e.name) return;
-            }
-        throw Error(e.where.str() + ": unknown block '" + e.name + "'");
-    }
-
-    // Checks the operation and its arguments; returns the blocks it writes.
-    std::vector<std::pair<Block, Location>> check_call(const Expr& call, bool finishing) const
-    {
-        if (!call.call) throw Error(call.where.str() + ": expected an operation, found '" + call.name + "'");
-        const Operation* op = find_operation(call.name);
-        if (!op) {
-            std::string known;
-            for (const Operation& o : operations()) known += (known.empty() ? "" : ", ") + o.name;
-            throw Error(call.where.str() + ": unknown operation '" + call.name + "' (known: " + known + ")");
-        }
-        std::vector<std::pair<Block, Location>> written;
-        if (op->params == "*") return written;
-        if (call.args.size() != op->params.size())
-            throw Error(call.where.str() + ": " + call.name + " takes " + std::to_string(op->params.size()) + " arguments, found " +
-                        std::to_string(call.args.size()));
-        for (size_t i = 0; i < call.args.size(); ++i) {
-            const Expr& a = call.args[i];
-            const char kind = op->params[i];
-            if (kind == 'f') {
-                static const char* flags[] = {"LOWER", "UPPER", "NO_TRANSPOSE", "TRANSPOSE", "UNIT", "NONUNIT", "LEFT", "RIGHT"};
-                if (a.call || std::find(std::begin(flags), std::end(flags), a.name) == std::end(flags))
-                    throw Error(a.where.str() + ": argument " + std::to_string(i + 1) + " of " + call.name + " is a flag (LOWER, TRANSPOSE, UNIT, LEFT, ...), not '" + a.text() + "'");
-            } else if (kind == 's') {
-                Block b;
-                const std::string block = !a.name.empty() && a.name[0] == '-' ? a.name.substr(1) : a.name;
-                if (!is_number(a.name) && (a.call || !find_block(pme_, block, b)))
-                    throw Error(a.where.str() + ": argument " + std::to_string(i + 1) + " of " + call.name + " is a scalar (a number or a 1x1 block), not '" + a.text() + "'");
-            } else {
-                std::vector<std::pair<Block, Location>> blocks;
-                blocks_of(a, blocks, finishing);
-                if (kind == 'o') written.insert(written.end(), blocks.begin(), blocks.end());
-            }
-        }
-        return written;
-    }
-
-    void check_step(const Step& s) const
-    {
-        const auto written = check_call(s.call, false);
-        for (const auto& [block, where] : written) {
-            for (const bool after : {false, true}) {
-                const auto& tasks = after ? s.after : s.before;
-                if (tasks.empty()) continue;
-                const std::string q = quadrant_of(pme_, block, after);
-                bool covered = false;
-                for (const std::string& name : tasks)
-                    for (const std::string& tq : pme_.task(name.substr(0, name.find('+')))->quadrants) covered |= tq == q;
-                if (!covered)
-                    throw Error(where.str() + ": this block lies in " + q + (after ? " after" : " before") +
-                                " the repartitioning, where none of the step's tasks (" + join(tasks) + ") computes");
-            }
-        }
-    }
-
-    static std::string join(const std::vector<std::string>& v)
-    {
-        std::string s;
-        for (const std::string& x : v) s += (s.empty() ? "" : " ") + x;
-        return s;
     }
 
     Pme pme_;
-    std::vector<Step>* form_ = nullptr;
 };
 
 } // namespace

@@ -1,61 +1,13 @@
 // A PME description: one operation's partitioned matrix expression, read from a
-// small text file (derive/pme/*.pme), from which the derivation enumerates loop
-// invariants and fills in worksheets (derive/derive.hpp).
-//
-// Two formats, one file being one or the other (issue 27):
-//  - the derived format (docs/derivation.md): `index`, `operand NAME in|out|inout
-//    STRUCTURE ROWS COLS SCALAR [-> STRUCTURE]`, `equation`, `pme INDEX Q = EXPR`,
-//    `variant N "summary" Q = EXPR ; ...`: mathematics only, from which the engine
-//    (engine.cpp) derives the invariants, the states and the updates;
-//  - the step format below, with hand-written steps among which the derivation only
-//    selects. It is being replaced: lu_nopiv, lu_piv, ldlt and trinv still use it.
-//
-// The step format, one statement per line ('#' starts a comment; "..." quotes text):
-//
-//   operation lu_nopiv                      the name `flamex derive` knows it by
-//   title "LU without pivoting"             one line for listings and headers
-//   statement "A = L U, ..."                the operation in words
-//   precondition "..."  postcondition "..." the worksheet's first and last steps
-//   operand A matrix 2x2 alpha              a partitioned operand: 2x2 (from the top
-//   operand p pivots 2x1 pi                 left) or 2x1 (from the top); the scalar's
-//                                           name in the unblocked 3x3 form (alpha11)
-//   guard "ATL.length() < A.length()"       the loop guard, as C++
-//   zero_pivot stop | continue              a zero pivot ends the factorization, or is
-//                                           recorded and skipped (LAPACK's getrf)
-//   libflame FLA_LU_nopiv_{form}_var{n}     the routine each variant corresponds to
-//                                           (optional: libflame has no LDL^T)
-//   task tl TL "A_TL = L_TL U_TL" needs ... one task of the PME: its name, the
-//                                           quadrants it computes (TL, TR,BR, B.T), its
-//                                           formula, the tasks it needs (a quoted reason
-//                                           may follow a name), `excludes NAME "why"`
-//                                           (two ways to compute one quadrant), and
-//                                           `recursive` for the PME's recursion itself
-//   variant 3 tl bl "left-looking"          the invariant libflame numbers 3: its tasks
-//   underivable 3 "why"                     libflame's variant 3 does not come from this
-//                                           PME (another partitioning), and why
-//   finish tr "ATR := ..." : trsm(...)      what runs after the loop when task tr is not
-//                                           in the invariant and its quadrant is not empty
-//   form unblocked | form blocked           the steps below are the 3x3 refinement of
-//   step "a01 := L00^{-1} a01" after tl before tr : trsv(LOWER, NO_TRANSPOSE, UNIT, A00, a01)
-//                                           one computation on the 3x3 partitioning, the
-//                                           tasks it belongs to after and before the
-//                                           repartitioning (`none`: in no invariant), and
-//                                           the abstract BLAS operation that performs it;
-//                                           `divides` marks a step that divides by the pivot;
-//                                           after tl+bla: a step of both tasks, done only
-//                                           when the invariant holds both
-//   note "..."                              a line of the generated file's header comment
-//   definition "unit_lower(A) * upper(A) = Ahat"   the operation's definition, for
-//                                           --check-pme: the operands after (A) and
-//                                           before (Ahat), products, unit_lower, lower,
-//                                           upper, diag, transpose, pivot(p, X), I
-//   input A dominant 6x6 7x4                --check-pme's random operands, one size each
-//                                           problem (random, dominant or spd)
-//   cpp KEY "line" ...                      how the generated C++ reads (see emit_cpp)
-//
-// The steps of a form are listed in the order a variant performs them; a variant's
-// updates are the steps that belong to its invariant after the repartitioning and not
-// before it. Errors name the file, line and column.
+// small text file (derive/pme/*.pme), from which the derivation engine (engine.cpp)
+// derives the loop invariants, the states of the 3x3 blocks and the updates
+// (derive/derive.hpp). The format (docs/derivation.md, "The derived format") holds
+// mathematics only: `index`, `operand NAME in|out|inout STRUCTURE ROWS COLS SCALAR
+// [-> STRUCTURE]` (pivots: `operand p out pivots ROWS SCALAR`), `equation`, `pme INDEX
+// Q = EXPR`, `variant N "summary" Q = EXPR ; ...`, `definition` and `input` for
+// --check-pme, and `cpp` lines (how the generated C++ reads). The older step format
+// (tasks, hand-written 3x3 steps tagged `after X before Y` with their BLAS calls) is
+// gone (issue 27): its statements are an error naming the file, line and column.
 #pragma once
 
 #include <map>
@@ -68,7 +20,7 @@
 namespace flamex::derive {
 
 
-// A call as written in a step: trsv(LOWER, NO_TRANSPOSE, UNIT, A00, a01); an argument
+// A derived update's call: trsv(LOWER, NO_TRANSPOSE, UNIT, A00, a01); an argument
 // is a name, a number, or a call (merge_2x1(a01, alpha11, a21)).
 struct Expr {
     std::string name;
@@ -123,40 +75,10 @@ struct InvariantDecl {
     Location where;
 };
 
-struct Need {
-    std::string task;
-    std::string reason; // why, when the need is not evident from the formulas
-    Location where;
-};
-
-struct Task {
-    std::string name;
-    std::vector<std::string> quadrants; // "TL", or "B.T" for an operand other than the first
-    std::string formula;
-    std::vector<Need> needs;
-    std::vector<Need> excludes;
-    bool recursive = false;
-    Location where;
-};
-
-struct VariantDecl {
-    int number = 0;
-    std::vector<std::string> tasks;
-    std::string summary;
-    Location where;
-};
-
-// `underivable N "why"`: a variant libflame numbers N that no invariant of this PME
-// gives (it comes from another partitioning of the operands).
-struct Underivable {
-    int number = 0;
-    std::string reason;
-    Location where;
-};
-
-struct Step {
+// One derived update: its worksheet text and the abstract BLAS call that performs it
+// (`divides`: it divides by the pivot, so it is skipped after a zero one).
+struct Update {
     std::string description;
-    std::vector<std::string> after, before; // before empty: `none`
     bool divides = false;
     Expr call;
     Location where;
@@ -170,9 +92,9 @@ struct Input {
     Location where;
 };
 
+// An update after the loop (m != n), on the 2x2 quadrants.
 struct Finish {
-    std::string task;
-    std::string quadrant; // the derived format's: the quadrant it finishes (BL or TR); else the task's
+    std::string quadrant; // the quadrant it finishes (BL or TR)
     std::string description;
     Expr call;
     Location where;
@@ -180,28 +102,18 @@ struct Finish {
 
 struct Pme {
     std::string file;
-    std::string name, title, statement, precondition, postcondition, guard, libflame;
+    std::string name, title, statement, precondition, postcondition, libflame;
     bool continue_on_zero_pivot = false;
     // `directions forward` (or backward): only the invariants that run that way (the
     // derived format; both when absent).
     bool forward_only = false, backward_only = false;
     std::vector<Operand> operands;
-    std::vector<Task> tasks;
-    std::vector<VariantDecl> variants;
-    std::vector<Underivable> underivable;
-    std::vector<Finish> finishes;
-    std::vector<Step> unblocked, blocked;
     std::vector<std::string> notes;
     std::map<std::string, std::vector<std::string>> cpp;
     std::vector<Input> inputs;
     std::string definition; // "unit_lower(A) * upper(A) = Ahat", checked by --check-pme
     Location definition_where;
 
-    // The derived format (this PME file holds mathematics only; the engine in
-    // engine.cpp derives invariants and updates). The step format above it is being
-    // replaced by it (issue 27): until every shipped operation is migrated, a file is
-    // one or the other, `derived` telling which.
-    bool derived = false;
     std::vector<std::string> indices;      // `index m n`
     Math definition_lhs, definition_rhs;   // `equation B = L^{-1} Bhat`
     std::vector<Equation> equations;       // `pme m ...`
@@ -213,15 +125,14 @@ struct Pme {
             if (o.name == name) return &o;
         return nullptr;
     }
-    const Task* task(const std::string& name) const;
-    // The derived format: a blocked form when the file says how its code reads (`cpp blocked`).
-    bool has_blocked() const { return derived ? cpp.count("blocked") != 0 : !blocked.empty(); }
-    const std::vector<Step>& steps(bool blocked_form) const { return blocked_form ? blocked : unblocked; }
+    // A blocked form when the file says how its code reads (`cpp blocked`).
+    bool has_blocked() const { return cpp.count("blocked") != 0; }
 };
 
+
 // Parses a description; throws flamex::Error "FILE:LINE:COLUMN: what" on anything
-// malformed or inconsistent (an unknown task, a step on a block outside the
-// quadrants of its tasks, an unknown BLAS operation or a wrong argument count).
+// malformed (an expression, an unknown operand or quadrant, a statement of the removed
+// step format).
 Pme parse_pme(const std::string& text, const std::string& file);
 Pme read_pme(const std::string& path);
 

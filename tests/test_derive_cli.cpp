@@ -107,8 +107,7 @@ TEST(DeriveCli, UnknownOperationOrVariantAndInfeasibleVariantFail)
 void expect_parse_error(const std::string& from, const std::string& to, const std::string& marker, const std::string& what)
 {
     ScratchDir scratch("derive-pme");
-    // The step format's parser: its lu_nopiv (derive/pme/lu_nopiv.pme is derived now).
-    std::string text = slurp(kSource + "/tests/pme/lu_nopiv_steps.pme");
+    std::string text = slurp(kSource + "/derive/pme/lu_nopiv.pme");
     const size_t at = text.find(from);
     ASSERT_NE(at, std::string::npos) << from;
     text.replace(at, from.size(), to);
@@ -128,23 +127,14 @@ void expect_parse_error(const std::string& from, const std::string& to, const st
 TEST(DeriveCli, MalformedDescriptionsNameFileLineAndColumn)
 {
     expect_parse_error("zero_pivot stop", "zero_pivto stop", "zero_pivto", "unknown keyword 'zero_pivto'");
-    expect_parse_error("task bl  BL \"L_BL := A_BL U_TL^{-1}\"                      needs tl",
-                       "task bl  BL \"L_BL := A_BL U_TL^{-1}\"                      needs tk", "tk", "unknown task 'tk'");
-    expect_parse_error(": trsv(LOWER, NO_TRANSPOSE, UNIT, A00, a01)", ": trsv(LOWER, NO_TRANSPOSE, A00, a01)", "trsv",
-                       "trsv takes 5 arguments, found 4");
-    expect_parse_error(": ger(-1.0, a21, a12t, A22)", ": ger(-1.0, a21, a12t, A23)", "A23", "unknown block 'A23'");
-    expect_parse_error(": dots(-1.0, a10t, a01, 1.0, alpha11)", ": dots(-1.0, a10t, a01, 1.0, alpha11", "\n",
-                       "expected ')', found the end of the line");
     expect_parse_error("title \"LU without pivoting\"", "title \"LU without pivoting", "\"LU", "unterminated \"");
-    expect_parse_error("variant 1 tl          \"bordered\"", "underivable 2 \"another partitioning\"", "underivable",
-                       "variant 2 is declared (line ");
-    expect_parse_error(": gemv(NO_TRANSPOSE, -1.0, A20, a01, 1.0, a21)", ": gemv(UP, -1.0, A20, a01, 1.0, a21)", "UP",
-                       "argument 1 of gemv is a flag");
-    expect_parse_error(": trsv(LOWER, NO_TRANSPOSE, UNIT, A00, a01)", ": trsvx(LOWER, NO_TRANSPOSE, UNIT, A00, a01)", "trsvx",
-                       "unknown operation 'trsvx'");
-    // a01 lies in TL after the repartitioning, where task tr does not compute.
-    expect_parse_error("step \"a01 := L00^{-1} a01\"         after tl before tr",
-                       "step \"a01 := L00^{-1} a01\"         after tr before tr", "a01)", "this block lies in TL after the repartitioning");
+    expect_parse_error("pme m,n A_TR = L( A_TL )^{-1} Ahat_TR", "pme m,n A_TQ = L( A_TL )^{-1} Ahat_TR", "TQ", "'TQ' is not a quadrant");
+    expect_parse_error("pme m,n A_TR = L( A_TL )^{-1} Ahat_TR", "pme m,n A_TR = L( A_TL )^{-1} Bhat_TR", "Bhat_TR", "unknown operand 'Bhat'");
+    expect_parse_error("variant 2 \"up-looking", "variant 1 \"up-looking", "variant 1 \"up", "variant 1 declared twice");
+    // The removed step format: its statements name themselves.
+    expect_parse_error("zero_pivot stop", "task tl TL \"A_TL = L_TL U_TL\"", "task", "'task' is not a statement of the PME format");
+    expect_parse_error("zero_pivot stop", "  step \"a01 := L00^{-1} a01\" after tl before tr : trsv(LOWER, NO_TRANSPOSE, UNIT, A00, a01)", "step",
+                       "'step' is not a statement of the PME format");
 }
 
 // The derived format: a sign flipped in a PME equation; every derived update follows
@@ -176,40 +166,6 @@ TEST(DeriveCli, EveryShippedPmeMeetsItsDefinition)
         EXPECT_NE(r.out.find(std::string("check-pme ") + op + ": every variant satisfies"), std::string::npos) << r.out;
         EXPECT_EQ(r.out.find("WRONG"), std::string::npos) << r.out;
     }
-}
-
-// One sign flipped in one step of a copy of a description: --check-pme rejects it,
-// naming that step and its task, and besides it only the steps that exactly the same
-// variants perform (`suspects` in all).
-void expect_blamed(const std::string& op, const std::string& from, const std::string& to, const std::string& blamed,
-                   size_t suspects = 1, const std::string& source = "")
-{
-    ScratchDir scratch("derive-mutant");
-    std::string text = slurp(source.empty() ? kSource + "/derive/pme/" + op + ".pme" : source);
-    const size_t at = text.find(from);
-    ASSERT_NE(at, std::string::npos) << from;
-    text.replace(at, from.size(), to);
-    std::ofstream(scratch.path(op + ".pme")) << text;
-    const auto r = run_program(FLAMEX_CLI, {"derive", op, "--check-pme"}, scratch, "FLAMEX_PME_DIR=" + scratch.dir());
-    EXPECT_EQ(r.status, 1) << r.out << r.err;
-    EXPECT_NE(r.out.find("the PME is wrong"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find(blamed), std::string::npos) << r.out;
-    size_t blamed_lines = 0;
-    for (size_t p = r.out.find("is performed by exactly"); p != std::string::npos; p = r.out.find("is performed by exactly", p + 1)) ++blamed_lines;
-    EXPECT_EQ(blamed_lines, suspects) << r.out;
-}
-
-TEST(DeriveCli, CheckPmeNamesTheTaskOfAFlippedSign)
-{
-    // The step format's lu_nopiv (tests/pme/lu_nopiv_steps.pme).
-    const std::string steps = kSource + "/tests/pme/lu_nopiv_steps.pme";
-    expect_blamed("lu_nopiv", "gemv(NO_TRANSPOSE, -1.0, A20, a01, 1.0, a21)", "gemv(NO_TRANSPOSE, 1.0, A20, a01, 1.0, a21)",
-                  "step \"a21 := a21 - A20 a01\" (" + std::string("/tmp/flamex_derive-mutant"), 1, steps);
-    expect_blamed("lu_nopiv", "gemv(NO_TRANSPOSE, -1.0, A20, a01, 1.0, a21)", "gemv(NO_TRANSPOSE, 1.0, A20, a01, 1.0, a21)",
-                  "of task bl (L_BL := A_BL U_TL^{-1})", 1, steps);
-    // Variant 3 alone negates a21 before dividing and updates A20 by ger(+1): both are named.
-    expect_blamed("trinv", "ger(1.0, a21, a10t, A20)", "ger(-1.0, a21, a10t, A20)",
-                  "step \"A20 := A20 + a21 a10^T\" (", 2, kSource + "/tests/pme/trinv_steps.pme");
 }
 
 } // namespace

@@ -82,17 +82,16 @@ flamex.Error
         }
         py::list out;
         for (const derive::Invariant& inv : d.invariants) {
-            // The derived format's invariants: the values each quadrant holds, the index
-            // the loop partitions and its direction (the step format's: its tasks).
+            // The values each quadrant holds, the index the loop partitions and its direction.
             std::vector<std::string> holds;
             for (const auto& [lhs, rhs] : inv.holds) holds.push_back(derive::equation_text(lhs, rhs));
-            out.append(py::dict(py::arg("number") = inv.number, py::arg("tasks") = inv.tasks, py::arg("summary") = inv.summary,
+            out.append(py::dict(py::arg("number") = inv.number, py::arg("summary") = inv.summary,
                                 py::arg("holds") = holds, py::arg("index") = inv.index,
-                                py::arg("direction") = inv.index.empty() ? "" : inv.backward ? "backward" : "forward"));
+                                py::arg("direction") = inv.backward ? "backward" : "forward"));
         }
         py::list infeasible;
         for (const derive::InfeasibleVariant& v : d.infeasible)
-            infeasible.append(py::dict(py::arg("number") = v.number, py::arg("tasks") = v.tasks, py::arg("reason") = v.reason));
+            infeasible.append(py::dict(py::arg("number") = v.number, py::arg("holds") = v.holds, py::arg("reason") = v.reason));
         return py::make_tuple(out, infeasible);
     }, py::arg("operation"),
        R"(The loop invariants of an operation, derived from its PME.

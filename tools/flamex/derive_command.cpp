@@ -93,9 +93,9 @@ void write_site(const std::string& dir)
     for (const std::string& name : derive::operation_names()) {
         const derive::Pme pme = derive::load_operation(name);
         const derive::Derivation d = derive::derive_invariants(pme);
-        entries.push_back({pme.name, pme.title, static_cast<int>(d.invariants.size()), !pme.blocked.empty()});
+        entries.push_back({pme.name, pme.title, static_cast<int>(d.invariants.size()), pme.has_blocked()});
         write_file(dir + "/" + derive::html_page_name(name, false), derive::emit_html(d, false));
-        if (!pme.blocked.empty()) write_file(dir + "/" + derive::html_page_name(name, true), derive::emit_html(d, true));
+        if (pme.has_blocked()) write_file(dir + "/" + derive::html_page_name(name, true), derive::emit_html(d, true));
     }
     write_file(dir + "/index.html", derive::emit_html_index(entries));
 }
