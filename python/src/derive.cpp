@@ -104,12 +104,11 @@ operation : str
 Returns
 -------
 invariants : list of dict
-    The feasible loop invariants: "number" (libflame's, 0 when unnumbered), "tasks"
-    (the PME's tasks it holds) and "summary"; for a PME in the derived format also
-    "holds" (the values its quadrants hold), "index" (the index space the loop
-    partitions) and "direction" ("forward" or "backward").
+    The feasible loop invariants: "number" (libflame's, 0 when unnumbered),
+    "summary", "holds" (the values its quadrants hold, as equations), "index" (the
+    index space the loop partitions) and "direction" ("forward" or "backward").
 infeasible : list of dict
-    The declared variants that are not feasible: "number", "tasks" and "reason".
+    The declared variants that are not feasible: "number", "holds" and "reason".
 
 Raises
 ------
