@@ -1537,18 +1537,12 @@ void derive_plain(const Pme& pme, Derivation& d);
 //       panel's own updates and before every update of the rows it swaps.
 namespace {
 
-bool has_apply(const Math& e, const std::string& name)
-{
-    if (e.kind == K::Apply && e.name == name) return true;
-    for (const Math& a : e.args)
-        if (has_apply(a, name)) return true;
-    return false;
-}
-
 // The pivots erased from quadrant Q's value (see above).
 Math erase_pivots(const Pme& pme, const Math& e, const Math& Q)
 {
     const bool top = !Q.quadrant.empty() && Q.quadrant[0] == 'T';
+    if (e.kind == K::Block && pme.operand(e.operand)->pivots)
+        throw Error(e.where.str() + ": " + print(e) + ": pivots appear only as P( " + print(e) + " ) applied to a block");
     switch (e.kind) {
     case K::Product: {
         std::vector<Math> f;
@@ -1586,12 +1580,11 @@ Math erase_pivots(const Pme& pme, const Math& e, const Math& Q)
     return m.args.empty() ? m : normalize(m);
 }
 
-// The quadrants (of the lhs) that an equation's panels join: a panel ( X ; Y ) in Q's
-// equation joins Q with the quadrant on the other side of its rows. `op`: the panel is
-// under a named operation (LU( ( X ; Y ) )), else under a permutation.
-void panels(const Math& e, bool under_op, std::vector<std::pair<bool, std::string>>& out)
+// The quadrant pairs that an expression's panels join, "TL|BL": (true, ...) for a
+// panel under a named operation (LU( ( X ; Y ) ): one stage computes both), (false,
+// ...) for one under a permutation (P( p ) ( X ; Y )).
+void panels(const Math& e, std::vector<std::pair<bool, std::string>>& out)
 {
-    (void)under_op;
     const auto stack = [](const Math& m) {
         return m.kind == K::Apply && m.name == "Stack" && m.args[0].kind == K::Block && m.args[1].kind == K::Block;
     };
@@ -1601,7 +1594,7 @@ void panels(const Math& e, bool under_op, std::vector<std::pair<bool, std::strin
         for (size_t k = 0; k + 1 < e.args.size(); ++k)
             if (e.args[k].kind == K::Apply && e.args[k].name == "P" && stack(e.args[k + 1])) // P( p ) ( X ; Y )
                 out.push_back({false, e.args[k + 1].args[0].quadrant + "|" + e.args[k + 1].args[1].quadrant});
-    for (const Math& a : e.args) panels(a, false, out);
+    for (const Math& a : e.args) panels(a, out);
 }
 
 Math block_math(const std::string& operand, const std::string& quadrant, bool hat)
@@ -1677,7 +1670,7 @@ void derive_pivoted(const Pme& pme, Derivation& d)
     std::vector<std::pair<std::string, std::string>> op_joint, swap_joint;
     for (const Equation& e : pme.equations) {
         std::vector<std::pair<bool, std::string>> ps;
-        panels(e.rhs, false, ps);
+        panels(e.rhs, ps);
         for (const auto& [op, q] : ps) {
             const std::pair<std::string, std::string> pair{q.substr(0, q.find('|')), q.substr(q.find('|') + 1)};
             auto& list = op ? op_joint : swap_joint;

@@ -470,6 +470,18 @@ TEST(DeriveEngine, LuPivDerivedFromItsPmeMakesTheShippedStepsCalls)
     bool ok = false;
     const std::string text = fd::check_pme(d, ok);
     EXPECT_TRUE(ok) << text;
+    // Pivots outside P( ): an error at the block.
+    std::string bad = slurp(kPme + "lu_piv.pme");
+    const std::string from = "P( p_T ) ( Ahat_TR ; Ahat_BR )\n", to = "p_T Ahat_TR\n";
+    ASSERT_NE(bad.find(from), std::string::npos);
+    bad.replace(bad.find(from), from.size(), to);
+    try {
+        const fd::Pme b = fd::parse_pme(bad, "bad.pme");
+        fd::derive_invariants(b);
+        FAIL() << "derived";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("bad.pme:23:31: p_T: pivots appear only as P( p_T ) applied to a block"), std::string::npos) << e.what();
+    }
 }
 
 // A description in the removed step format is an error naming the file, the line and
