@@ -60,7 +60,7 @@ std::vector<const Update*> updates(const Pme& pme, const Invariant& inv, bool bl
 {
     if (!inv.problem[blocked ? 1 : 0].empty()) throw Error(pme.name + ": " + inv.problem[blocked ? 1 : 0]);
     std::vector<const Update*> list;
-    for (const Update& s : inv.derived_steps[blocked ? 1 : 0]) list.push_back(&s);
+    for (const Update& s : inv.derived_updates[blocked ? 1 : 0]) list.push_back(&s);
     return list;
 }
 

@@ -37,7 +37,7 @@ struct Invariant {
     // The derived updates of the unblocked [0] and blocked [1] forms, in the order the
     // loop performs them; and the worksheet's states of the 3x3 blocks before and
     // after them: cells (block, quadrant, value).
-    std::vector<Update> derived_steps[2];
+    std::vector<Update> derived_updates[2];
     std::vector<std::vector<std::string>> before[2], after[2];
     std::string problem[2]; // why a form has no variant (an update no BLAS operation expresses)
     // The updates after the loop when the partitioning moves two index spaces together

@@ -88,7 +88,7 @@ Binding binding(const Grid& targets, const std::string& call, const Grid& args, 
     return b;
 }
 
-// --- a step's C++ ----------------------------------------------------------------------
+// --- an update's C++ --------------------------------------------------------------------
 
 bool is_number(const std::string& s)
 {
@@ -396,7 +396,7 @@ private:
         for (const Finish* f : after) {
             const std::string quadrant = f->quadrant;
             if (quadrant != "BL" && quadrant != "TR")
-                throw Error(f->where.str() + ": a finishing update belongs to a task of ABL or ATR, not " + quadrant);
+                throw Error(f->where.str() + ": a finishing update completes ABL or ATR, not " + quadrant);
         }
     }
 

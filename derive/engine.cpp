@@ -1379,7 +1379,7 @@ bool Algorithm::run(std::string& why)
             s.description = desc;
             s.call = call;
             s.where = pme_.equations.front().where;
-            inv_.derived_steps[form].push_back(s);
+            inv_.derived_updates[form].push_back(s);
         }
     }
     return true;
@@ -1779,7 +1779,7 @@ void derive_pivoted(const Pme& pme, Derivation& d)
                 s.where = pme.equations.front().where;
                 out.push_back(s);
             };
-            for (const derive::Update& s : inv.derived_steps[form]) {
+            for (const derive::Update& s : inv.derived_updates[form]) {
                 const std::string x = output_of(s);
                 const bool panel_lu = (x == a11 && (s.call.name == "check" || s.call.name == "inner")) || (x == a21 && reads_block(s.call, a11));
                 if (panel_lu) continue; // the panel's LU, with its pivots, below
@@ -1806,7 +1806,7 @@ void derive_pivoted(const Pme& pme, Derivation& d)
                 step(F + " := " + F + " / " + E, "invscal(" + a11 + ", " + a21 + ")", true);
             }
             out.insert(out.end(), tail.begin(), tail.end());
-            inv.derived_steps[form] = out;
+            inv.derived_updates[form] = out;
         }
         // After the loop (n > m): A_TR as the loop left it, swapped by every pivot first
         // when the invariant keeps it unswapped.
