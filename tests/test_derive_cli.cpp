@@ -58,6 +58,7 @@ TEST(DeriveCli, ListsEveryOperationWithItsInvariantCounts)
                              "trsm_lun  Triangular solve U X = B (left, upper, no transpose): 4 invariants",
                              "syrk_ln  Symmetric rank-k update C := C + A A^T (lower, no transpose): 6 invariants",
                              "chol_u  Cholesky factorization (upper): 3 invariants",
+                             "trinv_un  Triangular inverse (upper, non-unit): 4 invariants",
                              "ttmm_l  Triangular transpose times triangle A := L^T L (lower): 3 invariants"})
         EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
     EXPECT_NE(r.out.find("variant 1  infeasible"), std::string::npos) << r.out;
@@ -69,7 +70,7 @@ TEST(DeriveCli, UnknownOperationOrVariantAndInfeasibleVariantFail)
     ScratchDir scratch("derive-bad");
     auto r = run_program(FLAMEX_CLI, {"derive", "qr"}, scratch);
     EXPECT_EQ(r.status, 2);
-    EXPECT_NE(r.err.find("unknown operation 'qr' (known: chol, chol_u, ldlt, lu_nopiv, lu_piv, syrk_ln, trinv, trmm_lln, trmm_lun, trsm_lln, trsm_lun, ttmm_l)"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("unknown operation 'qr' (known: chol, chol_u, ldlt, lu_nopiv, lu_piv, syrk_ln, trinv, trinv_un, trmm_lln, trmm_lun, trsm_lln, trsm_lun, ttmm_l)"), std::string::npos) << r.err;
 
     r = run_program(FLAMEX_CLI, {"derive", "chol", "--variant", "4"}, scratch);
     EXPECT_EQ(r.status, 2);
@@ -170,7 +171,7 @@ namespace {
 TEST(DeriveCli, EveryShippedPmeMeetsItsDefinition)
 {
     ScratchDir scratch("derive-check");
-    for (const char* op : {"lu_nopiv", "lu_piv", "chol", "ldlt", "trinv", "trsm_lln", "trsm_lun", "trmm_lln", "trmm_lun", "syrk_ln", "chol_u", "ttmm_l"}) {
+    for (const char* op : {"lu_nopiv", "lu_piv", "chol", "ldlt", "trinv", "trinv_un", "trsm_lln", "trsm_lun", "trmm_lln", "trmm_lun", "syrk_ln", "chol_u", "ttmm_l"}) {
         const auto r = run_program(FLAMEX_CLI, {"derive", op, "--check-pme"}, scratch);
         EXPECT_EQ(r.status, 0) << op << ":\n" << r.out << r.err;
         EXPECT_NE(r.out.find(std::string("check-pme ") + op + ": every variant satisfies"), std::string::npos) << r.out;
