@@ -8,9 +8,11 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <random>
 #include <sstream>
 
+#include "blas/blas.hpp"
 #include "derive/derive.hpp"
 
 namespace flamex::derive {
@@ -123,7 +125,11 @@ struct Problem {
 
 class Interpreter {
 public:
-    Interpreter(const Pme& pme, Problem& problem) : pme_(pme), problem_(problem) {}
+    // With `blas`, every call goes to that backend (run_interpreted); without, to the
+    // plain double operations below (--check-pme, --roundings).
+    Interpreter(const Pme& pme, Problem& problem, const Blas* blas = nullptr) : pme_(pme), problem_(problem), blas_(blas) {}
+    // The 1-based column of the pivot a check stopped at (0: none).
+    dim_t stop_column() const { return stop_column_; }
 
     // Runs invariant `inv` in the given form on the operands' current views.
     void run(const Invariant& inv, bool blocked, const std::map<std::string, Obj>& operands,
@@ -146,10 +152,66 @@ private:
               const Invariant& inv, dim_t block);
     void trace(const Expr& c, const std::map<std::string, Obj>& views, const std::map<std::string, PivObj>& pivots);
     void trace_values(const Expr& c, const std::map<std::string, Obj>& views, const std::map<std::string, PivObj>& pivots);
+    void call_blas(const Expr& c, const std::map<std::string, Obj>& views, const std::map<std::string, PivObj>& pivots);
 
     const Pme& pme_;
     Problem& problem_;
+    const Blas* blas_ = nullptr;
+    dim_t stop_column_ = 0;
 };
+
+// A derived call on a backend: the abstract BLAS operation it names, its flags and
+// scalars read as the generated C++ reads them (a block's scalar by Blas::element).
+void Interpreter::call_blas(const Expr& c, const std::map<std::string, Obj>& V, const std::map<std::string, PivObj>& P)
+{
+    const Blas& b = *blas_;
+    const auto& a = c.args;
+    const std::string& op = c.name;
+    const auto s = [&](const Expr& e) {
+        const bool minus = !e.name.empty() && e.name[0] == '-' && V.count(e.name.substr(1));
+        const std::string name = minus ? e.name.substr(1) : e.name;
+        if (V.count(name)) return (minus ? -1.0 : 1.0) * b.element(V.at(name), 0, 0);
+        return std::stod(e.name);
+    };
+    const auto x = [&](size_t k) { return view(a[k], V); };
+    const auto trans = [&](size_t k) { return flag(a[k], "TRANSPOSE") ? TRANSPOSE : NO_TRANSPOSE; };
+    const auto uplo = [&](size_t k) { return flag(a[k], "LOWER") ? LOWER : UPPER; };
+    const auto diag = [&](size_t k) { return flag(a[k], "UNIT") ? UNIT : NONUNIT; };
+    const auto side = [&](size_t k) { return flag(a[k], "LEFT") ? LEFT : RIGHT; };
+    if (op == "dots") b.dots(s(a[0]), x(1), x(2), s(a[3]), x(4));
+    else if (op == "diag_dots") b.diag_dots(s(a[0]), x(1), x(2), x(3), s(a[4]), x(5));
+    else if (op == "scal") b.scal(s(a[0]), x(1));
+    else if (op == "invscal") b.invscal(s(a[0]), x(1));
+    else if (op == "diag_invscal") b.diag_invscal(x(0), x(1));
+    else if (op == "axpy") b.axpy(s(a[0]), x(1), x(2));
+    else if (op == "gemv") b.gemv(trans(0), s(a[1]), x(2), x(3), s(a[4]), x(5));
+    else if (op == "diag_gemv") b.diag_gemv(s(a[0]), x(1), x(2), x(3), s(a[4]), x(5));
+    else if (op == "trsv") b.trsv(uplo(0), trans(1), diag(2), x(3), x(4));
+    else if (op == "trmv") b.trmv(uplo(0), trans(1), diag(2), x(3), x(4));
+    else if (op == "trsm") b.trsm(side(0), uplo(1), trans(2), diag(3), s(a[4]), x(5), x(6));
+    else if (op == "trmm") b.trmm(side(0), uplo(1), trans(2), diag(3), s(a[4]), x(5), x(6));
+    else if (op == "ger") b.ger(s(a[0]), x(1), x(2), x(3));
+    else if (op == "gemm") b.gemm(trans(0), trans(1), s(a[2]), x(3), x(4), s(a[5]), x(6));
+    else if (op == "syrk") b.syrk(uplo(0), trans(1), s(a[2]), x(3), s(a[4]), x(5));
+    else if (op == "sqrt") b.sqrt(x(0));
+    else if (op == "reciprocal") b.reciprocal(x(0));
+    else if (op == "iamax") {
+        PivObj p = pivot_view(a[0], P);
+        p(0, 0) = static_cast<int>(b.iamax(x(1)));
+    } else if (op == "apply_pivots") b.apply_pivots(pivot_view(a[0], P), x(1));
+    else if (op == "check") {
+        // A zero pivot stops the factorization (as the generated code's check); a
+        // Cholesky's pivot must be positive.
+        const Obj pivot = x(0);
+        const double value = b.element(pivot, 0, 0);
+        const bool chol = pme_.definition_rhs.kind == Math::Kind::Apply && pme_.definition_rhs.name == "Chol";
+        if ((chol ? !(value > 0.0) : !(value != 0.0)) && !pme_.continue_on_zero_pivot) {
+            problem_.stopped = true;
+            for (const auto& [name, whole] : problem_.whole)
+                if (whole.base_buffer() == pivot.base_buffer()) stop_column_ = pivot.offset_n() - whole.offset_n() + 1;
+        }
+    } else throw Error(c.where.str() + ": the interpreter has no backend operation for '" + op + "'");
+}
 
 Obj Interpreter::view(const Expr& e, const std::map<std::string, Obj>& views) const
 {
@@ -189,6 +251,10 @@ void Interpreter::call(const Expr& c, const std::map<std::string, Obj>& V, const
     }
     const auto& a = c.args;
     const std::string& op = c.name;
+    if (blas_ && op != "inner") {
+        call_blas(c, V, P);
+        return;
+    }
     if (op == "dots" || op == "diag_dots") {
         const bool diag = op == "diag_dots";
         Obj x = view(a[1], V), y = view(a[diag ? 3 : 2], V), rho = view(a[diag ? 5 : 4], V);
@@ -1010,6 +1076,52 @@ RoundingReport roundings(const Derivation& d, bool blocked)
     out << "\n";
     report.text = out.str();
     return report;
+}
+
+} // namespace flamex::derive
+
+namespace flamex::derive {
+
+dim_t run_interpreted(const Derivation& d, int number, bool blocked, const Blas& blas, const std::vector<Obj>& operands,
+                      dim_t block)
+{
+    const Pme& pme = *d.pme;
+    if (!pme.derived) throw Error(pme.name + ": only a derived-format description runs interpreted");
+    if (blocked && !pme.has_blocked()) throw Error(pme.name + ": the description has no blocked form");
+    if (blocked && block < 1) throw Error("block size must be at least 1, got " + std::to_string(block));
+    const Invariant& inv = find_variant(d, number);
+    std::vector<const Operand*> matrices;
+    for (const Operand& o : pme.operands)
+        if (!o.pivots) matrices.push_back(&o);
+    if (matrices.size() != operands.size() || matrices.size() != pme.operands.size()) {
+        std::string names;
+        for (const Operand* o : matrices) names += (names.empty() ? "" : ", ") + o->name;
+        if (matrices.size() != pme.operands.size()) throw Error(pme.name + ": an operation with pivots does not run interpreted");
+        throw Error(pme.name + " takes " + std::to_string(matrices.size()) + " operand" + (matrices.size() == 1 ? "" : "s") + " (" +
+                    names + "), got " + std::to_string(operands.size()));
+    }
+    Problem problem{&pme, {}, {}, false, false, {}, {}};
+    std::map<std::string, Obj> views;
+    for (size_t k = 0; k < operands.size(); ++k) views[matrices[k]->name] = operands[k];
+    problem.whole = views;
+    // Each index space's extent, the same in every operand that has it.
+    std::map<std::string, dim_t> extent;
+    for (size_t k = 0; k < operands.size(); ++k) {
+        const Operand& o = *matrices[k];
+        for (const auto& [index, size] : {std::pair{o.row_index, operands[k].length()}, std::pair{o.col_index, operands[k].width()}}) {
+            if (index.empty()) continue;
+            const auto [it, fresh] = extent.emplace(index, size);
+            if (!fresh && it->second != size)
+                throw Error(pme.name + ": operand " + o.name + " is " + std::to_string(operands[k].length()) + "x" +
+                            std::to_string(operands[k].width()) + ", but its index " + index + " is " + std::to_string(it->second) +
+                            " elsewhere");
+        }
+    }
+    std::vector<std::unique_ptr<Resident>> held;
+    for (const Obj& X : operands) held.push_back(std::make_unique<Resident>(blas, X));
+    Interpreter interpreter(pme, problem, &blas);
+    interpreter.run(inv, blocked, views, {}, block);
+    return interpreter.stop_column();
 }
 
 } // namespace flamex::derive

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "blas/blas.hpp"
 #include "derive/pme.hpp"
 
 namespace flamex::derive {
@@ -147,6 +148,14 @@ struct RoundingReport {
     std::string text;
 };
 RoundingReport roundings(const Derivation& d, bool blocked);
+
+// Runs variant `number` (blocked: blocks of `block`, the diagonal blocks by the same
+// variant's unblocked form) on `blas`, interpreted from the derivation: the same
+// calls, in the same order, as the file --emit cpp writes, with no file compiled.
+// The operands (the description's, in its order; no pivots) are overwritten in place.
+// Returns 0, or the 1-based column of the pivot a check stopped at.
+dim_t run_interpreted(const Derivation& d, int number, bool blocked, const Blas& blas, const std::vector<Obj>& operands,
+                      dim_t block);
 
 // The PME descriptions shipped with flamex: FLAMEX_PME_DIR if set, else the source
 // tree's derive/pme/ (compiled in), else the installed share directory.

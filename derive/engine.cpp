@@ -1153,7 +1153,8 @@ bool Algorithm::run(std::string& why)
     // states (before or after their own updates): trinv's A20 := A20 + a21 a10^T reads
     // a21 after its update and a10^T before its own. Prefers the reads that are not
     // originals.
-    const auto factored = [&](size_t i) -> std::optional<std::vector<Stage>> {
+    // Cell i's state after minus its state before, as signed products.
+    const auto difference = [&](size_t i) {
         auto before = expand(cells[i].before, 0), after = expand(cells[i].after, 0);
         std::vector<Mono> diff;
         std::vector<bool> used(before.size(), false);
@@ -1165,6 +1166,10 @@ bool Algorithm::run(std::string& why)
         }
         for (size_t k = 0; k < before.size(); ++k)
             if (!used[k]) diff.push_back({-before[k].sign, before[k].f});
+        return diff;
+    };
+    const auto factored = [&](size_t i) -> std::optional<std::vector<Stage>> {
+        const std::vector<Mono> diff = difference(i);
         if (diff.empty()) return std::nullopt;
         std::vector<Stage> stages;
         for (const Mono& t : diff) {
@@ -1211,6 +1216,10 @@ bool Algorithm::run(std::string& why)
     for (size_t i = 0; i < cells.size(); ++i) {
         const Cell& c = cells[i];
         if (same(c.before, c.after)) continue;
+        // The same sum of products, one factored and one expanded, needs no update
+        // (trinv_un's variant 2: A02 = -( ( A00 Ahat02 + a01 ahat12^T ) Ahat22^{-1} ) before,
+        // -A00 Ahat02 Ahat22^{-1} - a01 ahat12^T Ahat22^{-1} after).
+        if (difference(i).empty()) continue;
         auto stages = path(c.after, c.before);
         // A term that reads the original of a block this iteration updates: the
         // product of other blocks' states instead, when they give it.

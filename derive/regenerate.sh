@@ -40,7 +40,7 @@ for v in 1 2 3; do
     emit ldlt $v unb variants ldlt_blas
 done
 # New operations, derived from their PME alone (issue 27).
-for op in trmm_lln trmm_lun trsm_lun; do
+for op in trmm_lln trmm_lun trsm_lun trinv_un; do
     for v in 1 2 3 4; do
         emit $op $v unb variants $op
         emit $op $v blk variants $op

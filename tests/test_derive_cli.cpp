@@ -58,6 +58,7 @@ TEST(DeriveCli, ListsEveryOperationWithItsInvariantCounts)
                              "trsm_lun  Triangular solve U X = B (left, upper, no transpose): 4 invariants",
                              "syrk_ln  Symmetric rank-k update C := C + A A^T (lower, no transpose): 6 invariants",
                              "chol_u  Cholesky factorization (upper): 3 invariants",
+                             "trinv_un  Triangular inverse (upper, non-unit): 4 invariants",
                              "ttmm_l  Triangular transpose times triangle A := L^T L (lower): 3 invariants"})
         EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
     EXPECT_NE(r.out.find("variant 1  infeasible"), std::string::npos) << r.out;
@@ -69,7 +70,7 @@ TEST(DeriveCli, UnknownOperationOrVariantAndInfeasibleVariantFail)
     ScratchDir scratch("derive-bad");
     auto r = run_program(FLAMEX_CLI, {"derive", "qr"}, scratch);
     EXPECT_EQ(r.status, 2);
-    EXPECT_NE(r.err.find("unknown operation 'qr' (known: chol, chol_u, ldlt, lu_nopiv, lu_piv, syrk_ln, trinv, trmm_lln, trmm_lun, trsm_lln, trsm_lun, ttmm_l)"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("unknown operation 'qr' (known: chol, chol_u, ldlt, lu_nopiv, lu_piv, syrk_ln, trinv, trinv_un, trmm_lln, trmm_lun, trsm_lln, trsm_lun, ttmm_l)"), std::string::npos) << r.err;
 
     r = run_program(FLAMEX_CLI, {"derive", "chol", "--variant", "4"}, scratch);
     EXPECT_EQ(r.status, 2);
@@ -160,7 +161,7 @@ namespace {
 TEST(DeriveCli, EveryShippedPmeMeetsItsDefinition)
 {
     ScratchDir scratch("derive-check");
-    for (const char* op : {"lu_nopiv", "lu_piv", "chol", "ldlt", "trinv", "trsm_lln", "trsm_lun", "trmm_lln", "trmm_lun", "syrk_ln", "chol_u", "ttmm_l"}) {
+    for (const char* op : {"lu_nopiv", "lu_piv", "chol", "ldlt", "trinv", "trinv_un", "trsm_lln", "trsm_lun", "trmm_lln", "trmm_lun", "syrk_ln", "chol_u", "ttmm_l"}) {
         const auto r = run_program(FLAMEX_CLI, {"derive", op, "--check-pme"}, scratch);
         EXPECT_EQ(r.status, 0) << op << ":\n" << r.out << r.err;
         EXPECT_NE(r.out.find(std::string("check-pme ") + op + ": every variant satisfies"), std::string::npos) << r.out;
@@ -193,6 +194,45 @@ TEST(DeriveCli, ReadmeWalkThroughRuns)
     EXPECT_NE(r.out.find("variants 3 and 4: identical bits, as predicted"), std::string::npos) << r.out << r.err;
     EXPECT_NE(r.err.find("lu_piv: variant 1 {A_TL = LU( ( Ahat_TL ; Ahat_BL ) ), A_BL = Ahat_BL"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("cannot be known without the rows of A_BL"), std::string::npos) << r.err;
+}
+
+} // namespace
+
+namespace {
+
+// docs/derivation.md's "A new operation, from a blank PME file" runs as written: its
+// bash blocks in order (build/flamex this build's program, a scratch folder the
+// working directory) write the PME file step by step, derive the operation's four
+// invariants, check them, emit one as C++ and run two on exact with the predicted
+// bit identity. The operation is not shipped: this is the engine deriving it as is.
+TEST(DeriveCli, NewOperationWalkThroughRuns)
+{
+    const std::string doc = slurp(kSource + "/docs/derivation.md");
+    const size_t section = doc.find("## A new operation, from a blank PME file");
+    ASSERT_NE(section, std::string::npos);
+    const size_t next = doc.find("\n## ", section + 4);
+    const std::string text = doc.substr(section, next == std::string::npos ? std::string::npos : next - section);
+    std::string script = "set -e\n";
+    int blocks = 0;
+    for (size_t open = text.find("```bash\n"); open != std::string::npos; open = text.find("```bash\n", open + 8)) {
+        const size_t close = text.find("```\n", open + 8);
+        ASSERT_NE(close, std::string::npos);
+        script += text.substr(open + 8, close - open - 8);
+        ++blocks;
+    }
+    EXPECT_EQ(blocks, 5);
+    const std::string program = FLAMEX_CLI;
+    for (size_t at = script.find("build/flamex"); at != std::string::npos; at = script.find("build/flamex", at + program.size()))
+        script.replace(at, std::string("build/flamex").size(), program);
+    ScratchDir scratch("derive-new-operation");
+    const auto r = run_program("bash", {"-c", "cd '" + scratch.dir() + "' && " + script}, scratch);
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+    for (const char* shown : {"Loop invariants: 4 feasible", "ger(1.0, b1, l10t, B0)",
+                              "check-pme trmm_rln: every variant satisfies", "{1} {2} {3, 4}", "blas.ger(1.0, b1, l10t, B0);",
+                              "variants 3 and 4 on exact: identical bits, as --roundings predicts",
+                              "variant 2: other bits, as predicted"})
+        EXPECT_NE(r.out.find(shown), std::string::npos) << "'" << shown << "' not in:\n" << r.out << r.err;
+    EXPECT_EQ(slurp(kSource + "/derive/pme/trmm_rln.pme"), "") << "the walk-through's operation is not a shipped one";
 }
 
 } // namespace

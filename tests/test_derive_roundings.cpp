@@ -155,6 +155,19 @@ TEST(DeriveRoundings, TriangularInverseGroupsAreTheMeasuredBitEqualityOnExact)
     for (const bool blocked : {false, true}) expect_predicted_groups_measured("trinv", {1, 2, 3, 4}, blocked, run);
 }
 
+TEST(DeriveRoundings, UpperTriangularInverseGroupsAreTheMeasuredBitEqualityOnExact)
+{
+    const Runner run = [](int number, bool blocked, size_t k) {
+        Matrix A = dominant(kOrders[k], 300 + k);
+        TrinvControl control;
+        control.block = 3;
+        control.inner = &find_trinv_un_variant(name_of("trinv_un", number, false));
+        EXPECT_TRUE(trinv_un(exact(), find_trinv_un_variant(name_of("trinv_un", number, blocked)), A, control).ok());
+        return std::vector<Matrix>{A};
+    };
+    for (const bool blocked : {false, true}) expect_predicted_groups_measured("trinv_un", {1, 2, 3, 4}, blocked, run);
+}
+
 TEST(DeriveRoundings, TriangularSolveGroupsAreTheMeasuredBitEqualityOnExact)
 {
     const Runner run = [](int number, bool blocked, size_t k) {

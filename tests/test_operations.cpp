@@ -79,6 +79,11 @@ dim_t run_directly(const flamex::Blas& blas, const std::string& op, const std::s
         c.block = 4;
         return flamex::trinv(blas, flamex::find_trinv_variant(name), m[0], c).zero_diagonal;
     }
+    if (op == "trinv_un") {
+        flamex::TrinvControl c;
+        c.block = 4;
+        return flamex::trinv_un(blas, flamex::find_trinv_un_variant(name), m[0], c).zero_diagonal;
+    }
     if (op == "trsm_lln") {
         flamex::TrsmControl c;
         c.block = 4;
@@ -126,6 +131,7 @@ TEST(Operations, EveryVariantOfEveryRegistryIsReachable)
     for (const auto& v : flamex::chol_variants()) registered.insert(v.name);
     for (const auto& v : flamex::ldlt_driver_variants()) registered.insert(v.name);
     for (const auto& v : flamex::trinv_variants()) registered.insert(v.name);
+    for (const auto& v : flamex::trinv_un_variants()) registered.insert(v.name);
     for (const auto& v : flamex::trsm_variants()) registered.insert(v.name);
     for (const auto& v : flamex::trsm_lun_variants()) registered.insert(v.name);
     for (const auto& v : flamex::chol_u_variants()) registered.insert(v.name);

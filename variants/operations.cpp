@@ -84,6 +84,12 @@ dim_t run_trinv(const Blas& blas, const std::string& name, const std::vector<Obj
     return trinv(blas, find_trinv_variant(name), ops[0], control_of<TrinvControl>(c, find_trinv_variant)).zero_diagonal;
 }
 
+std::vector<OperationVariant> trinv_un_of() { return describe_all(trinv_un_variants()); }
+dim_t run_trinv_un(const Blas& blas, const std::string& name, const std::vector<Obj>& ops, PivObj, const OperationControl& c)
+{
+    return trinv_un(blas, find_trinv_un_variant(name), ops[0], control_of<TrinvControl>(c, find_trinv_un_variant)).zero_diagonal;
+}
+
 std::vector<OperationVariant> trsm_lln_of() { return describe_all(trsm_variants()); }
 dim_t run_trsm_lln(const Blas& blas, const std::string& name, const std::vector<Obj>& ops, PivObj, const OperationControl& c)
 {
@@ -166,6 +172,9 @@ const std::vector<Operation>& operations()
         {"trinv", "Inverse of a lower triangular matrix, A := L^{-1}",
          {{"A", Structure::Lower, true, "L lower triangular (n x n, non-unit): overwritten by L^{-1}"}},
          false, "trinv_unb_var3", Failure::Singular, "matrix is singular: zero on the diagonal in column", false, trinv_of, run_trinv},
+        {"trinv_un", "Inverse of an upper triangular matrix, A := U^{-1}",
+         {{"A", Structure::Upper, true, "U upper triangular (n x n, non-unit): overwritten by U^{-1}"}},
+         false, "trinv_un_unb_var3", Failure::Singular, "matrix is singular: zero on the diagonal in column", false, trinv_un_of, run_trinv_un},
         {"trsm_lln", "Triangular solve B := L^{-1} B (left, lower, no transpose)",
          {{"L", Structure::Lower, false, "L lower triangular (m x m, non-unit)"},
           {"B", Structure::General, true, "B (m x n): overwritten by X, L X = B"}},

@@ -42,7 +42,7 @@ def test_operations_list_every_variant_of_the_registries():
     assert registered <= listed
     for name, op in OPERATIONS.items():  # flamex.variants lists every operation from the same registry
         assert [v["name"] for v in flamex.variants(name)] == [v["name"] for v in op["variants"]], name
-    for op in ("trmm_lln", "trmm_lun", "trsm_lun", "chol_u", "ttmm_l", "syrk_ln"):
+    for op in ("trmm_lln", "trmm_lun", "trsm_lun", "chol_u", "ttmm_l", "syrk_ln", "trinv_un"):
         assert len(OPERATIONS[op]["variants"]) == (12 if op == "syrk_ln" else 6 if op in ("chol_u", "ttmm_l") else 8), op
 
 
@@ -55,6 +55,7 @@ DERIVED = {
     "syrk_ln": lambda A, C: np.tril(C + A @ A.T),
     "chol_u": lambda A: np.linalg.cholesky(A).T,
     "ttmm_l": lambda A: np.tril(np.tril(A).T @ np.tril(A)),
+    "trinv_un": lambda A: np.triu(np.linalg.inv(np.triu(A))),
 }
 
 
@@ -64,7 +65,7 @@ def test_derived_operations_against_numpy_and_across_threads(op, shape):
     n, k = shape
     A = definite(n, 5)
     B = np.asfortranarray(np.random.default_rng(6).uniform(-1, 1, (n, k)))
-    operands = (A,) if op in ("chol_u", "ttmm_l") else (A, B) if op != "syrk_ln" else (B, A)
+    operands = (A,) if op in ("chol_u", "ttmm_l", "trinv_un") else (A, B) if op != "syrk_ln" else (B, A)
     expected = DERIVED[op](*operands)
     for v in OPERATIONS[op]["variants"]:
         got = flamex.run(op, *operands, variant=v["name"], backend="blis", block=4)

@@ -427,6 +427,26 @@ void libflame_trinv(const TrinvVariant& variant, Obj A, dim_t block, int inner_n
     trinv(true, variant.number, a, &tree);
 }
 
+void libflame_trinv_un(const TrinvVariant& variant, Obj A, dim_t block, int inner_number)
+{
+    fla::ensure_initialized();
+    const FLA_Obj a = fla::to_fla(A);
+    using Unb = FLA_Error (*)(FLA_Obj);
+    using Blk = FLA_Error (*)(FLA_Obj, fla_trinv_t*);
+    static const Unb unb[] = {FLA_Trinv_un_unb_var1, FLA_Trinv_un_unb_var2, FLA_Trinv_un_unb_var3, FLA_Trinv_un_unb_var4};
+    static const Blk blk[] = {FLA_Trinv_un_blk_var1, FLA_Trinv_un_blk_var2, FLA_Trinv_un_blk_var3, FLA_Trinv_un_blk_var4};
+    if (variant.number < 1 || variant.number > 4) throw Error("libflame has no Trinv_un variant " + std::to_string(variant.number));
+    const auto k = static_cast<size_t>(variant.number - 1);
+    if (!variant.blocked) {
+        unb[k](a);
+        return;
+    }
+    // The tree's inner node names FLA_Trinv_un_unb_var`inner_number` through the
+    // upper triangle FLA_Trinv_internal passes on.
+    const TrinvTree tree(variant.number, block, inner_number);
+    blk[k](a, tree.get());
+}
+
 void libflame_trsm_lln(const TrsmVariant& variant, Obj L, Obj B, dim_t block, int inner_number)
 {
     fla::ensure_initialized();

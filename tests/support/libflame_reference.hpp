@@ -32,6 +32,10 @@ dim_t libflame_chol_u(const CholVariant& variant, Obj A, dim_t block = 128, int 
 // block size `block` and FLA_Trinv_ln_unb_var`inner_number` for the diagonal blocks.
 void libflame_trinv(const TrinvVariant& variant, Obj A, dim_t block = 128, int inner_number = 3);
 
+// FLA_Trinv_un_{unb,blk}_varN on the upper triangle of A, as libflame_trinv (the
+// diagonal blocks to FLA_Trinv_un_unb_var`inner_number`).
+void libflame_trinv_un(const TrinvVariant& variant, Obj A, dim_t block = 128, int inner_number = 3);
+
 // FLA_Trsm_lln_{unb,blk}_varN: B := L^{-1} B (non-unit, alpha = 1), blocked ones with
 // block size `block` and FLA_Trsm_lln_unb_var`inner_number` for the subproblems.
 void libflame_trsm_lln(const TrsmVariant& variant, Obj L, Obj B, dim_t block = 128, int inner_number = 2);

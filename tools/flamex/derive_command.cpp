@@ -6,6 +6,7 @@
 
 #include "derive/derive.hpp"
 #include "derive/emit_html.hpp"
+#include "io/matrix_market.hpp"
 #include "tools/flamex/cli.hpp"
 
 namespace flamex::cli {
@@ -23,6 +24,8 @@ const Option kRoundings{"--roundings", nullptr, nullptr,
 const Option kSite{"--site", nullptr, "DIR",
                    "write the web page of every operation (both forms) and an index.html into DIR, and exit"};
 const Option kDeriveList{"--list", nullptr, nullptr, "list the operations and their loop invariants and exit"};
+const Option kRun{"--run", nullptr, "A.mtx[,B.mtx]",
+                  "run --variant N on these operands (the PME's order), interpreted on --backend; -o: the result"};
 
 // Unknown operations and variants, and infeasible variants, are bad input: a
 // flamex::Error (exit status 2, as an unknown variant of `flamex lu`). Exit status 1
@@ -55,6 +58,59 @@ std::vector<std::string> operations_named(const std::string& op)
         throw Error("unknown operation '" + op + "' (known: " + known + ")");
     }
     return names;
+}
+
+// --run FILES: variant N interpreted on the backend (derive::run_interpreted), no file
+// compiled; the overwritten operand (zeros outside its triangle) to -o or stdout.
+int run_interpreted(const Args& a, const derive::Pme& pme)
+{
+    const int number = static_cast<int>(integer_option(a, kDeriveVariant, 0, 1, 99));
+    if (number == 0) throw UsageError("--run needs --variant N");
+    const bool blocked = a.has(kBlocked);
+    const derive::Derivation d = derive::derive_invariants(pme);
+    std::vector<std::string> files;
+    std::string list = *a.get(kRun);
+    for (size_t start = 0;;) {
+        const size_t comma = list.find(',', start);
+        files.push_back(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    std::vector<Matrix> matrices;
+    for (const std::string& f : files) matrices.push_back(io::read_matrix_market(f));
+    std::vector<Obj> views(matrices.begin(), matrices.end());
+    const auto chosen = a.get(kBackend);
+    BackendOptions options;
+    options.threads = static_cast<int>(integer_option(a, kThreads, 1, 1, 1024));
+    if (const auto device = a.get(kDevice)) options.device = *device;
+    const auto blas = make_backend(chosen ? *chosen : default_backend_name(), options);
+    const dim_t block = integer_option(a, kBlock, 128, 1, dim_t{1} << 30);
+    const dim_t stopped = derive::run_interpreted(d, number, blocked, *blas, views, block);
+    if (stopped != 0) {
+        std::cerr << "flamex derive " << pme.name << ": variant " << number << " stopped at the pivot in column " << stopped << "\n";
+        return kNumericalFailure;
+    }
+    size_t k = 0; // the overwritten operand
+    for (size_t i = 0, j = 0; i < pme.operands.size(); ++i) {
+        if (pme.operands[i].pivots) continue;
+        if (!pme.operands[i].input_only()) {
+            k = j;
+            break;
+        }
+        ++j;
+    }
+    const derive::Operand* o = nullptr;
+    for (size_t i = 0, j = 0; i < pme.operands.size() && !o; ++i)
+        if (!pme.operands[i].pivots && j++ == k) o = &pme.operands[i];
+    Matrix& R = matrices[k];
+    for (dim_t j = 0; j < R.width(); ++j)
+        for (dim_t i = 0; i < R.length(); ++i)
+            if ((o->lower() && i < j) || (o->upper() && i > j)) R(i, j) = 0.0;
+    const auto path = a.get(kDeriveOutput);
+    io::write_matrix_market(path.value_or("-"), R,
+                            pme.title + ": " + o->name + " of " + files[k] + " by variant " + std::to_string(number) +
+                                (blocked ? " (blocked)" : "") + ", interpreted on " + blas->name());
+    return kSuccess;
 }
 
 // What `flamex derive` prints for one operation; ok is false when --check-pme fails.
@@ -127,6 +183,13 @@ int run_derive(const Args& a)
         for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
         throw UsageError(a.operands[0] + " names several operations (" + list + "): --variant and --emit need one");
     }
+    if (a.has(kRun)) {
+        if (names.size() > 1) throw UsageError(a.operands[0] + " names several operations: --run needs one");
+        if (a.has(kCheckPme) || a.has(kRoundings) || a.has(kEmit)) throw UsageError("--run takes none of --check-pme, --roundings, --emit");
+        return run_interpreted(a, derive::load_operation(names.front()));
+    }
+    if (a.has(kBackend) || a.has(kBlock) || a.has(kThreads) || a.has(kDevice))
+        throw UsageError("--backend, --block, --threads and --device apply only to --run");
     std::string text;
     bool ok = true;
     for (const std::string& name : names) {
@@ -152,11 +215,14 @@ std::vector<Command> derive_commands()
          "writes every operation's page and an index; --check-pme runs every variant on small random problems against the\n"
          "operation's definition (exit status 1, naming the steps and tasks to blame, when\n"
          "one fails); --roundings counts the roundings each entry receives on a correctly\n"
-         "rounded backend and groups the variants that must give identical bits there.\n"
+         "rounded backend and groups the variants that must give identical bits there;\n"
+         "--run A.mtx[,B.mtx] runs variant N (and --blocked) on those operands, interpreted\n"
+         "from the derivation on --backend: the calls --emit cpp writes, with no rebuild.\n"
          "OP may name a family (lu: lu_nopiv and lu_piv). An unknown operation or variant,\n"
          "or an infeasible variant, is exit status 2 with the reason. FLAMEX_PME_DIR names\n"
          "another folder of descriptions.",
-         {&kDeriveVariant, &kBlocked, &kEmit, &kDeriveOutput, &kCheckPme, &kRoundings, &kDeriveList, &kSite, &kHelp},
+         {&kDeriveVariant, &kBlocked, &kEmit, &kDeriveOutput, &kCheckPme, &kRoundings, &kDeriveList, &kSite, &kRun, &kBackend,
+          &kBlock, &kThreads, &kDevice, &kHelp},
          {},
          {},
          run_derive},
