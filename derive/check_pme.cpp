@@ -1086,7 +1086,6 @@ dim_t run_interpreted(const Derivation& d, int number, bool blocked, const Blas&
                       dim_t block)
 {
     const Pme& pme = *d.pme;
-    if (!pme.derived) throw Error(pme.name + ": only a derived-format description runs interpreted");
     if (blocked && !pme.has_blocked()) throw Error(pme.name + ": the description has no blocked form");
     if (blocked && block < 1) throw Error("block size must be at least 1, got " + std::to_string(block));
     const Invariant& inv = find_variant(d, number);

@@ -58,7 +58,6 @@ TEST_P(Interpreted, GivesTheCompiledVariantsBits)
 {
     const flamex::Operation& op = flamex::find_operation(GetParam());
     const flamex::derive::Pme pme = flamex::derive::load_operation(op.name);
-    ASSERT_TRUE(pme.derived) << op.name;
     const flamex::derive::Derivation d = flamex::derive::derive_invariants(pme);
     int compared = 0;
     for (const char* backend : {"blis", "exact"}) {
