@@ -213,7 +213,7 @@ std::vector<Command> derive_commands()
          "writes the variant as a flamex source file, --emit latex the worksheets as a\n"
          "document, --emit html as a self-contained web page (MathML, no script); --site DIR\n"
          "writes every operation's page and an index; --check-pme runs every variant on small random problems against the\n"
-         "operation's definition (exit status 1, naming the steps and tasks to blame, when\n"
+         "operation's definition (exit status 1, listing the PME's equations, when\n"
          "one fails); --roundings counts the roundings each entry receives on a correctly\n"
          "rounded backend and groups the variants that must give identical bits there;\n"
          "--run A.mtx[,B.mtx] runs variant N (and --blocked) on those operands, interpreted\n"
