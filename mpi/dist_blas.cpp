@@ -173,10 +173,12 @@ std::vector<double> trsv_lower_unit_blocked(DistView L, DistView x)
             std::vector<double> xs(static_cast<std::size_t>(ce - cb));
             for (dim_t c = cb; c < ce; ++c)
                 xs[static_cast<std::size_t>(c - cb)] = result[static_cast<std::size_t>(M.cols().global(c, g.pcol()) - L.offset_n())];
+            // (The block's rows are contiguous here: walk its columns, a row per lane.)
+            const dim_t lr0 = M.rows().local(L.offset_m() + i0);
+            if (ce > cb) exblas::accumulate_columns(bi, ce - cb, local_at(L, lr0, cb), M.lld(), xs.data(), 1, acc.data());
             for (dim_t i = 0; i < bi; ++i) {
                 exact::Accumulator& a = acc[static_cast<std::size_t>(i)];
-                const dim_t lr = M.rows().local(L.offset_m() + i0 + i);
-                if (ce > cb) exact::accumulate_dot(a, ce - cb, local_at(L, lr, cb), M.lld(), xs.data(), 1);
+                const dim_t lr = lr0 + i;
                 a.negate();
                 if (x_here) a.add(*local_at(x, lr, xc));
             }
@@ -265,10 +267,10 @@ void trsv(Uplo uplo, Diag diag, DistView T, std::vector<double>& x)
                 for (dim_t c = c0; c < c1; ++c)
                     xs[static_cast<std::size_t>(c - c0)] = x[static_cast<std::size_t>(M.cols().global(c, g.pcol()) - T.offset_n())];
                 std::vector<exact::Accumulator> acc(static_cast<std::size_t>(bi));
+                const dim_t lr0 = M.rows().local(T.offset_m() + i0);
+                if (c1 > c0) exblas::accumulate_columns(bi, c1 - c0, local_at(T, lr0, c0), M.lld(), xs.data(), 1, acc.data());
                 for (dim_t r = 0; r < bi; ++r) {
                     exact::Accumulator& a = acc[static_cast<std::size_t>(r)];
-                    const dim_t lr = M.rows().local(T.offset_m() + i0 + r);
-                    if (c1 > c0) exact::accumulate_dot(a, c1 - c0, local_at(T, lr, c0), M.lld(), xs.data(), 1);
                     a.negate();
                     if (g.pcol() == pc) a.add(x[static_cast<std::size_t>(i0 + r)]);
                 }
@@ -331,14 +333,16 @@ void gemv_minus(DistView A, const std::vector<double>& x, DistView y)
     std::vector<double> xs(static_cast<std::size_t>(ce - cb));
     for (dim_t c = cb; c < ce; ++c)
         xs[static_cast<std::size_t>(c - cb)] = x[static_cast<std::size_t>(M.cols().global(c, g.pcol()) - A.offset_n())];
+    // This rank's columns of each local row (the local rows are contiguous: walk
+    // the columns, a row per SIMD lane), then the exact sums onto y's process column.
     std::vector<exact::Accumulator> acc(static_cast<std::size_t>(re - rb));
+    if (ce > cb) exblas::accumulate_columns(re - rb, ce - cb, local_at(A, rb, cb), M.lld(), xs.data(), 1, acc.data());
     for (dim_t r = rb; r < re; ++r) {
         exact::Accumulator& a = acc[static_cast<std::size_t>(r - rb)];
-        if (ce > cb) exact::accumulate_dot(a, ce - cb, local_at(A, r, cb), M.lld(), xs.data(), 1);
         a.negate();
         if (y_here) a.add(*local_at(y, r, yc));
     }
-    allreduce(g.row_comm(), acc.data(), static_cast<int>(acc.size()));
+    reduce(g.row_comm(), acc.data(), static_cast<int>(acc.size()), col_owner(y));
     if (y_here)
         for (dim_t r = rb; r < re; ++r) *local_at(y, r, yc) = acc[static_cast<std::size_t>(r - rb)].round();
 }

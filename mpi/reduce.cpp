@@ -43,6 +43,7 @@ void agree(MPI_Comm comm, const std::string& local_error)
 namespace {
 
 constexpr int WORDS = exact::Accumulator::WORDS;
+constexpr int REDUCE_TAG = 0x5eed; // reduce()'s messages (MPI orders them per sender and tag)
 
 // inout[k] := in[k] + inout[k], exactly, for the count serialized accumulators.
 void merge_op(void* in, void* inout, int* count, MPI_Datatype*)
@@ -161,20 +162,34 @@ void reduce(MPI_Comm comm, exact::Accumulator* acc, int count, int root)
 {
     if (count <= 0) return;
     if (count > 1) {
+        // One message a rank (its length read by MPI_Probe at the root, not
+        // gathered first: one dependent step where a gather of lengths and a
+        // gatherv took two).
         std::vector<std::int64_t> mine;
         pack(acc, count, mine);
-        int length = static_cast<int>(mine.size());
-        const bool me = rank(comm) == root;
-        std::vector<int> lengths(me ? static_cast<std::size_t>(size(comm)) : 0);
-        MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, root, comm);
-        std::vector<int> at;
-        std::vector<std::int64_t> all;
-        if (me) {
-            at = displacements(lengths);
-            all.resize(static_cast<std::size_t>(at.back() + lengths.back()));
+        if (rank(comm) != root) {
+            MPI_Send(mine.data(), static_cast<int>(mine.size()), MPI_INT64_T, root, REDUCE_TAG, comm);
+            return;
         }
-        MPI_Gatherv(mine.data(), length, MPI_INT64_T, all.data(), lengths.data(), at.data(), MPI_INT64_T, root, comm);
-        if (me) merge_packed(all, lengths, acc, count);
+        const int nranks = size(comm);
+        std::vector<int> lengths(static_cast<std::size_t>(nranks));
+        std::vector<std::int64_t> all;
+        for (int r = 0; r < nranks; ++r) {
+            const std::size_t at = all.size();
+            if (r == root) {
+                all.insert(all.end(), mine.begin(), mine.end());
+                lengths[static_cast<std::size_t>(r)] = static_cast<int>(mine.size());
+                continue;
+            }
+            MPI_Status status;
+            MPI_Probe(r, REDUCE_TAG, comm, &status);
+            int length = 0;
+            MPI_Get_count(&status, MPI_INT64_T, &length);
+            all.resize(at + static_cast<std::size_t>(length));
+            MPI_Recv(all.data() + at, length, MPI_INT64_T, r, REDUCE_TAG, comm, MPI_STATUS_IGNORE);
+            lengths[static_cast<std::size_t>(r)] = length;
+        }
+        merge_packed(all, lengths, acc, count);
         return;
     }
     const ExactOp& e = exact_op();
