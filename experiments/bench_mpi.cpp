@@ -6,7 +6,7 @@
 //     the same 1 x R grid and block size, n = N (default 2048);
 //  2. the exact distributed LUs against the one-process exact LU of the same
 //     variant on R threads (var5: lu_piv_blk_var5_fma, n = N; var3: lu_piv_unb_var3,
-//     n = N3, default 256: its trsv is a reduction per element);
+//     n = N3, default N as well: the size);
 //  3. the exact distributed dot of DOT elements (default 1e7) against the local
 //     exact dot of the rank's share plus one MPI_Allreduce of a double;
 //  4. the bytes each rank sends, counted (every MPI send and collective's payload
@@ -213,7 +213,7 @@ void run(int argc, char** argv)
 {
     const int rank = mpi::rank(MPI_COMM_WORLD), R = mpi::size(MPI_COMM_WORLD);
     const bool root = rank == 0;
-    dim_t n = 2048, n3 = 256, nb = 64;
+    dim_t n = 2048, n3 = -1, nb = 64;
     long long ndot = 10000000;
     int reps = 2;
     bool markdown = false;
@@ -227,6 +227,7 @@ void run(int argc, char** argv)
         else if (a == "--reps") reps = static_cast<int>(next());
         else if (a == "--markdown") markdown = true;
     }
+    if (n3 < 0) n3 = n;
     std::vector<Row> rows;
     mpi::Grid grid(MPI_COMM_WORLD, 1, R);
     const std::string g = "1x" + std::to_string(R);
@@ -244,7 +245,7 @@ void run(int argc, char** argv)
     rows.push_back({"LU var5 distributed vs lu_piv_blk_var5_fma on " + std::to_string(R) + " threads, n = " + std::to_string(n),
                     t5, l5, "one process", "1.3x", 1.3});
     const Matrix A3 = random_matrix(n3, 2);
-    const auto [t3, b3] = time_dist_lu(grid, A3, nb, "var3", 1);
+    const auto [t3, b3] = time_dist_lu(grid, A3, nb, "var3", reps);
     double l3 = 0;
     if (root) l3 = time_local_lu(A3, "lu_piv_unb_var3", R, reps);
     MPI_Bcast(&l3, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);

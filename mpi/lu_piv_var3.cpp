@@ -148,21 +148,32 @@ DistLuInfo lu_piv_var3_blk(DistView A, PivObj p)
                 }
         }
 
-        // 2. The columns of J.
+        // 2. The columns of J, each one's sums over l < j0 formed while the
+        //    column before it is finished (one column of look-ahead: a pivot's
+        //    swap changes only its two rows' sums, formed again after it).
         const dim_t rb = rows_before(j0), re = rows_before(m), c0 = cols_before(0), c1 = cols_before(j0);
         std::vector<double> xs(static_cast<std::size_t>(c1 - c0));
-        std::vector<exact::Accumulator> acc(static_cast<std::size_t>(re - rb));
-        for (dim_t jj = 0; jj < w; ++jj) {
-            const dim_t j = j0 + jj;
-            for (exact::Accumulator& a : acc) a.reset();
+        std::vector<exact::Accumulator> acc(static_cast<std::size_t>(re - rb)), next(acc.size());
+        // out's local rows [r0, r1) := -(sum_{l < j0} l_il u_l,jj) + a_i,jj.
+        auto partial_sums = [&](dim_t jj, std::vector<exact::Accumulator>& out, dim_t r0, dim_t r1) {
+            for (dim_t r = r0; r < r1; ++r) out[static_cast<std::size_t>(r - rb)].reset();
             for (dim_t c = c0; c < c1; ++c) xs[static_cast<std::size_t>(c - c0)] = u(C.global(c, g.pcol()) - on, jj);
-            if (c1 > c0 && re > rb) exblas::accumulate_columns(re - rb, c1 - c0, &at(rb, c0), lld, xs.data(), 1, acc.data());
-            for (dim_t r = rb; r < re; ++r) {
-                exact::Accumulator& a = acc[static_cast<std::size_t>(r - rb)];
+            if (c1 > c0 && r1 > r0)
+                exblas::accumulate_columns(r1 - r0, c1 - c0, &at(r0, c0), lld, xs.data(), 1, out.data() + (r0 - rb));
+            for (dim_t r = r0; r < r1; ++r) {
+                exact::Accumulator& a = out[static_cast<std::size_t>(r - rb)];
                 a.negate();
                 if (in_J) a.add(at(r, lcJ + jj));
             }
-            if (j0 > 0 && re > rb) reduce(g.row_comm(), acc.data(), static_cast<int>(acc.size()), pcJ);
+        };
+        const bool reduced = j0 > 0 && re > rb && g.Q() > 1;
+        partial_sums(0, acc, rb, re);
+        for (dim_t jj = 0; jj < w; ++jj) {
+            const dim_t j = j0 + jj;
+            PendingReduce sent;
+            if (reduced) sent = reduce_start(g.row_comm(), acc.data(), static_cast<int>(acc.size()), pcJ);
+            if (jj + 1 < w) partial_sums(jj + 1, next, rb, re);
+            if (reduced) reduce_finish(sent, acc.data());
             if (in_J) {
                 // The rows in [j0, j): the trsv's rest, on the diagonal block's rank.
                 std::vector<double> ub(static_cast<std::size_t>(jj));
@@ -187,6 +198,13 @@ DistLuInfo lu_piv_var3_blk(DistView A, PivObj p)
             const dim_t pivot_offset = iamax(A.sub(j, j, m - j, 1));
             p(j, 0) = static_cast<int>(pivot_offset);
             swap_rows(A.sub(j, 0, m - j, n), pivot_offset);
+            if (jj + 1 < w && pivot_offset != 0)
+                for (const dim_t i : {j, j + pivot_offset})
+                    if (R.owner(om + i) == g.prow()) {
+                        const dim_t r = R.local(om + i);
+                        partial_sums(jj + 1, next, r, r + 1);
+                    }
+            std::swap(acc, next);
             const double pivot = element(A.sub(j, j, 1, 1));
             if (pivot == 0.0) {
                 if (info.zero_pivot == 0) info.zero_pivot = j + 1;

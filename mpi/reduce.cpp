@@ -158,38 +158,55 @@ void allreduce(MPI_Comm comm, exact::Accumulator* acc, int count)
     for (int k = 0; k < count; ++k) acc[k].deserialize(all.data() + static_cast<std::ptrdiff_t>(k) * WORDS);
 }
 
+PendingReduce reduce_start(MPI_Comm comm, const exact::Accumulator* acc, int count, int root)
+{
+    // One message a rank (its length read by MPI_Probe at the root, not gathered
+    // first: one dependent step where a gather of lengths and a gatherv took two).
+    PendingReduce r;
+    r.comm = comm;
+    r.root = root;
+    r.count = count;
+    if (count <= 0) return r;
+    pack(acc, count, r.packed);
+    if (rank(comm) != root)
+        MPI_Isend(r.packed.data(), static_cast<int>(r.packed.size()), MPI_INT64_T, root, REDUCE_TAG, comm, &r.request);
+    return r;
+}
+
+void reduce_finish(PendingReduce& r, exact::Accumulator* acc)
+{
+    if (r.count <= 0) return;
+    if (rank(r.comm) != r.root) {
+        MPI_Wait(&r.request, MPI_STATUS_IGNORE);
+        return;
+    }
+    const int nranks = size(r.comm);
+    std::vector<int> lengths(static_cast<std::size_t>(nranks));
+    std::vector<std::int64_t> all;
+    for (int q = 0; q < nranks; ++q) {
+        const std::size_t at = all.size();
+        if (q == r.root) {
+            all.insert(all.end(), r.packed.begin(), r.packed.end());
+            lengths[static_cast<std::size_t>(q)] = static_cast<int>(r.packed.size());
+            continue;
+        }
+        MPI_Status status;
+        MPI_Probe(q, REDUCE_TAG, r.comm, &status);
+        int length = 0;
+        MPI_Get_count(&status, MPI_INT64_T, &length);
+        all.resize(at + static_cast<std::size_t>(length));
+        MPI_Recv(all.data() + at, length, MPI_INT64_T, q, REDUCE_TAG, r.comm, MPI_STATUS_IGNORE);
+        lengths[static_cast<std::size_t>(q)] = length;
+    }
+    merge_packed(all, lengths, acc, r.count);
+}
+
 void reduce(MPI_Comm comm, exact::Accumulator* acc, int count, int root)
 {
     if (count <= 0) return;
     if (count > 1) {
-        // One message a rank (its length read by MPI_Probe at the root, not
-        // gathered first: one dependent step where a gather of lengths and a
-        // gatherv took two).
-        std::vector<std::int64_t> mine;
-        pack(acc, count, mine);
-        if (rank(comm) != root) {
-            MPI_Send(mine.data(), static_cast<int>(mine.size()), MPI_INT64_T, root, REDUCE_TAG, comm);
-            return;
-        }
-        const int nranks = size(comm);
-        std::vector<int> lengths(static_cast<std::size_t>(nranks));
-        std::vector<std::int64_t> all;
-        for (int r = 0; r < nranks; ++r) {
-            const std::size_t at = all.size();
-            if (r == root) {
-                all.insert(all.end(), mine.begin(), mine.end());
-                lengths[static_cast<std::size_t>(r)] = static_cast<int>(mine.size());
-                continue;
-            }
-            MPI_Status status;
-            MPI_Probe(r, REDUCE_TAG, comm, &status);
-            int length = 0;
-            MPI_Get_count(&status, MPI_INT64_T, &length);
-            all.resize(at + static_cast<std::size_t>(length));
-            MPI_Recv(all.data() + at, length, MPI_INT64_T, r, REDUCE_TAG, comm, MPI_STATUS_IGNORE);
-            lengths[static_cast<std::size_t>(r)] = length;
-        }
-        merge_packed(all, lengths, acc, count);
+        PendingReduce r = reduce_start(comm, acc, count, root);
+        reduce_finish(r, acc);
         return;
     }
     const ExactOp& e = exact_op();
