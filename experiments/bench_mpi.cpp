@@ -14,7 +14,8 @@
 //     through MPI_Send/Isend, so pdgetrf is counted the same way), beside the
 //     textbook model of pdgetrf's volume.
 // Each time is the best of --reps (default 2) runs, inputs restored outside the
-// timed region. --markdown prints one table with the machine, date, commit and load.
+// timed region. --markdown prints the tables with the machine, date, commit and load,
+// as the block mpi_speed of docs/mpi.md (tools/benchmarks.sh mpi splices it there).
 #include <mpi.h>
 #include <unistd.h>
 
@@ -291,6 +292,8 @@ void run(int argc, char** argv)
         const std::time_t now = std::time(nullptr);
         std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
         if (markdown) {
+            // One block for tools/bench_markdown.py splice (docs/mpi.md; tools/benchmarks.sh mpi).
+            std::printf("<!-- BEGIN mpi_speed -->\n");
             std::printf("flamex_bench_mpi: %d ranks (mpirun --oversubscribe where the cores are fewer), %s, %ld cores, "
                         "%s, commit %s, load %s\n\n",
                         R, first_line_of("/proc/cpuinfo", "model name").c_str(), static_cast<long>(sysconf(_SC_NPROCESSORS_ONLN)),
@@ -305,6 +308,7 @@ void run(int argc, char** argv)
             std::printf("| pdgetrf, n = %lld | %lld | %.0f |\n", static_cast<long long>(n), most[1], model);
             std::printf("| LU var3 (exact), n = %lld | %lld | %.0f |\n", static_cast<long long>(n3), most[2],
                         0.5 * static_cast<double>(n3) * static_cast<double>(n3) * 8.0 * (R - 1) / R);
+            std::printf("<!-- END mpi_speed -->\n");
         } else {
             for (const Row& r : rows)
                 std::printf("%s: %.4g s, %s %.4g s, ratio %.2f (target %s)\n", r.what.c_str(), r.ours, r.base_name.c_str(),

@@ -80,18 +80,21 @@ const ExactOp& exact_op()
 } // namespace
 
 // Many accumulators at once (a gemv's rows, a block of a trsv's): each travels
-// as its active window only (4 words and the digits in use, about 10 words where
-// the MPI_Op's fixed form has 210), gathered and merged in rank order where the
+// as its active window only (a header word and the digits in use, about 6 words
+// where the MPI_Op's fixed form has 210), gathered and merged in rank order where the
 // result is wanted. The same exact sums, so the same bits.
 namespace {
 
+// Each accumulator as one header word (lo, hi: 8 bits each; the flags: 8 bits;
+// the pending carries: < 2^29, from bit 24) and the digits of its window.
 void pack(const exact::Accumulator* acc, int count, std::vector<std::int64_t>& out)
 {
     std::vector<std::int64_t> words(WORDS, 0);
     for (int k = 0; k < count; ++k) {
         acc[k].serialize(words.data());
         const std::int64_t lo = words[0], hi = words[1];
-        out.insert(out.end(), words.begin(), words.begin() + 4);
+        const std::int64_t window = hi > lo ? (lo | hi << 8) : 0;
+        out.push_back(window | words[3] << 16 | words[2] << 24);
         if (hi > lo) out.insert(out.end(), words.begin() + 4 + lo, words.begin() + 4 + hi);
     }
 }
@@ -106,16 +109,19 @@ void merge_packed(const std::vector<std::int64_t>& all, const std::vector<int>& 
     for (std::size_t r = 0; r < lengths.size(); ++r) {
         const std::size_t end = at + static_cast<std::size_t>(lengths[r]);
         for (int k = 0; k < count; ++k) {
-            if (at + 4 > end) throw Error("mpi: a packed accumulator ends early");
-            std::copy(all.begin() + static_cast<std::ptrdiff_t>(at), all.begin() + static_cast<std::ptrdiff_t>(at + 4),
-                      words.begin());
-            const std::int64_t lo = words[0], hi = words[1];
+            if (at + 1 > end) throw Error("mpi: a packed accumulator ends early");
+            const std::int64_t header = all[at];
+            const std::int64_t lo = header & 0xff, hi = (header >> 8) & 0xff;
+            words[0] = lo;
+            words[1] = hi;
+            words[2] = header >> 24;
+            words[3] = (header >> 16) & 0xff;
             const std::size_t n = hi > lo ? static_cast<std::size_t>(hi - lo) : 0;
-            if (hi > lo && (lo < 0 || hi > exact::Accumulator::DIGITS || at + 4 + n > end))
+            if (hi > lo && (hi > exact::Accumulator::DIGITS || at + 1 + n > end))
                 throw Error("mpi: a packed accumulator does not fit");
-            std::copy(all.begin() + static_cast<std::ptrdiff_t>(at + 4),
-                      all.begin() + static_cast<std::ptrdiff_t>(at + 4 + n), words.begin() + 4 + (hi > lo ? lo : 0));
-            at += 4 + n;
+            std::copy(all.begin() + static_cast<std::ptrdiff_t>(at + 1),
+                      all.begin() + static_cast<std::ptrdiff_t>(at + 1 + n), words.begin() + 4 + (hi > lo ? lo : 0));
+            at += 1 + n;
             if (r == 0) {
                 acc[k].deserialize(words.data());
             } else {
