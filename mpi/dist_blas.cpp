@@ -21,7 +21,7 @@ void require(bool ok, const char* what)
 
 } // namespace
 
-dim_t iamax(DistView x)
+dim_t iamax(DistView x, double* value)
 {
     require(x.width() == 1 && x.length() > 0, "iamax of a view that is not a non-empty column");
     const DistMatrix& A = x.matrix();
@@ -31,15 +31,17 @@ dim_t iamax(DistView x)
         double abs;
         long long index; // within x; -1: none
         int nan;
-    } mine{-1.0, -1, 0};
+        double value;    // x_index itself
+    } mine{-1.0, -1, 0, 0.0};
     if (g.pcol() == col_owner(x)) {
         const dim_t lc = A.cols().local(x.offset_n());
         for (dim_t lr = x.local_row_begin(); lr < x.local_row_end(); ++lr) {
-            const double a = std::fabs(*local_at(x, lr, lc));
+            const double v = *local_at(x, lr, lc), a = std::fabs(v);
             const bool nan = std::isnan(a);
             if (mine.nan) break;
             if (mine.index < 0 || mine.abs < a || nan) {
                 mine.abs = a;
+                mine.value = v;
                 mine.nan = nan;
                 mine.index = A.rows().global(lr, g.prow()) - x.offset_m();
             }
@@ -48,7 +50,10 @@ dim_t iamax(DistView x)
     // The same rule over the ranks' candidates, in order of their first index:
     // a NaN wins, then the largest magnitude, then the first index.
     std::vector<Candidate> all(static_cast<std::size_t>(g.P()));
-    long long best = -1;
+    struct {
+        long long index = -1;
+        double value = 0.0;
+    } best;
     if (g.pcol() == col_owner(x)) {
         MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, g.col_comm());
         const Candidate* b = nullptr;
@@ -59,10 +64,14 @@ dim_t iamax(DistView x)
                                 (!c.nan && !b->nan && (c.abs > b->abs || (c.abs == b->abs && c.index < b->index)));
             if (better) b = &c;
         }
-        best = b->index;
+        best.index = b->index;
+        best.value = b->value;
     }
-    MPI_Bcast(&best, 1, MPI_LONG_LONG, col_owner(x), g.row_comm());
-    return best;
+    // The index, and the value with it when asked for (the same message).
+    MPI_Bcast(&best, value ? static_cast<int>(sizeof best) : static_cast<int>(sizeof best.index), MPI_BYTE,
+              col_owner(x), g.row_comm());
+    if (value) *value = best.value;
+    return best.index;
 }
 
 double element(DistView x)

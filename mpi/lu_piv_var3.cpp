@@ -195,7 +195,8 @@ DistLuInfo lu_piv_var3_blk(DistView A, PivObj p)
                     exblas::accumulate_columns(re - rj, jj, &at(rj, lcJ), lld, ub.data(), 1, acc.data() + (rj - rb));
                 for (dim_t r = rj; r < re; ++r) at(r, lcJ + jj) = acc[static_cast<std::size_t>(r - rb)].round();
             }
-            const dim_t pivot_offset = iamax(A.sub(j, j, m - j, 1));
+            double pivot = 0.0; // the pivot's value comes with its index
+            const dim_t pivot_offset = iamax(A.sub(j, j, m - j, 1), &pivot);
             p(j, 0) = static_cast<int>(pivot_offset);
             swap_rows(A.sub(j, 0, m - j, n), pivot_offset);
             if (jj + 1 < w && pivot_offset != 0)
@@ -205,7 +206,6 @@ DistLuInfo lu_piv_var3_blk(DistView A, PivObj p)
                         partial_sums(jj + 1, next, r, r + 1);
                     }
             std::swap(acc, next);
-            const double pivot = element(A.sub(j, j, 1, 1));
             if (pivot == 0.0) {
                 if (info.zero_pivot == 0) info.zero_pivot = j + 1;
             } else {

@@ -267,8 +267,9 @@ void gather(const DistMatrix& A, Obj B_on_root);
 // --- the distributed BLAS the variants use (collective over the grid) -----------
 
 // The first index of the largest |x_i| (the first NaN if any): the exact
-// backend's rule, on every rank. x is a column (m x 1) view.
-dim_t iamax(DistView x);
+// backend's rule, on every rank. x is a column (m x 1) view. With value, also
+// that element itself, on every rank (in the same broadcast).
+dim_t iamax(DistView x, double* value = nullptr);
 // The element (0, 0) of x, on every rank.
 double element(DistView x);
 // Swap rows 0 and k of A (k = 0: nothing).
