@@ -88,6 +88,8 @@ DistLuInfo lu_piv_var3_unb(DistView A, PivObj p)
 // Messages a block column: j0 / NB reductions and broadcasts, then per column
 // one reduction, the pivot's search and value; var3 column by column takes
 // j / NB dependent reductions for every column j.
+constexpr int U_TAG = 0x3003; // a finished block of U to the rank that stores it
+
 DistLuInfo lu_piv_var3_blk(DistView A, PivObj p)
 {
     DistLuInfo info;
@@ -106,7 +108,7 @@ DistLuInfo lu_piv_var3_blk(DistView A, PivObj p)
         const int pcJ = C.owner(on + j0), prJ = R.owner(om + j0);
         const bool in_J = g.pcol() == pcJ;
         const dim_t lcJ = in_J ? C.local(on + j0) : 0;
-        // u(0:j0, J), column-major, on every rank.
+        // u(0:j0, J), column-major: each rank fills the rows l of its own columns.
         std::vector<double> U(static_cast<std::size_t>(j0 * w));
         auto u = [&](dim_t i, dim_t jj) -> double& { return U[static_cast<std::size_t>(i + jj * j0)]; };
 
@@ -138,14 +140,24 @@ DistLuInfo lu_piv_var3_blk(DistView A, PivObj p)
                         }
                 }
             }
-            MPI_Bcast(ub.data(), static_cast<int>(ub.size()), MPI_DOUBLE, g.rank_of(pr, pc), g.comm());
-            const bool store = g.prow() == pr && in_J;
-            const dim_t lr0 = store ? R.local(om + r0) : 0;
-            for (dim_t jj = 0; jj < w; ++jj)
-                for (dim_t i = 0; i < nb; ++i) {
-                    u(r0 + i, jj) = ub[static_cast<std::size_t>(i + jj * nb)];
-                    if (store) at(lr0 + i, lcJ + jj) = u(r0 + i, jj);
-                }
+            // The block's u_lj are read where the columns l are: its process column
+            // (a broadcast there); and stored in A(rows, J) by (pr, pcJ) (a message
+            // along the process row). Nobody else waits for them.
+            const int count = static_cast<int>(ub.size());
+            if (g.pcol() == pc) {
+                if (g.P() > 1) MPI_Bcast(ub.data(), count, MPI_DOUBLE, pr, g.col_comm());
+                for (dim_t jj = 0; jj < w; ++jj)
+                    for (dim_t i = 0; i < nb; ++i) u(r0 + i, jj) = ub[static_cast<std::size_t>(i + jj * nb)];
+            }
+            if (g.prow() == pr && pc != pcJ) {
+                if (g.pcol() == pc) MPI_Send(ub.data(), count, MPI_DOUBLE, pcJ, U_TAG, g.row_comm());
+                if (in_J) MPI_Recv(ub.data(), count, MPI_DOUBLE, pc, U_TAG, g.row_comm(), MPI_STATUS_IGNORE);
+            }
+            if (g.prow() == pr && in_J) {
+                const dim_t lr0 = R.local(om + r0);
+                for (dim_t jj = 0; jj < w; ++jj)
+                    for (dim_t i = 0; i < nb; ++i) at(lr0 + i, lcJ + jj) = ub[static_cast<std::size_t>(i + jj * nb)];
+            }
         }
 
         // 2. The columns of J, each one's sums over l < j0 formed while the
