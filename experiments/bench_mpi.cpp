@@ -6,7 +6,7 @@
 //     the same 1 x R grid and block size, n = N (default 2048);
 //  2. the exact distributed LUs against the one-process exact LU of the same
 //     variant on R threads (var5: lu_piv_blk_var5_fma, n = N; var3: lu_piv_unb_var3,
-//     n = N3, default 256: its trsv is a reduction per element);
+//     n = N3, default N as well: the size);
 //  3. the exact distributed dot of DOT elements (default 1e7) against the local
 //     exact dot of the rank's share plus one MPI_Allreduce of a double;
 //  4. the bytes each rank sends, counted (every MPI send and collective's payload
@@ -14,7 +14,8 @@
 //     through MPI_Send/Isend, so pdgetrf is counted the same way), beside the
 //     textbook model of pdgetrf's volume.
 // Each time is the best of --reps (default 2) runs, inputs restored outside the
-// timed region. --markdown prints one table with the machine, date, commit and load.
+// timed region. --markdown prints the tables with the machine, date, commit and load,
+// as the block mpi_speed of docs/mpi.md (tools/benchmarks.sh mpi splices it there).
 #include <mpi.h>
 #include <unistd.h>
 
@@ -213,7 +214,7 @@ void run(int argc, char** argv)
 {
     const int rank = mpi::rank(MPI_COMM_WORLD), R = mpi::size(MPI_COMM_WORLD);
     const bool root = rank == 0;
-    dim_t n = 2048, n3 = 256, nb = 64;
+    dim_t n = 2048, n3 = -1, nb = 64;
     long long ndot = 10000000;
     int reps = 2;
     bool markdown = false;
@@ -227,6 +228,7 @@ void run(int argc, char** argv)
         else if (a == "--reps") reps = static_cast<int>(next());
         else if (a == "--markdown") markdown = true;
     }
+    if (n3 < 0) n3 = n;
     std::vector<Row> rows;
     mpi::Grid grid(MPI_COMM_WORLD, 1, R);
     const std::string g = "1x" + std::to_string(R);
@@ -244,7 +246,7 @@ void run(int argc, char** argv)
     rows.push_back({"LU var5 distributed vs lu_piv_blk_var5_fma on " + std::to_string(R) + " threads, n = " + std::to_string(n),
                     t5, l5, "one process", "1.3x", 1.3});
     const Matrix A3 = random_matrix(n3, 2);
-    const auto [t3, b3] = time_dist_lu(grid, A3, nb, "var3", 1);
+    const auto [t3, b3] = time_dist_lu(grid, A3, nb, "var3", reps);
     double l3 = 0;
     if (root) l3 = time_local_lu(A3, "lu_piv_unb_var3", R, reps);
     MPI_Bcast(&l3, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
@@ -290,6 +292,8 @@ void run(int argc, char** argv)
         const std::time_t now = std::time(nullptr);
         std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
         if (markdown) {
+            // One block for tools/bench_markdown.py splice (docs/mpi.md; tools/benchmarks.sh mpi).
+            std::printf("<!-- BEGIN mpi_speed -->\n");
             std::printf("flamex_bench_mpi: %d ranks (mpirun --oversubscribe where the cores are fewer), %s, %ld cores, "
                         "%s, commit %s, load %s\n\n",
                         R, first_line_of("/proc/cpuinfo", "model name").c_str(), static_cast<long>(sysconf(_SC_NPROCESSORS_ONLN)),
@@ -304,6 +308,7 @@ void run(int argc, char** argv)
             std::printf("| pdgetrf, n = %lld | %lld | %.0f |\n", static_cast<long long>(n), most[1], model);
             std::printf("| LU var3 (exact), n = %lld | %lld | %.0f |\n", static_cast<long long>(n3), most[2],
                         0.5 * static_cast<double>(n3) * static_cast<double>(n3) * 8.0 * (R - 1) / R);
+            std::printf("<!-- END mpi_speed -->\n");
         } else {
             for (const Row& r : rows)
                 std::printf("%s: %.4g s, %s %.4g s, ratio %.2f (target %s)\n", r.what.c_str(), r.ours, r.base_name.c_str(),

@@ -21,7 +21,7 @@ void require(bool ok, const char* what)
 
 } // namespace
 
-dim_t iamax(DistView x)
+dim_t iamax(DistView x, double* value)
 {
     require(x.width() == 1 && x.length() > 0, "iamax of a view that is not a non-empty column");
     const DistMatrix& A = x.matrix();
@@ -31,15 +31,17 @@ dim_t iamax(DistView x)
         double abs;
         long long index; // within x; -1: none
         int nan;
-    } mine{-1.0, -1, 0};
+        double value;    // x_index itself
+    } mine{-1.0, -1, 0, 0.0};
     if (g.pcol() == col_owner(x)) {
         const dim_t lc = A.cols().local(x.offset_n());
         for (dim_t lr = x.local_row_begin(); lr < x.local_row_end(); ++lr) {
-            const double a = std::fabs(*local_at(x, lr, lc));
+            const double v = *local_at(x, lr, lc), a = std::fabs(v);
             const bool nan = std::isnan(a);
             if (mine.nan) break;
             if (mine.index < 0 || mine.abs < a || nan) {
                 mine.abs = a;
+                mine.value = v;
                 mine.nan = nan;
                 mine.index = A.rows().global(lr, g.prow()) - x.offset_m();
             }
@@ -48,7 +50,10 @@ dim_t iamax(DistView x)
     // The same rule over the ranks' candidates, in order of their first index:
     // a NaN wins, then the largest magnitude, then the first index.
     std::vector<Candidate> all(static_cast<std::size_t>(g.P()));
-    long long best = -1;
+    struct {
+        long long index = -1;
+        double value = 0.0;
+    } best;
     if (g.pcol() == col_owner(x)) {
         MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, g.col_comm());
         const Candidate* b = nullptr;
@@ -59,10 +64,14 @@ dim_t iamax(DistView x)
                                 (!c.nan && !b->nan && (c.abs > b->abs || (c.abs == b->abs && c.index < b->index)));
             if (better) b = &c;
         }
-        best = b->index;
+        best.index = b->index;
+        best.value = b->value;
     }
-    MPI_Bcast(&best, 1, MPI_LONG_LONG, col_owner(x), g.row_comm());
-    return best;
+    // The index, and the value with it when asked for (the same message).
+    MPI_Bcast(&best, value ? static_cast<int>(sizeof best) : static_cast<int>(sizeof best.index), MPI_BYTE,
+              col_owner(x), g.row_comm());
+    if (value) *value = best.value;
+    return best.index;
 }
 
 double element(DistView x)
@@ -173,10 +182,12 @@ std::vector<double> trsv_lower_unit_blocked(DistView L, DistView x)
             std::vector<double> xs(static_cast<std::size_t>(ce - cb));
             for (dim_t c = cb; c < ce; ++c)
                 xs[static_cast<std::size_t>(c - cb)] = result[static_cast<std::size_t>(M.cols().global(c, g.pcol()) - L.offset_n())];
+            // (The block's rows are contiguous here: walk its columns, a row per lane.)
+            const dim_t lr0 = M.rows().local(L.offset_m() + i0);
+            if (ce > cb) exblas::accumulate_columns(bi, ce - cb, local_at(L, lr0, cb), M.lld(), xs.data(), 1, acc.data());
             for (dim_t i = 0; i < bi; ++i) {
                 exact::Accumulator& a = acc[static_cast<std::size_t>(i)];
-                const dim_t lr = M.rows().local(L.offset_m() + i0 + i);
-                if (ce > cb) exact::accumulate_dot(a, ce - cb, local_at(L, lr, cb), M.lld(), xs.data(), 1);
+                const dim_t lr = lr0 + i;
                 a.negate();
                 if (x_here) a.add(*local_at(x, lr, xc));
             }
@@ -265,10 +276,10 @@ void trsv(Uplo uplo, Diag diag, DistView T, std::vector<double>& x)
                 for (dim_t c = c0; c < c1; ++c)
                     xs[static_cast<std::size_t>(c - c0)] = x[static_cast<std::size_t>(M.cols().global(c, g.pcol()) - T.offset_n())];
                 std::vector<exact::Accumulator> acc(static_cast<std::size_t>(bi));
+                const dim_t lr0 = M.rows().local(T.offset_m() + i0);
+                if (c1 > c0) exblas::accumulate_columns(bi, c1 - c0, local_at(T, lr0, c0), M.lld(), xs.data(), 1, acc.data());
                 for (dim_t r = 0; r < bi; ++r) {
                     exact::Accumulator& a = acc[static_cast<std::size_t>(r)];
-                    const dim_t lr = M.rows().local(T.offset_m() + i0 + r);
-                    if (c1 > c0) exact::accumulate_dot(a, c1 - c0, local_at(T, lr, c0), M.lld(), xs.data(), 1);
                     a.negate();
                     if (g.pcol() == pc) a.add(x[static_cast<std::size_t>(i0 + r)]);
                 }
@@ -331,14 +342,16 @@ void gemv_minus(DistView A, const std::vector<double>& x, DistView y)
     std::vector<double> xs(static_cast<std::size_t>(ce - cb));
     for (dim_t c = cb; c < ce; ++c)
         xs[static_cast<std::size_t>(c - cb)] = x[static_cast<std::size_t>(M.cols().global(c, g.pcol()) - A.offset_n())];
+    // This rank's columns of each local row (the local rows are contiguous: walk
+    // the columns, a row per SIMD lane), then the exact sums onto y's process column.
     std::vector<exact::Accumulator> acc(static_cast<std::size_t>(re - rb));
+    if (ce > cb) exblas::accumulate_columns(re - rb, ce - cb, local_at(A, rb, cb), M.lld(), xs.data(), 1, acc.data());
     for (dim_t r = rb; r < re; ++r) {
         exact::Accumulator& a = acc[static_cast<std::size_t>(r - rb)];
-        if (ce > cb) exact::accumulate_dot(a, ce - cb, local_at(A, r, cb), M.lld(), xs.data(), 1);
         a.negate();
         if (y_here) a.add(*local_at(y, r, yc));
     }
-    allreduce(g.row_comm(), acc.data(), static_cast<int>(acc.size()));
+    reduce(g.row_comm(), acc.data(), static_cast<int>(acc.size()), col_owner(y));
     if (y_here)
         for (dim_t r = rb; r < re; ++r) *local_at(y, r, yc) = acc[static_cast<std::size_t>(r - rb)].round();
 }

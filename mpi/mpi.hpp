@@ -30,6 +30,7 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -74,6 +75,20 @@ void allreduce(MPI_Comm comm, exact::Accumulator* acc, int count = 1);
 
 // The same, the result on comm's rank root only (others' acc are left as sent).
 void reduce(MPI_Comm comm, exact::Accumulator* acc, int count, int root);
+
+// reduce() in two halves, so that a rank can compute between them: start packs
+// this rank's accumulators (their active windows) and, off the root, sends them
+// (MPI_Isend); finish merges them at the root, in rank order, into acc (which
+// start did not need kept), or completes the send elsewhere. Every rank of comm
+// calls both, in the same order as its other reductions on comm.
+struct PendingReduce {
+    std::vector<std::int64_t> packed;
+    MPI_Request request = MPI_REQUEST_NULL;
+    MPI_Comm comm = MPI_COMM_NULL;
+    int root = 0, count = 0;
+};
+PendingReduce reduce_start(MPI_Comm comm, const exact::Accumulator* acc, int count, int root);
+void reduce_finish(PendingReduce& pending, exact::Accumulator* acc);
 
 // This rank's share of x: n elements at x[i * incx] (n may be 0).
 double sum(MPI_Comm comm, exact::index_t n, const double* x, exact::index_t incx = 1);
@@ -252,8 +267,9 @@ void gather(const DistMatrix& A, Obj B_on_root);
 // --- the distributed BLAS the variants use (collective over the grid) -----------
 
 // The first index of the largest |x_i| (the first NaN if any): the exact
-// backend's rule, on every rank. x is a column (m x 1) view.
-dim_t iamax(DistView x);
+// backend's rule, on every rank. x is a column (m x 1) view. With value, also
+// that element itself, on every rank (in the same broadcast).
+dim_t iamax(DistView x, double* value = nullptr);
 // The element (0, 0) of x, on every rank.
 double element(DistView x);
 // Swap rows 0 and k of A (k = 0: nothing).

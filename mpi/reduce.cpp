@@ -43,6 +43,7 @@ void agree(MPI_Comm comm, const std::string& local_error)
 namespace {
 
 constexpr int WORDS = exact::Accumulator::WORDS;
+constexpr int REDUCE_TAG = 0x5eed; // reduce()'s messages (MPI orders them per sender and tag)
 
 // inout[k] := in[k] + inout[k], exactly, for the count serialized accumulators.
 void merge_op(void* in, void* inout, int* count, MPI_Datatype*)
@@ -79,18 +80,21 @@ const ExactOp& exact_op()
 } // namespace
 
 // Many accumulators at once (a gemv's rows, a block of a trsv's): each travels
-// as its active window only (4 words and the digits in use, about 10 words where
-// the MPI_Op's fixed form has 210), gathered and merged in rank order where the
+// as its active window only (a header word and the digits in use, about 6 words
+// where the MPI_Op's fixed form has 210), gathered and merged in rank order where the
 // result is wanted. The same exact sums, so the same bits.
 namespace {
 
+// Each accumulator as one header word (lo, hi: 8 bits each; the flags: 8 bits;
+// the pending carries: < 2^29, from bit 24) and the digits of its window.
 void pack(const exact::Accumulator* acc, int count, std::vector<std::int64_t>& out)
 {
     std::vector<std::int64_t> words(WORDS, 0);
     for (int k = 0; k < count; ++k) {
         acc[k].serialize(words.data());
         const std::int64_t lo = words[0], hi = words[1];
-        out.insert(out.end(), words.begin(), words.begin() + 4);
+        const std::int64_t window = hi > lo ? (lo | hi << 8) : 0;
+        out.push_back(window | words[3] << 16 | words[2] << 24);
         if (hi > lo) out.insert(out.end(), words.begin() + 4 + lo, words.begin() + 4 + hi);
     }
 }
@@ -105,16 +109,19 @@ void merge_packed(const std::vector<std::int64_t>& all, const std::vector<int>& 
     for (std::size_t r = 0; r < lengths.size(); ++r) {
         const std::size_t end = at + static_cast<std::size_t>(lengths[r]);
         for (int k = 0; k < count; ++k) {
-            if (at + 4 > end) throw Error("mpi: a packed accumulator ends early");
-            std::copy(all.begin() + static_cast<std::ptrdiff_t>(at), all.begin() + static_cast<std::ptrdiff_t>(at + 4),
-                      words.begin());
-            const std::int64_t lo = words[0], hi = words[1];
+            if (at + 1 > end) throw Error("mpi: a packed accumulator ends early");
+            const std::int64_t header = all[at];
+            const std::int64_t lo = header & 0xff, hi = (header >> 8) & 0xff;
+            words[0] = lo;
+            words[1] = hi;
+            words[2] = header >> 24;
+            words[3] = (header >> 16) & 0xff;
             const std::size_t n = hi > lo ? static_cast<std::size_t>(hi - lo) : 0;
-            if (hi > lo && (lo < 0 || hi > exact::Accumulator::DIGITS || at + 4 + n > end))
+            if (hi > lo && (hi > exact::Accumulator::DIGITS || at + 1 + n > end))
                 throw Error("mpi: a packed accumulator does not fit");
-            std::copy(all.begin() + static_cast<std::ptrdiff_t>(at + 4),
-                      all.begin() + static_cast<std::ptrdiff_t>(at + 4 + n), words.begin() + 4 + (hi > lo ? lo : 0));
-            at += 4 + n;
+            std::copy(all.begin() + static_cast<std::ptrdiff_t>(at + 1),
+                      all.begin() + static_cast<std::ptrdiff_t>(at + 1 + n), words.begin() + 4 + (hi > lo ? lo : 0));
+            at += 1 + n;
             if (r == 0) {
                 acc[k].deserialize(words.data());
             } else {
@@ -157,24 +164,55 @@ void allreduce(MPI_Comm comm, exact::Accumulator* acc, int count)
     for (int k = 0; k < count; ++k) acc[k].deserialize(all.data() + static_cast<std::ptrdiff_t>(k) * WORDS);
 }
 
+PendingReduce reduce_start(MPI_Comm comm, const exact::Accumulator* acc, int count, int root)
+{
+    // One message a rank (its length read by MPI_Probe at the root, not gathered
+    // first: one dependent step where a gather of lengths and a gatherv took two).
+    PendingReduce r;
+    r.comm = comm;
+    r.root = root;
+    r.count = count;
+    if (count <= 0) return r;
+    pack(acc, count, r.packed);
+    if (rank(comm) != root)
+        MPI_Isend(r.packed.data(), static_cast<int>(r.packed.size()), MPI_INT64_T, root, REDUCE_TAG, comm, &r.request);
+    return r;
+}
+
+void reduce_finish(PendingReduce& r, exact::Accumulator* acc)
+{
+    if (r.count <= 0) return;
+    if (rank(r.comm) != r.root) {
+        MPI_Wait(&r.request, MPI_STATUS_IGNORE);
+        return;
+    }
+    const int nranks = size(r.comm);
+    std::vector<int> lengths(static_cast<std::size_t>(nranks));
+    std::vector<std::int64_t> all;
+    for (int q = 0; q < nranks; ++q) {
+        const std::size_t at = all.size();
+        if (q == r.root) {
+            all.insert(all.end(), r.packed.begin(), r.packed.end());
+            lengths[static_cast<std::size_t>(q)] = static_cast<int>(r.packed.size());
+            continue;
+        }
+        MPI_Status status;
+        MPI_Probe(q, REDUCE_TAG, r.comm, &status);
+        int length = 0;
+        MPI_Get_count(&status, MPI_INT64_T, &length);
+        all.resize(at + static_cast<std::size_t>(length));
+        MPI_Recv(all.data() + at, length, MPI_INT64_T, q, REDUCE_TAG, r.comm, MPI_STATUS_IGNORE);
+        lengths[static_cast<std::size_t>(q)] = length;
+    }
+    merge_packed(all, lengths, acc, r.count);
+}
+
 void reduce(MPI_Comm comm, exact::Accumulator* acc, int count, int root)
 {
     if (count <= 0) return;
     if (count > 1) {
-        std::vector<std::int64_t> mine;
-        pack(acc, count, mine);
-        int length = static_cast<int>(mine.size());
-        const bool me = rank(comm) == root;
-        std::vector<int> lengths(me ? static_cast<std::size_t>(size(comm)) : 0);
-        MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, root, comm);
-        std::vector<int> at;
-        std::vector<std::int64_t> all;
-        if (me) {
-            at = displacements(lengths);
-            all.resize(static_cast<std::size_t>(at.back() + lengths.back()));
-        }
-        MPI_Gatherv(mine.data(), length, MPI_INT64_T, all.data(), lengths.data(), at.data(), MPI_INT64_T, root, comm);
-        if (me) merge_packed(all, lengths, acc, count);
+        PendingReduce r = reduce_start(comm, acc, count, root);
+        reduce_finish(r, acc);
         return;
     }
     const ExactOp& e = exact_op();

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <chrono>
+#include <thread>
 
 namespace flamex_mpi_test {
 
@@ -36,6 +38,30 @@ inline std::uint64_t bits(double x)
 }
 
 inline bool same_bits(double a, double b) { return bits(a) == bits(b); }
+
+// A barrier with a deadline, after a step that raises an error on some ranks:
+// every rank must arrive within `seconds` (a guard, far above the step's time),
+// or the first to give up names the step and ends the whole job (MPI_Abort).
+// An error that did not reach every rank leaves a rank waiting in a collective
+// that never completes: this fails the check at once, by name, where it used to
+// wait for ctest's timeout.
+inline void checkpoint(const std::string& step, double seconds = 20)
+{
+    MPI_Request request;
+    MPI_Ibarrier(MPI_COMM_WORLD, &request);
+    const auto start = std::chrono::steady_clock::now();
+    for (int done = 0;;) {
+        MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+        if (done) return;
+        if (std::chrono::steady_clock::now() - start > std::chrono::duration<double>(seconds)) {
+            std::fprintf(stderr, "rank %d: FAILED: %s: not every rank got past it within %g s (one waits in a "
+                                 "collective: an error did not reach it); aborting\n",
+                         world_rank(), step.c_str(), seconds);
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+}
 
 // Every rank's failures summed; prints a summary on rank 0; the exit status.
 inline int finish(const char* name)

@@ -10,7 +10,9 @@ rm -rf "$W" && mkdir -p "$W" && cd "$W" || exit 1
 fail=0
 bad() { echo "FAILED: $*"; fail=1; }
 case $NP in 1) G=1x1 ;; 2) G=2x1 ;; 3) G=1x3 ;; *) G=2x2 ;; esac
-run() { "$MPIRUN" --oversubscribe --bind-to none -np "$NP" "$@"; }
+# (timeout: a guard only. An error that does not reach every rank fails in about 10 s,
+# the error path's deadline in flamex; this would end a hang of another kind.)
+run() { timeout 120 "$MPIRUN" --oversubscribe --bind-to none -np "$NP" "$@"; }
 # Every rank's exit status, one line each: "status S".
 statuses() { run sh -c '"$0" "$@"; echo "status $?"' "$@" 2>err.txt | grep '^status' | sort | uniq -c; }
 
@@ -42,6 +44,12 @@ expect_error "rank 0: missing.mtx: cannot open" "$F" lu missing.mtx --grid $G
 expect_error "rank 0: dimensions do not conform" "$F" solve g_A.mtx d_x.mtx --grid $G
 expect_error "rank 0: dimensions do not conform" "$F" dot g_b.mtx d_x.mtx --grid $G
 expect_error "not 'blis'" "$F" lu g_A.mtx --grid $G --backend blis
+# Without a launcher, a grid of more than one rank is a clear error (status 2).
+if [ "$NP" = 2 ]; then
+  timeout 60 "$F" lu g_A.mtx --grid 2x1 >/dev/null 2>err.txt; s=$?
+  [ $s = 2 ] || bad "no launcher: status $s"
+  grep -q "started without an MPI launcher (1 rank): run it as \`mpirun -np 2 flamex" err.txt || { bad "no launcher: message"; cat err.txt; }
+fi
 # A zero pivot: status 1 on every rank, the column named.
 printf '%%%%MatrixMarket matrix array real general\n2 2\n0\n0\n1\n2\n' > z.mtx
 s=$(statuses "$F" lu z.mtx --grid $G --variant lu_piv_unb_var5)

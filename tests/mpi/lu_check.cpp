@@ -238,14 +238,17 @@ int main(int argc, char** argv)
             std::copy(desc, desc + 9, d1);
             if (r == nranks - 1) d1[8] = 0; // LLD below the local rows on the last rank
             expect(rejected(d1, "rank " + std::to_string(nranks - 1) + ": descriptor: LLD"), "LLD too small on " + where);
+            flamex_mpi_test::checkpoint("LLD too small on the last rank, " + where);
             std::copy(desc, desc + 9, d1);
             if (r == 0) d1[3] = n + 1; // N differs on rank 0 only
             if (nranks > 1)
                 expect(rejected(d1, "rank 0: descriptor: the ranks describe different matrices"),
                        "an inconsistent descriptor on " + where);
+            flamex_mpi_test::checkpoint("an inconsistent descriptor, " + where);
             std::copy(desc, desc + 9, d1);
             d1[0] = 2;
             expect(rejected(d1, "rank 0: descriptor: DTYPE is 2"), "DTYPE on " + where);
+            flamex_mpi_test::checkpoint("DTYPE, " + where);
             Cblacs_gridexit(ctxt);
         }
     }

@@ -223,6 +223,7 @@ int main(int argc, char** argv)
         caught = std::string(e.what()) == "rank " + std::to_string(nranks - 1) + ": bad input here";
     }
     expect(caught, "an error on the last rank reaches every rank, naming it");
+    flamex_mpi_test::checkpoint("an error on the last rank");
     // ... and the lowest failing rank's message wins.
     caught = false;
     try {
@@ -231,6 +232,7 @@ int main(int argc, char** argv)
         caught = std::string(e.what()) == "rank 0: everyone 0";
     }
     expect(caught, "the lowest failing rank's message");
+    flamex_mpi_test::checkpoint("an error on every rank");
     // A grid that does not match the rank count.
     caught = false;
     try {
@@ -239,5 +241,6 @@ int main(int argc, char** argv)
         caught = std::string(e.what()).find("rank 0: a " + std::to_string(nranks + 1) + "x1 grid needs") == 0;
     }
     expect(caught, "a grid that does not match the rank count");
+    flamex_mpi_test::checkpoint("a grid that does not match the rank count");
     return flamex_mpi_test::finish("reduce_check");
 }

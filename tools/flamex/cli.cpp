@@ -80,6 +80,11 @@ void print_help(const Command& c, std::ostream& out)
         if (o->value) left += std::string(" ") + o->value;
         out << left << std::string(left.size() < 24 ? 24 - left.size() : 1, ' ') << o->help << "\n";
     }
+#ifdef FLAMEX_MPI
+    if (const Command* d = distributed_form(c); d != nullptr && d != &c)
+        out << "\ndistributed, under mpirun (`flamex " << c.name << " --grid PxQ --help` describes it):\n"
+            << synopsis(*d) << "\n";
+#endif
 }
 
 void print_usage(std::ostream& out)
@@ -89,6 +94,10 @@ void print_usage(std::ostream& out)
     out << "flamex --version\n"
            "\n`flamex <subcommand> --help` describes one. Exit status: 0 success, 1 numerical\n"
            "failure (singular matrix), 2 bad usage or input.\n";
+#ifdef FLAMEX_MPI
+    out << "\ndistributed, under mpirun -np P*Q (docs/mpi.md; `flamex lu --grid PxQ --help` describes one):\n";
+    for (const Command& c : distributed_commands()) out << synopsis(c) << "\n";
+#endif
 }
 
 Args parse(const Command& c, int first, int argc, char** argv)

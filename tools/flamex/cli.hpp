@@ -79,6 +79,9 @@ const Command& command(const std::string& name);
 // With FLAMEX_MPI: the distributed form of c (lu, solve, dot) when its arguments
 // (from argv[first]) name --grid, else nullptr (tools/flamex/mpi_commands.cpp).
 const Command* distributed_command(const Command& c, int first, int argc, char** argv);
+// The distributed forms (flamex --help lists them apart), and c's, or nullptr.
+const std::vector<Command>& distributed_commands();
+const Command* distributed_form(const Command& c);
 
 // "flamex lu A.mtx [--variant NAME] ... [-o FILE]", wrapped at 100 columns.
 std::string synopsis(const Command& c);

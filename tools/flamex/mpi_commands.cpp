@@ -15,7 +15,9 @@
 #include <mpi.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
+#include <thread>
 
 #include "io/matrix_market.hpp"
 #include "mpi/mpi.hpp"
@@ -30,11 +32,26 @@ const Option kGridVariant{"--variant", nullptr, "NAME",
 const Option kGridBlock{"--block", nullptr, "NB", "distribution block size, NB x NB (>= 1, default 64)"};
 const Option kGridPivots{"--pivots", nullptr, "FILE", "write the pivots to FILE, LAPACK's 1-based ipiv, one per line"};
 
+// Started without a launcher, MPI runs one rank: say how to start more.
+bool launched = false; // whether a launcher's variables were there before MPI_Init
+void require_launcher(std::pair<int, int> grid)
+{
+    const long long want = static_cast<long long>(grid.first) * grid.second;
+    if (mpi::size(MPI_COMM_WORLD) != 1 || want == 1) return;
+    if (launched) return;
+    throw Error("a " + std::to_string(grid.first) + "x" + std::to_string(grid.second) + " grid needs " +
+                std::to_string(want) + " ranks, and this flamex was started without an MPI launcher (1 rank): run "
+                "it as `mpirun -np " + std::to_string(want) + " flamex ...`");
+}
+
 // MPI for the duration of one command (initialized here unless already).
 class Session {
 public:
     Session()
     {
+        // (Read before MPI_Init, which sets some of them for a singleton too.)
+        for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
+            launched = launched || std::getenv(v) != nullptr;
         int done = 0;
         MPI_Initialized(&done);
         if (!done) MPI_Init(nullptr, nullptr);
@@ -52,6 +69,29 @@ private:
 };
 
 bool is_root() { return mpi::rank(MPI_COMM_WORLD) == 0; }
+
+// The error path's exit, on every rank: a barrier with a deadline. Where every
+// rank agreed on the error (mpi::collective) they all arrive at once; a rank
+// that does not arrive within the guard is waiting in a collective the error
+// never reached, so the one that gave up prints its own message, naming its
+// rank, and ends the job (MPI_Abort with the same status): never a hang.
+void leave_together(const Args& a, const std::string& message, int status)
+{
+    MPI_Request request;
+    MPI_Ibarrier(MPI_COMM_WORLD, &request);
+    const auto start = std::chrono::steady_clock::now();
+    for (int done = 0;;) {
+        MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+        if (done) return;
+        if (std::chrono::steady_clock::now() - start > std::chrono::seconds(10)) {
+            std::cerr << "flamex " << a.command << ": rank " << mpi::rank(MPI_COMM_WORLD) << ": " << message
+                      << " (the other ranks did not get past it within 10 s: aborting)\n";
+            MPI_Abort(MPI_COMM_WORLD, status);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+}
+
 
 // The distributed variant for a one-process name, and the name files carry.
 std::string distributed_variant(const Args& a)
@@ -76,13 +116,17 @@ template <class Body>
 int on_every_rank(const Args& a, Body body)
 {
     Session session;
+    std::string message;
     try {
         return body();
     } catch (const UsageError& e) {
+        message = e.what();
         if (is_root()) std::cerr << "flamex " << a.command << ": " << e.what() << "\nTry 'flamex " << a.command << " --help'.\n";
     } catch (const std::exception& e) {
+        message = e.what();
         if (is_root()) std::cerr << "flamex " << a.command << ": " << e.what() << "\n";
     }
+    leave_together(a, message, kBadInput);
     return kBadInput;
 }
 
@@ -98,6 +142,7 @@ Setup setup(const Args& a)
         s.grid = mpi::parse_grid(a.get(kGrid).value_or(""));
         s.block = integer_option(a, kGridBlock, 64, 1, 1 << 30);
         check_backend(a);
+        require_launcher(s.grid);
     });
     return s;
 }
@@ -251,15 +296,8 @@ int run_dot_grid(const Args& a)
 
 } // namespace
 
-const Command* distributed_command(const Command& c, int first, int argc, char** argv)
+const std::vector<Command>& distributed_commands()
 {
-    bool grid = false;
-    for (int i = first; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg == "--") break;
-        if (arg == "--grid" || arg.rfind("--grid=", 0) == 0) grid = true;
-    }
-    if (!grid) return nullptr;
     static const std::vector<Command> table = {
         {"lu", {"A.mtx"},
          "Factors P A = L U on a P x Q process grid, under mpirun: rank 0 reads A, the\n"
@@ -285,8 +323,23 @@ const Command* distributed_command(const Command& c, int first, int argc, char**
          {},
          run_dot_grid},
     };
-    for (const Command& d : table)
+    return table;
+}
+
+const Command* distributed_form(const Command& c)
+{
+    for (const Command& d : distributed_commands())
         if (std::string(d.name) == c.name) return &d;
+    return nullptr;
+}
+
+const Command* distributed_command(const Command& c, int first, int argc, char** argv)
+{
+    for (int i = first; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--") break;
+        if (arg == "--grid" || arg.rfind("--grid=", 0) == 0) return distributed_form(c);
+    }
     return nullptr;
 }
 
