@@ -40,6 +40,7 @@ void add_profile(const Profile& p)
     t.products += p.products;
     t.kept += p.kept;
     t.per_element += p.per_element;
+    t.screened += p.screened;
     t.tiles_four += p.tiles_four;
     t.tiles_six += p.tiles_six;
     t.tiles_elementwise += p.tiles_elementwise;
@@ -635,6 +636,101 @@ bool plan(index_t m, index_t n, index_t k, double alpha, Operand A, Operand B, d
     return true;
 }
 
+// The decision for one element in general (any alpha, beta): the exact sum S lies
+// within bound of s_hi + s_lo; alpha S + beta c as a double-double with its error
+// bound, rounded, kept (c written) when the whole interval rounds to that double.
+// Returns 0: kept; 1: undecided; 2: to the per-element kernel (a term or the result
+// out of range, c not finite: the interval's arithmetic is not exact there).
+int decide_one(const Plan& p, double sign, double abs_alpha, double s_hi, double s_lo, double bound, double& c)
+{
+    // S = hi + lo + error, |error| <= bound.
+    double hi = 0.0, lo = 0.0;
+    add_dd(hi, lo, s_hi);
+    add_dd(hi, lo, s_lo); // (hi, lo) = two_sum(hi, lo): exact
+    // alpha S + beta c as a sum of terms, each exact or with its error in bound.
+    double t[5];
+    int nt = 0;
+    if (sign != 0.0) {
+        t[nt++] = sign * hi;
+        t[nt++] = sign * lo;
+    } else {
+        const exact::DoubleDouble ph = exact::two_prod(p.alpha, hi);
+        const double ap = std::fabs(ph.hi);
+        if (hi != 0.0 && !(ap >= exact::TWO_PROD_MIN && ap <= exact::TWO_PROD_MAX)) return 2;
+        t[nt++] = ph.hi;
+        t[nt++] = ph.lo;
+        t[nt++] = p.alpha * lo;
+        bound = bound * abs_alpha * (1.0 + 0x1p-40) + std::fabs(t[2]) * 0x1p-52;
+    }
+    if (p.beta != 0.0) {
+        const double cv = c;
+        if (p.beta == 1.0 || p.beta == -1.0) {
+            if (!std::isfinite(cv)) return 2;
+            t[nt++] = p.beta * cv;
+        } else {
+            const exact::DoubleDouble pc = exact::two_prod(p.beta, cv);
+            const double ap = std::fabs(pc.hi);
+            if (!std::isfinite(cv) || (pc.hi != 0.0 && !(ap >= exact::TWO_PROD_MIN && ap <= exact::TWO_PROD_MAX)) ||
+                (pc.hi == 0.0 && cv != 0.0))
+                return 2;
+            t[nt++] = pc.hi;
+            t[nt++] = pc.lo;
+        }
+    }
+    // Their double-double sum: error <= 2^-96 sum |t| (a handful of terms).
+    double sh = 0.0, sl = 0.0, mag = 0.0;
+    for (int r = 0; r < nt; ++r) {
+        add_dd(sh, sl, t[r]);
+        mag += std::fabs(t[r]);
+    }
+    double r = 0.0, rl = 0.0; // r + rl = sh + sl exactly, r = RN(sh + sl)
+    add_dd(r, rl, sh);
+    add_dd(r, rl, sl);
+    bound += mag * 0x1p-96;
+    if (!(std::fabs(r) >= 0x1p-960 && std::fabs(r) <= 0x1p+1000)) return 2; // zero, tiny, huge
+    if (!((std::fabs(rl) + bound) * (1.0 + 0x1p-40) < half_spacing(r))) return 1;
+    c = r;
+    return 0;
+}
+
+// The screen before the per-element kernel: the dot product of a (stride inca) and
+// b (stride incb) in double-double (Ogita, Rump and Oishi's Dot2: two_prod by fma,
+// two_sum into s, the two error terms summed into e), with a bound on its error,
+// then decide_one. The sum is exact up to e's rounding: S = s + sum_l (pi_l +
+// sigma_l), and e, a sum of those 2k terms in any order, is within gamma_2k of the
+// sum of their magnitudes, which m (computed alongside, rounded) bounds within
+// gamma_2k (k <= 2^40). A product below 2^-969 makes pi inexact by at most 2^-1075,
+// and every addition below 2^-1022 adds at most 2^-1075: 4k + 4 of 2^-1074 covers
+// them. Anything infinite or NaN (an overflow): undecided. The split's interval
+// scales with 2^(e_i + f_j), the screen's with the products actually present: it
+// decides the elements whose terms all lie far below the row's and column's
+// largest (spread exponents: 2^+-300 data send 4% of LAPACK's k = 64 updates'
+// elements past the split, each 0.8 us in the kernel). Returns decide_one's state.
+int screen(const Plan& p, double sign, double abs_alpha, const double* a, index_t inca, const double* b,
+           index_t incb, double& c)
+{
+    const index_t k = p.k;
+    double s = 0.0, e = 0.0, m = 0.0;
+    for (index_t l = 0; l < k; ++l) {
+        const double x = a[l * inca], y = b[l * incb];
+        const double prod = x * y;
+        const double pi = std::fma(x, y, -prod);
+        const double s2 = s + prod;
+        const double z = s2 - s;
+        const double sigma = (s - (s2 - z)) + (prod - z);
+        s = s2;
+        e += pi + sigma;
+        m += std::fabs(pi) + std::fabs(sigma);
+    }
+    if (!(std::fabs(s) <= std::numeric_limits<double>::max() && std::fabs(e) <= std::numeric_limits<double>::max() &&
+          m <= std::numeric_limits<double>::max()))
+        return 1;
+    const double kd = static_cast<double>(k);
+    const double gamma = 1.01 * (2.0 * kd + 1.0) * 0x1p-53; // gamma_(2k+1), k <= 2^40
+    const double bound = gamma * m * (1.0 + gamma) * (1.0 + 0x1p-40) + (4.0 * kd + 4.0) * 0x1p-1074;
+    return decide_one(p, sign, abs_alpha, s, e, bound, c);
+}
+
 void run(const Plan& p, index_t j0, index_t j1)
 {
     const index_t k = p.k;
@@ -670,7 +766,7 @@ void run(const Plan& p, index_t j0, index_t j1)
         for (index_t ib = 0; ib < p.m; ib += p.mb) {
             const index_t mr = std::min(p.mb, p.m - ib);
             const double t_scan = cpu_now();
-            bool elementwise = false; // Auto: the tile goes per element from the start
+            bool elementwise = p.engine == Engine::Screen; // the tile goes per element from the start (or Auto's choice)
             sa.start(ib, mr);
             if (!sb_started) {
                 sb.start(jb, nc);
@@ -713,11 +809,7 @@ void run(const Plan& p, index_t j0, index_t j1)
                 sum_products(engine, g, sa, sb, mr, nc, k, p.row_exp.data() + ib, p.col_exp.data() + jb, st.hi.data(),
                              st.lo.data(), st.prod.data(), st.open.data(), prof);
             const double t_decide = cpu_now();
-            // An element the bound cannot decide goes per element.
-            const auto close = [&](std::size_t q) {
-                st.open[q] = 2;
-                --open;
-            };
+            // An element the bound cannot decide goes per element (the screen first).
             const Bound tail(rest_exponent(tile_engine, g), k, g.chunk);
             const bool unit = sign != 0.0 && (p.beta == 0.0 || p.beta == 1.0 || p.beta == -1.0);
             if (unit) // alpha = +-1, beta 0 or +-1 (the LUs' updates): vectorized
@@ -732,67 +824,11 @@ void run(const Plan& p, index_t j0, index_t j1)
                         const std::size_t q = static_cast<std::size_t>(i + j * mr);
                         if (st.open[q] != 1) continue;
                         const int e = p.row_exp[static_cast<std::size_t>(ib + i)];
-                        // S = hi + lo + error, |error| <= bound.
-                        double hi = 0.0, lo = 0.0;
-                        add_dd(hi, lo, st.hi[q]);
-                        add_dd(hi, lo, st.lo[q]); // (hi, lo) = two_sum(hi, lo): exact
-                        double bound = tail(sa.norm[static_cast<std::size_t>(i)], sb.norm[static_cast<std::size_t>(j)]) * pow2(e + f);
-                        // alpha S + beta c as a sum of terms, each exact or with its error in bound.
-                        double t[5];
-                        int nt = 0;
-                        if (sign != 0.0) {
-                            t[nt++] = sign * hi;
-                            t[nt++] = sign * lo;
-                        } else {
-                            const exact::DoubleDouble ph = exact::two_prod(p.alpha, hi);
-                            const double ap = std::fabs(ph.hi);
-                            if (hi != 0.0 && !(ap >= exact::TWO_PROD_MIN && ap <= exact::TWO_PROD_MAX)) {
-                                close(q);
-                                continue;
-                            }
-                            t[nt++] = ph.hi;
-                            t[nt++] = ph.lo;
-                            t[nt++] = p.alpha * lo;
-                            bound = bound * abs_alpha * (1.0 + 0x1p-40) + std::fabs(t[2]) * 0x1p-52;
-                        }
-                        if (p.beta != 0.0) {
-                            const double cv = p.c[(ib + i) * p.crs + (jb + j) * p.ccs];
-                            if (p.beta == 1.0 || p.beta == -1.0) {
-                                if (!std::isfinite(cv)) {
-                                    close(q);
-                                    continue;
-                                }
-                                t[nt++] = p.beta * cv;
-                            } else {
-                                const exact::DoubleDouble pc = exact::two_prod(p.beta, cv);
-                                const double ap = std::fabs(pc.hi);
-                                if (!std::isfinite(cv) ||
-                                    (pc.hi != 0.0 && !(ap >= exact::TWO_PROD_MIN && ap <= exact::TWO_PROD_MAX)) ||
-                                    (pc.hi == 0.0 && cv != 0.0)) {
-                                    close(q);
-                                    continue;
-                                }
-                                t[nt++] = pc.hi;
-                                t[nt++] = pc.lo;
-                            }
-                        }
-                        // Their double-double sum: error <= 2^-96 sum |t| (a handful of terms).
-                        double sh = 0.0, sl = 0.0, mag = 0.0;
-                        for (int r = 0; r < nt; ++r) {
-                            add_dd(sh, sl, t[r]);
-                            mag += std::fabs(t[r]);
-                        }
-                        double r = 0.0, rl = 0.0; // r + rl = sh + sl exactly, r = RN(sh + sl)
-                        add_dd(r, rl, sh);
-                        add_dd(r, rl, sl);
-                        bound += mag * 0x1p-96;
-                        if (!(std::fabs(r) >= 0x1p-960 && std::fabs(r) <= 0x1p+1000)) { // zero, tiny, huge
-                            close(q);
-                            continue;
-                        }
-                        if (!((std::fabs(rl) + bound) * (1.0 + 0x1p-40) < half_spacing(r))) continue;
-                        p.c[(ib + i) * p.crs + (jb + j) * p.ccs] = r;
-                        st.open[q] = 0;
+                        const int state = decide_one(p, sign, abs_alpha, st.hi[q], st.lo[q],
+                                                     tail(sa.norm[static_cast<std::size_t>(i)], sb.norm[static_cast<std::size_t>(j)]) * pow2(e + f),
+                                                     p.c[(ib + i) * p.crs + (jb + j) * p.ccs]);
+                        if (state == 1) continue;
+                        st.open[q] = static_cast<unsigned char>(state);
                         --open;
                     }
                 }
@@ -804,7 +840,7 @@ void run(const Plan& p, index_t j0, index_t j1)
             // are transposed once per call and row tile, when a tile first needs them
             // (copying a tile's rows for each tile of columns cost as much as the dots:
             // a page per entry read).
-            index_t slow = 0;
+            index_t slow = 0, screened = 0;
             {
                 std::size_t undecided = 0; // counted without an exit, so that it vectorizes
                 for (std::size_t q = 0; q < count; ++q) undecided += st.open[q] != 0;
@@ -846,14 +882,20 @@ void run(const Plan& p, index_t j0, index_t j1)
                             copied = true;
                         }
                         const double* a = copy_rows ? st.rows.data() + (ib + i - base) * k : p.A.p + (ib + i) * p.A.rs;
-                        p.c[(ib + i) * p.crs + (jb + j) * p.ccs] =
-                            per_element(p, ib + i, jb + j, a, copy_rows ? 1 : p.A.cs, b, incb);
+                        double& cij = p.c[(ib + i) * p.crs + (jb + j) * p.ccs];
+                        const index_t inca = copy_rows ? 1 : p.A.cs;
+                        if (screen(p, sign, abs_alpha, a, inca, b, incb, cij) == 0) {
+                            ++screened;
+                            continue;
+                        }
+                        cij = per_element(p, ib + i, jb + j, a, inca, b, incb);
                         ++slow;
                     }
                 }
             }
             prof.element_s += cpu_now() - t_element;
             prof.per_element += static_cast<std::uint64_t>(slow);
+            prof.screened += static_cast<std::uint64_t>(screened);
             prof.kept += count - static_cast<std::uint64_t>(slow);
             if (slow > 0) fallbacks.fetch_add(static_cast<std::uint64_t>(slow), std::memory_order_relaxed);
         }
@@ -905,9 +947,9 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, Product
     w.sb.exp = w.col_exp.data();
     w.sa.start(0, m);
     w.sb.start(0, n);
-    if (engine == Engine::Auto) {
-        bool elementwise = false;
-        engine = choose_engine(w.sa, w.sb, k, g, w.sample, elementwise);
+    if (engine == Engine::Auto || engine == Engine::Screen) {
+        bool elementwise = engine == Engine::Screen;
+        if (!elementwise) engine = choose_engine(w.sa, w.sb, k, g, w.sample, elementwise);
         if (elementwise) { // the caller computes every element exactly (cheaper than the split here)
             for (std::size_t q = 0; q < count; ++q)
                 if (w.open[q] == 1) out.per_element[q] = 1;
@@ -954,7 +996,8 @@ Engine engine_from_environment()
     if (value == "auto") return Engine::Auto;
     if (value == "four") return Engine::Four;
     if (value == "six") return Engine::Six;
-    throw Error("exact backend: FLAMEX_EXACT_GEMM_ENGINE must be auto, four or six, got '" + value + "'");
+    if (value == "screen") return Engine::Screen;
+    throw Error("exact backend: FLAMEX_EXACT_GEMM_ENGINE must be auto, four, six or screen, got '" + value + "'");
 }
 
 } // namespace flamex::exact_gemm

@@ -78,10 +78,15 @@ struct Operand {
 //        takes Six for its following tiles (spread data, whose results lie far below
 //        2^(e_i + f_j)); a Six tile that sent more than 7/8 per element sends the
 //        following tiles per element from the start.
-// Whatever the engine, every element is kept only when its interval rounds to one
-// double: the bits do not depend on it. FLAMEX_EXACT_GEMM_ENGINE = auto | four | six
-// (tests, benchmarks; anything else: flamex::Error).
-enum class Engine { Auto, Four, Six };
+//   Screen: no products; every element through the screen alone (tests: the screen
+//        forced on every element).
+// Every engine sends the elements it leaves undecided through the screen (exact_gemm.cpp,
+// screen: the element's dot product in double-double, Dot2, with its own error bound,
+// which follows the products present rather than 2^(e_i + f_j)) before the per-element
+// kernel. Whatever the engine, every element is kept only when its interval rounds to one
+// double: the bits do not depend on it. FLAMEX_EXACT_GEMM_ENGINE = auto | four | six |
+// screen (tests, benchmarks; anything else: flamex::Error).
+enum class Engine { Auto, Four, Six, Screen };
 Engine engine_from_environment();
 
 // Slice widths for depth k: W = 53 - ceil(log2 k) bits of exact product per term.
@@ -105,6 +110,7 @@ struct Tiling {
 struct Profile {
     double scan_s = 0, slice_s = 0, product_s = 0, fold_s = 0, decide_s = 0, element_s = 0;
     std::uint64_t products = 0, kept = 0, per_element = 0, tiles_four = 0, tiles_six = 0, tiles_elementwise = 0;
+    std::uint64_t screened = 0; // of kept: decided by the double-double screen (exact_gemm.cpp, screen)
 };
 Profile profile();
 void reset_profile();

@@ -123,7 +123,7 @@ const Blas& split2() { return backends().split(2); }
 
 // The split with each engine forced in turn (FLAMEX_EXACT_GEMM_ENGINE, read when a
 // backend is made: exact_gemm.hpp), 1 and 2 threads, and the default (Auto).
-const char* const kEngines[] = {"four", "six"};
+const char* const kEngines[] = {"four", "six", "screen"};
 const std::vector<const Blas*>& split_backends()
 {
     static const std::vector<std::unique_ptr<flamex::test::SplitPathBackends>> forced = [] {
@@ -310,6 +310,28 @@ TEST(ExactGemmSplit, TiesCancellationAndSpecialsMatchMpfr)
             for (Dim i = 0; i < m; ++i) w.C0(i, j) = -1.0;
         w.alpha = -1.0;
         for (const Blas* b : split_backends()) wrong += count_wrong_against_mpfr(w, run_gemm(*b, w), "above -1");
+        // Products' rounding errors alone: in column j's segment of k (pairs of terms,
+        // l and l + 1), row i holds x and -RN(x y), column j holds y and 1, so that
+        // every product cancels its rounded value and (A B)_ij is the sum of the
+        // products' errors x y - RN(x y), about 2^-53 of the terms: far below any
+        // engine's bound (they go past the split), and summed inexactly by the
+        // screen's double-double (its bound must cover that: without it, wrong bits).
+        if (k >= 2 * n) {
+            const Dim seg = k / n / 2 * 2; // an even segment length per column
+            Case e{Trans::No, Trans::No, 1.0, 0.0, Matrix(m, k), Matrix(k, n), Matrix(m, n)};
+            std::uniform_real_distribution<double> unit(0.5, 1.0);
+            for (Dim j = 0; j < n; ++j)
+                for (Dim l = j * seg; l < (j + 1) * seg; l += 2) {
+                    e.B(l, j) = unit(rng);
+                    e.B(l + 1, j) = 1.0;
+                    for (Dim i = 0; i < m; ++i) {
+                        const double x = std::ldexp(unit(rng), static_cast<int>(rng() % 8));
+                        e.A(i, l) = x;
+                        e.A(i, l + 1) = -(x * e.B(l, j));
+                    }
+                }
+            for (const Blas* b : split_backends()) wrong += count_wrong_against_mpfr(e, run_gemm(*b, e), "product errors");
+        }
         // Specials in A, B and C (beta 1: C read; beta 0: C's NaN not read).
         for (const double beta : {1.0, 0.0}) {
             Case s = make_case(rng, m, n, k, Trans::No, Trans::Yes, -1.0, beta, UNIFORM);
@@ -389,7 +411,7 @@ TEST(ExactGemmSplit, EveryTileSizeAndColumnSplit)
         const Case c = make_case(rng, m, n, k, Trans::No, Trans::No, -1.0, 1.0, kind);
         const Matrix want = run_gemm(elementwise(), c);
         for (const auto& [mb, nb] : std::vector<std::pair<Dim, Dim>>{{1, 1}, {8, 8}, {24, 40}, {64, 17}, {200, 200}})
-            for (const eg::Engine engine : {eg::Engine::Auto, eg::Engine::Four, eg::Engine::Six}) {
+            for (const eg::Engine engine : {eg::Engine::Auto, eg::Engine::Four, eg::Engine::Six, eg::Engine::Screen}) {
                 Matrix C = c.C0;
                 eg::Plan plan;
                 ASSERT_TRUE(eg::plan(m, n, k, c.alpha, {c.A.view().buffer(), 1, c.A.view().col_stride()},
