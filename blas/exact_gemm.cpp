@@ -41,6 +41,7 @@ void add_profile(const Profile& p)
     t.kept += p.kept;
     t.per_element += p.per_element;
     t.screened += p.screened;
+    t.tiles_screen += p.tiles_screen;
     t.tiles_four += p.tiles_four;
     t.tiles_six += p.tiles_six;
     t.tiles_elementwise += p.tiles_elementwise;
@@ -197,6 +198,8 @@ void product(index_t mr, index_t nc, index_t k, const double* sa, const double* 
 
 struct TileState {
     std::vector<double> hi, lo, prod, rows, column;
+    std::vector<double> acol;           // Screen tiles: op(A)'s tile rows column-major, when op(A)'s rows are strided
+    std::vector<int> zero_exp;          // Screen tiles: exponents 0 (decide_unit's scale 1)
     std::vector<unsigned char> rows_ready; // per row tile of the call: its rows of op(A) are in rows
     std::vector<double> sample;         // choose_engine's rows and columns
     std::vector<unsigned char> open; // 1: not yet decided
@@ -773,6 +776,120 @@ int screen(const Plan& p, double sign, double abs_alpha, const double* a, index_
     return decide_one(p, sign, abs_alpha, r.s, r.e, bound, c);
 }
 
+// Auto's engine for depth k up to this: Screen (every element's Dot2) costs about
+// 12 flops a term, vectorized across rows, against Four's four dgemm products and
+// their slicing, folding and decision (LAPACK's k = 64 updates: see screen_tile).
+constexpr index_t SCREEN_MAX_K = 128;
+
+// One step of Dot2 for an element: s, e, P (the sum, its error terms' sum, the sum of
+// the products' magnitudes) += x y.
+[[gnu::always_inline]] inline void dot2_step(double x, double y, double& s, double& e, double& P)
+{
+    const double prod = x * y;
+    const double pi = std::fma(x, y, -prod);
+    const double s2 = s + prod;
+    const double z = s2 - s;
+    const double sigma = (s - (s2 - z)) + (prod - z);
+    s = s2;
+    e += pi + sigma;
+    P += std::fabs(prod);
+}
+
+// The tile's sums, column by column, each element's Dot2 in one chain over l and the
+// rows in the vector lanes: a (column-major, leading dimension lda) holds the tile's
+// rows of op(A), b(l, j) = b[l * brs + j * bcs]. s, e, P: mr x nc, column-major.
+[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]]
+void dot2_columns(index_t mr, index_t nc, index_t k, const double* a, index_t lda, const double* b, index_t brs,
+                  index_t bcs, double* s, double* e, double* P)
+{
+    // Blocks of 8 rows x 4 columns held in registers over l (12 vectors of sums: kept
+    // in memory, three stores a term cost more than Four's products).
+    constexpr index_t R = 8, C = 4;
+    const index_t mr8 = mr / R * R, nc4 = nc / C * C;
+    for (index_t j0 = 0; j0 < nc4; j0 += C)
+        for (index_t i0 = 0; i0 < mr8; i0 += R) {
+            double ss[C][R] = {}, ee[C][R] = {}, pp[C][R] = {};
+            for (index_t l = 0; l < k; ++l) {
+                const double* al = a + l * lda + i0;
+                double y[C];
+                for (index_t t = 0; t < C; ++t) y[t] = b[l * brs + (j0 + t) * bcs];
+#pragma GCC unroll 4
+                for (index_t t = 0; t < C; ++t)
+#pragma GCC unroll 8
+                    for (index_t v = 0; v < R; ++v) dot2_step(al[v], y[t], ss[t][v], ee[t][v], pp[t][v]);
+            }
+            for (index_t t = 0; t < C; ++t)
+                for (index_t v = 0; v < R; ++v) {
+                    const index_t q = i0 + v + (j0 + t) * mr;
+                    s[q] = ss[t][v];
+                    e[q] = ee[t][v];
+                    P[q] = pp[t][v];
+                }
+        }
+    // The edges (rows past mr8 in every column, columns past nc4): one element at a time.
+    for (index_t j = 0; j < nc; ++j)
+        for (index_t i = j < nc4 ? mr8 : 0; i < mr; ++i) {
+            double si = 0.0, ei = 0.0, pi = 0.0;
+            for (index_t l = 0; l < k; ++l) dot2_step(a[l * lda + i], b[l * brs + j * bcs], si, ei, pi);
+            s[i + j * mr] = si;
+            e[i + j * mr] = ei;
+            P[i + j * mr] = pi;
+        }
+}
+
+// A Screen tile: every element's Dot2 (dot2_columns), then the decision; st.open as
+// the engines leave it (0 kept, 1 undecided, 2 to the kernel), and the per-element
+// phase takes the rest to the kernel. The bound (one chain of k terms): S = s + sum_l
+// (pi_l + sigma_l) exactly, |pi_l| <= u |p_l|, |sigma_l| <= u |s_l| <= u (1 + gamma_k)
+// sum_l |p_l|, so the error terms' magnitudes sum to at most (k + 1) u (1 + gamma_k)^2 P
+// (P computed, at least the true sum over 1 + gamma_k), and e, their sum in floating
+// point, is within gamma_2k of that: bound = 1.01 2k (k + 1) 2^-106 P (k <= 2^20). A
+// product below 2^-969 or an addition below 2^-1022 adds at most 2^-1075 each: (4k + 4)
+// 2^-1074 more. An overflow makes r or the bound not finite: the decision sends it on.
+// Unlike the split's interval (2^(e_i + f_j) k 2^-(53 + L)), this one follows the
+// products present, so it decides spread data too.
+void screen_tile(const Plan& p, index_t ib, index_t mr, index_t jb, index_t nc, TileState& st, double sign,
+                 double abs_alpha)
+{
+    const index_t k = p.k;
+    const std::size_t count = static_cast<std::size_t>(mr * nc);
+    st.hi.resize(count);
+    st.lo.resize(count);
+    st.prod.resize(count);
+    st.open.assign(count, 1);
+    const double* a = p.A.p + ib * p.A.rs;
+    index_t lda = p.A.cs;
+    if (p.A.rs != 1) { // op(A)'s rows strided: the tile's rows column-major
+        st.acol.resize(static_cast<std::size_t>(mr * k));
+        for (index_t l = 0; l < k; ++l)
+            for (index_t i = 0; i < mr; ++i) st.acol[static_cast<std::size_t>(i + l * mr)] = p.A(ib + i, l);
+        a = st.acol.data();
+        lda = mr;
+    }
+    dot2_columns(mr, nc, k, a, lda, p.B.p + jb * p.B.cs, p.B.rs, p.B.cs, st.hi.data(), st.lo.data(), st.prod.data());
+    const double kd = static_cast<double>(k);
+    const double bc = 1.01 * 2.0 * kd * (kd + 1.0) * 0x1p-106;
+    const double under = (4.0 * kd + 4.0) * 0x1p-1074;
+    const bool unit = sign != 0.0 && (p.beta == 0.0 || p.beta == 1.0 || p.beta == -1.0);
+    if (unit) {
+        st.zero_exp.assign(static_cast<std::size_t>(mr), 0); // scale 2^(0 + 0): bound = bc (P_ij + under / bc)
+        const int zero = 0;
+        const double nb = under / bc;
+        for (index_t j = 0; j < nc; ++j)
+            decide_unit(mr, 1, bc, 0.0, sign, p.beta, st.zero_exp.data(), &zero, st.prod.data() + j * mr, &nb,
+                        st.hi.data() + j * mr, st.lo.data() + j * mr, p.c + ib * p.crs + (jb + j) * p.ccs, p.crs,
+                        p.ccs, st.open.data() + j * mr);
+        return;
+    }
+    for (index_t j = 0; j < nc; ++j)
+        for (index_t i = 0; i < mr; ++i) {
+            const std::size_t q = static_cast<std::size_t>(i + j * mr);
+            st.open[q] = static_cast<unsigned char>(decide_one(p, sign, abs_alpha, st.hi[q], st.lo[q],
+                                                               bc * st.prod[q] + under,
+                                                               p.c[(ib + i) * p.crs + (jb + j) * p.ccs]));
+        }
+}
+
 void run(const Plan& p, index_t j0, index_t j1)
 {
     const index_t k = p.k;
@@ -807,76 +924,84 @@ void run(const Plan& p, index_t j0, index_t j1)
         Engine sb_engine = Engine::Auto; // the engine sb's slices were made for (Auto: none yet)
         for (index_t ib = 0; ib < p.m; ib += p.mb) {
             const index_t mr = std::min(p.mb, p.m - ib);
-            const double t_scan = cpu_now();
-            bool elementwise = p.engine == Engine::Screen; // the tile goes per element from the start (or Auto's choice)
-            sa.start(ib, mr);
-            if (!sb_started) {
-                sb.start(jb, nc);
-                sb_started = true;
-            }
-            if (p.engine == Engine::Auto) engine = choose_engine(sa, sb, k, g, st.sample, elementwise);
-            if (!elementwise) {
-                if (sb_engine != engine && sb_engine != Engine::Auto) sb.start(jb, nc); // sliced for the other engine
-                sb_engine = engine;
-                set_widths(engine, g, sa, sb);
-            }
             const std::size_t count = static_cast<std::size_t>(mr * nc);
-            st.hi.assign(count, 0.0);
-            st.lo.assign(count, 0.0);
-            st.prod.resize(6 * count); // one per product of a chunk
-            st.open.assign(count, 1);
-            // Elements the split cannot represent go per element from the start.
-            // Where every row and column of the tile has an exponent and their extreme
-            // sums fit, all do (open is already 1): no test per element (a scalar byte
-            // loop that cost 4 ns an element of LAPACK's k = 64 updates).
-            index_t open = 0;
-            const auto [emin, emax] = std::minmax_element(p.row_exp.begin() + ib, p.row_exp.begin() + ib + mr);
-            const auto [fmin, fmax] = std::minmax_element(p.col_exp.begin() + jb, p.col_exp.begin() + jb + nc);
-            if (!elementwise && *emin != NO_EXPONENT && *fmin != NO_EXPONENT && fits(*emin, *fmin) && fits(*emax, *fmax))
-                open = mr * nc;
-            else
-                for (index_t j = 0; j < nc; ++j)
-                    for (index_t i = 0; i < mr; ++i) {
-                        const bool split = !elementwise && fits(p.row_exp[static_cast<std::size_t>(ib + i)], p.col_exp[static_cast<std::size_t>(jb + j)]);
-                        st.open[static_cast<std::size_t>(i + j * mr)] = split ? 1 : 2; // 2: per element
-                        open += split;
-                    }
-            prof.scan_s += cpu_now() - t_scan;
-            const Engine tile_engine = engine;
-            if (elementwise)
-                ++prof.tiles_elementwise;
-            else
-                ++(engine == Engine::Four ? prof.tiles_four : prof.tiles_six);
-            if (open > 0)
-                sum_products(engine, g, sa, sb, mr, nc, k, p.row_exp.data() + ib, p.col_exp.data() + jb, st.hi.data(),
-                             st.lo.data(), st.prod.data(), st.open.data(), prof);
-            const double t_decide = cpu_now();
-            // An element the bound cannot decide goes per element (the screen first).
-            const Bound tail(rest_exponent(tile_engine, g), k, g.chunk);
-            const bool unit = sign != 0.0 && (p.beta == 0.0 || p.beta == 1.0 || p.beta == -1.0);
-            if (unit) // alpha = +-1, beta 0 or +-1 (the LUs' updates): vectorized
-                decide_unit(mr, nc, tail.c, tail.kr + tail.kf / tail.c, sign, p.beta, p.row_exp.data() + ib,
-                            p.col_exp.data() + jb, sa.norm.data(), sb.norm.data(), st.hi.data(), st.lo.data(),
-                            p.c + ib * p.crs + jb * p.ccs, p.crs, p.ccs, st.open.data());
-            else {
-                // Decide what can be decided.
-                for (index_t j = 0; j < nc; ++j) {
-                    const int f = p.col_exp[static_cast<std::size_t>(jb + j)];
-                    for (index_t i = 0; i < mr; ++i) {
-                        const std::size_t q = static_cast<std::size_t>(i + j * mr);
-                        if (st.open[q] != 1) continue;
-                        const int e = p.row_exp[static_cast<std::size_t>(ib + i)];
-                        const int state = decide_one(p, sign, abs_alpha, st.hi[q], st.lo[q],
-                                                     tail(sa.norm[static_cast<std::size_t>(i)], sb.norm[static_cast<std::size_t>(j)]) * pow2(e + f),
-                                                     p.c[(ib + i) * p.crs + (jb + j) * p.ccs]);
-                        if (state == 1) continue;
-                        st.open[q] = static_cast<unsigned char>(state);
-                        --open;
+            // Screen (forced, or Auto's for small k): no products, every element's Dot2.
+            const bool dot2 = p.engine == Engine::Screen || (p.engine == Engine::Auto && k <= SCREEN_MAX_K);
+            if (dot2) {
+                Clock clock{&prof.product_s};
+                screen_tile(p, ib, mr, jb, nc, st, sign, abs_alpha);
+                ++prof.tiles_screen;
+            } else {
+                const double t_scan = cpu_now();
+                bool elementwise = false; // Auto: the tile goes per element from the start
+                sa.start(ib, mr);
+                if (!sb_started) {
+                    sb.start(jb, nc);
+                    sb_started = true;
+                }
+                if (p.engine == Engine::Auto) engine = choose_engine(sa, sb, k, g, st.sample, elementwise);
+                if (!elementwise) {
+                    if (sb_engine != engine && sb_engine != Engine::Auto) sb.start(jb, nc); // sliced for the other engine
+                    sb_engine = engine;
+                    set_widths(engine, g, sa, sb);
+                }
+                st.hi.assign(count, 0.0);
+                st.lo.assign(count, 0.0);
+                st.prod.resize(6 * count); // one per product of a chunk
+                st.open.assign(count, 1);
+                // Elements the split cannot represent go per element from the start.
+                // Where every row and column of the tile has an exponent and their extreme
+                // sums fit, all do (open is already 1): no test per element (a scalar byte
+                // loop that cost 4 ns an element of LAPACK's k = 64 updates).
+                index_t open = 0;
+                const auto [emin, emax] = std::minmax_element(p.row_exp.begin() + ib, p.row_exp.begin() + ib + mr);
+                const auto [fmin, fmax] = std::minmax_element(p.col_exp.begin() + jb, p.col_exp.begin() + jb + nc);
+                if (!elementwise && *emin != NO_EXPONENT && *fmin != NO_EXPONENT && fits(*emin, *fmin) && fits(*emax, *fmax))
+                    open = mr * nc;
+                else
+                    for (index_t j = 0; j < nc; ++j)
+                        for (index_t i = 0; i < mr; ++i) {
+                            const bool split = !elementwise && fits(p.row_exp[static_cast<std::size_t>(ib + i)], p.col_exp[static_cast<std::size_t>(jb + j)]);
+                            st.open[static_cast<std::size_t>(i + j * mr)] = split ? 1 : 2; // 2: per element
+                            open += split;
+                        }
+                prof.scan_s += cpu_now() - t_scan;
+                const Engine tile_engine = engine;
+                if (elementwise)
+                    ++prof.tiles_elementwise;
+                else
+                    ++(engine == Engine::Four ? prof.tiles_four : prof.tiles_six);
+                if (open > 0)
+                    sum_products(engine, g, sa, sb, mr, nc, k, p.row_exp.data() + ib, p.col_exp.data() + jb, st.hi.data(),
+                                 st.lo.data(), st.prod.data(), st.open.data(), prof);
+                const double t_decide = cpu_now();
+                // An element the bound cannot decide goes per element (the screen first).
+                const Bound tail(rest_exponent(tile_engine, g), k, g.chunk);
+                const bool unit = sign != 0.0 && (p.beta == 0.0 || p.beta == 1.0 || p.beta == -1.0);
+                if (unit) // alpha = +-1, beta 0 or +-1 (the LUs' updates): vectorized
+                    decide_unit(mr, nc, tail.c, tail.kr + tail.kf / tail.c, sign, p.beta, p.row_exp.data() + ib,
+                                p.col_exp.data() + jb, sa.norm.data(), sb.norm.data(), st.hi.data(), st.lo.data(),
+                                p.c + ib * p.crs + jb * p.ccs, p.crs, p.ccs, st.open.data());
+                else {
+                    // Decide what can be decided.
+                    for (index_t j = 0; j < nc; ++j) {
+                        const int f = p.col_exp[static_cast<std::size_t>(jb + j)];
+                        for (index_t i = 0; i < mr; ++i) {
+                            const std::size_t q = static_cast<std::size_t>(i + j * mr);
+                            if (st.open[q] != 1) continue;
+                            const int e = p.row_exp[static_cast<std::size_t>(ib + i)];
+                            const int state = decide_one(p, sign, abs_alpha, st.hi[q], st.lo[q],
+                                                         tail(sa.norm[static_cast<std::size_t>(i)], sb.norm[static_cast<std::size_t>(j)]) * pow2(e + f),
+                                                         p.c[(ib + i) * p.crs + (jb + j) * p.ccs]);
+                            if (state == 1) continue;
+                            st.open[q] = static_cast<unsigned char>(state);
+                            --open;
+                        }
                     }
                 }
+                prof.decide_s += cpu_now() - t_decide;
             }
             const double t_element = cpu_now();
-            prof.decide_s += t_element - t_decide;
             // The rest, per element, on contiguous rows of op(A) and columns of op(B)
             // (a strided row read per element cost 5x the dot itself). op(A)'s rows
             // are transposed once per call and row tile, when a tile first needs them
@@ -926,7 +1051,7 @@ void run(const Plan& p, index_t j0, index_t j1)
                         const double* a = copy_rows ? st.rows.data() + (ib + i - base) * k : p.A.p + (ib + i) * p.A.rs;
                         double& cij = p.c[(ib + i) * p.crs + (jb + j) * p.ccs];
                         const index_t inca = copy_rows ? 1 : p.A.cs;
-                        if (screen(p, sign, abs_alpha, a, inca, b, incb, cij) == 0) {
+                        if (!dot2 && screen(p, sign, abs_alpha, a, inca, b, incb, cij) == 0) {
                             ++screened;
                             continue;
                         }

@@ -74,12 +74,14 @@ struct Operand {
 //        A_full B_0 and A_full B_1 are exact (terms below 2^W, k of them below 2^53);
 //        A_full R_B and R_A b rounded, each term below 2^-(L+1) of 2^(e_i + f_j): the
 //        error about k^2 2^-(53 + L) (2^-59 at k = 2048, against 2^-73 for Six).
-//   Auto: Four; a thread whose tile sent more than 1/64 of its elements per element
+//   Auto (k > 128): Four; a thread whose tile sent more than 1/64 of its elements per element
 //        takes Six for its following tiles (spread data, whose results lie far below
 //        2^(e_i + f_j)); a Six tile that sent more than 7/8 per element sends the
 //        following tiles per element from the start.
-//   Screen: no products; every element through the screen alone (tests: the screen
-//        forced on every element).
+//   Screen: no products; every element's dot product in double-double (Dot2, one
+//        chain of k terms, the tile's rows in the vector lanes), its interval from the
+//        sum of the products' magnitudes: about 2k^2 2^-106 of it, whatever 2^(e_i + f_j).
+//   Auto: Screen for k <= 128; else as below.
 // Every engine sends the elements it leaves undecided through the screen (exact_gemm.cpp,
 // screen: the element's dot product in double-double, Dot2, with its own error bound,
 // which follows the products present rather than 2^(e_i + f_j)) before the per-element
@@ -111,6 +113,7 @@ struct Profile {
     double scan_s = 0, slice_s = 0, product_s = 0, fold_s = 0, decide_s = 0, element_s = 0;
     std::uint64_t products = 0, kept = 0, per_element = 0, tiles_four = 0, tiles_six = 0, tiles_elementwise = 0;
     std::uint64_t screened = 0; // of kept: decided by the double-double screen (exact_gemm.cpp, screen)
+    std::uint64_t tiles_screen = 0;
 };
 Profile profile();
 void reset_profile();
