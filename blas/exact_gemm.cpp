@@ -80,6 +80,12 @@ constexpr int MIN_ROW_EXP = -1000, MAX_ROW_EXP = 1000;
 // bound 2^-64 of 2^(e_i + f_j) for Four, against 2^-59 unchunked).
 constexpr index_t CHUNK = 256;
 
+// Auto's engine for depth k up to this: Screen (every element's Dot2) costs about
+// 12 flops a term, vectorized across rows, against Four's four dgemm products and
+// their slicing, folding and decision (LAPACK's k = 64 updates: see screen_tile; n = 2048,
+// one thread: k = 128 0.23 s against 0.36, k = 256 0.41 against 0.29).
+constexpr index_t SCREEN_MAX_K = 128;
+
 // c_ij per element: the backend's per-element arithmetic (exact dot product,
 // alpha applied to the exact value, beta c added as an exact product, one rounding).
 // a: row i of op(A) (stride inca), b: column j of op(B) (stride incb).
@@ -608,6 +614,8 @@ bool split_pays(index_t m, index_t n, index_t k)
     return k >= 16 && k <= 8192 && m >= 64 && n >= 64 && m * n >= (index_t{1} << 14);
 }
 
+bool screen_pays(index_t m, index_t n, index_t k) { return k >= 1 && k <= SCREEN_MAX_K && m >= 8 && m * n >= 256; }
+
 bool plan(index_t m, index_t n, index_t k, double alpha, Operand A, Operand B, double beta, double* c, index_t crs,
           index_t ccs, const Tiling& tiling, Plan& out)
 {
@@ -775,11 +783,6 @@ int screen(const Plan& p, double sign, double abs_alpha, const double* a, index_
     const double bound = gamma * r.m * (1.0 + gamma) * (1.0 + 0x1p-40) + (4.0 * kd + 4.0 * SCREEN_LANES + 4.0) * 0x1p-1074;
     return decide_one(p, sign, abs_alpha, r.s, r.e, bound, c);
 }
-
-// Auto's engine for depth k up to this: Screen (every element's Dot2) costs about
-// 12 flops a term, vectorized across rows, against Four's four dgemm products and
-// their slicing, folding and decision (LAPACK's k = 64 updates: see screen_tile).
-constexpr index_t SCREEN_MAX_K = 128;
 
 // One step of Dot2 for an element: s, e, P (the sum, its error terms' sum, the sum of
 // the products' magnitudes) += x y.

@@ -172,6 +172,11 @@ Split split_from_environment(std::initializer_list<const char*> variables);
 // paid back by few elements).
 bool split_pays(index_t m, index_t n, index_t k);
 
+// Whether the Screen engine is faster than the per-element kernel where the split
+// does not pay (k <= 128, at least 8 rows and 256 elements: the kernel's exact
+// accumulators cost about 1 ns a term, the screen's Dot2 about 0.4).
+bool screen_pays(index_t m, index_t n, index_t k);
+
 // Checks applicability and computes the exponents; false: use the per-element kernel.
 bool plan(index_t m, index_t n, index_t k, double alpha, Operand A, Operand B, double beta, double* c, index_t crs,
           index_t ccs, const Tiling& tiling, Plan& out);
