@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Runs the benchmark programs (experiments/bench_*.cpp) with --markdown and rewrites
 # their tables in docs/benchmarks.md, between <!-- BEGIN name --> and <!-- END name -->
-# (tools/bench_markdown.py). The tables are written by the programs, never by hand:
+# (tools/bench_markdown.py); blas_abi's table goes to docs/blas-abi.md. The tables are written by the programs, never by hand:
 # each names the machine, clock, date, commit and exact kernel set it was measured with.
 #
 # usage: tools/benchmarks.sh [--quick] [PROGRAM...]
 #   --quick   every program's small sizes and one run (minutes, not hours: the
 #             numbers then only show the format and that everything runs)
-#   PROGRAM   some of lu_blis exact opencl batch batch_opencl (default: all), each
+#   PROGRAM   some of lu_blis exact opencl batch batch_opencl blas_abi (default: all), each
 #             with its own arguments in the same word if wanted: 'exact --only level3'
 #             rewrites only the tables that run writes
 # FLAMEX_BUILD_DIR picks the build folder (default build/, the release preset).
@@ -19,11 +19,11 @@ programs=()
 for arg in "$@"; do
   case "${arg%% *}" in
     --quick) quick=(--quick) ;;
-    lu_blis | exact | opencl | batch | batch_opencl) programs+=("$arg") ;;
-    *) echo "usage: tools/benchmarks.sh [--quick] ['lu_blis|exact|opencl|batch|batch_opencl [ARGS]' ...]" >&2; exit 2 ;;
+    lu_blis | exact | opencl | batch | batch_opencl | blas_abi) programs+=("$arg") ;;
+    *) echo "usage: tools/benchmarks.sh [--quick] ['lu_blis|exact|opencl|batch|batch_opencl|blas_abi [ARGS]' ...]" >&2; exit 2 ;;
   esac
 done
-[ ${#programs[@]} -gt 0 ] || programs=(lu_blis exact opencl batch batch_opencl)
+[ ${#programs[@]} -gt 0 ] || programs=(lu_blis exact opencl batch batch_opencl blas_abi)
 
 build=${FLAMEX_BUILD_DIR:-build}
 [ -f "$build/CMakeCache.txt" ] || cmake --preset release >/dev/null
@@ -46,7 +46,13 @@ for p in "${programs[@]}"; do
   case "$p" in
     batch) run batch --table all ;;
     batch_opencl) run batch_opencl && run batch_opencl --sweep ;;
+    blas_abi) run blas_abi --reps 3 ;;
     *) run "${args[@]}" ;;
   esac
 done
-/usr/bin/python3 tools/bench_markdown.py splice docs/benchmarks.md "$out"/*.md
+shopt -s nullglob
+general=()
+for f in "$out"/*.md; do [[ $f == *-blas_abi.md ]] || general+=("$f"); done
+[ ${#general[@]} -eq 0 ] || /usr/bin/python3 tools/bench_markdown.py splice docs/benchmarks.md "${general[@]}"
+abi=("$out"/*-blas_abi.md)
+[ ${#abi[@]} -eq 0 ] || /usr/bin/python3 tools/bench_markdown.py splice docs/blas-abi.md "${abi[@]}"
