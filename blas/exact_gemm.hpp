@@ -26,7 +26,9 @@
 // that is all zero, or whose largest magnitude is below 2^-1000 or above 2^1000,
 // e_i + f_j outside the range where every term is a normal double, a non-finite
 // or out-of-range c_ij, an exact-zero result, whose sign needs the zero-sign
-// rule), get the per-element exact dot product (exact::accumulate_dot, the
+// rule), go through the screen (each one's dot product in double-double, its own
+// interval, the same decision; Engine below) and what that leaves gets the
+// per-element exact dot product (exact::accumulate_dot, the
 // Accumulator's scale / add_product / round: the same bits as the backend's
 // per-element kernel). So the result is the exact backend's whatever takes which
 // path, for any tile size and thread count.
