@@ -85,6 +85,10 @@ constexpr index_t CHUNK = 256;
 // their slicing, folding and decision (LAPACK's k = 64 updates: see screen_tile; n = 2048,
 // one thread: k = 128 0.23 s against 0.36, k = 256 0.41 against 0.29).
 constexpr index_t SCREEN_MAX_K = 128;
+// Auto's engine for a tile whose sample chose Six (spread data) at depth k up to this,
+// or the per-element kernel at any depth: Screen (2^[-300,300], n = 2048, one thread:
+// k = 512 0.79 s against 1.27, k = 2048 2.98 against 3.15).
+constexpr index_t SCREEN_SPREAD_MAX_K = 1024;
 
 // c_ij per element: the backend's per-element arithmetic (exact dot product,
 // alpha applied to the exact value, beta c added as an exact product, one rounding).
@@ -806,29 +810,50 @@ void dot2_columns(index_t mr, index_t nc, index_t k, const double* a, index_t ld
                   index_t bcs, double* s, double* e, double* P)
 {
     // Blocks of 8 rows x 4 columns held in registers over l (12 vectors of sums: kept
-    // in memory, three stores a term cost more than Four's products).
-    constexpr index_t R = 8, C = 4;
+    // in memory, three stores a term cost more than Four's products). Rows in panels
+    // of 128 and l in chunks of 256, so that the panel's chunk of op(A) (256 KiB)
+    // stays in L2 over the columns (op(A) read whole for each block of columns cost
+    // 3x at k = 2048); between chunks the sums wait in s, e and P, which changes
+    // nothing in any element's chain of operations.
+    constexpr index_t R = 8, C = 4, PANEL = 128, KC = 256;
     const index_t mr8 = mr / R * R, nc4 = nc / C * C;
-    for (index_t j0 = 0; j0 < nc4; j0 += C)
-        for (index_t i0 = 0; i0 < mr8; i0 += R) {
-            double ss[C][R] = {}, ee[C][R] = {}, pp[C][R] = {};
-            for (index_t l = 0; l < k; ++l) {
-                const double* al = a + l * lda + i0;
-                double y[C];
-                for (index_t t = 0; t < C; ++t) y[t] = b[l * brs + (j0 + t) * bcs];
+    std::fill(s, s + mr * nc, 0.0);
+    std::fill(e, e + mr * nc, 0.0);
+    std::fill(P, P + mr * nc, 0.0);
+    const index_t panel = k > KC ? PANEL : std::max<index_t>(mr8, 1); // k <= 256: op(A)'s tile is in L2 already
+    for (index_t p0 = 0; p0 < mr8; p0 += panel) {
+        const index_t p1 = std::min(mr8, p0 + panel);
+        for (index_t l0 = 0; l0 < k; l0 += KC) {
+            const index_t l1 = std::min(k, l0 + KC);
+            for (index_t j0 = 0; j0 < nc4; j0 += C)
+                for (index_t i0 = p0; i0 < p1; i0 += R) {
+                    double ss[C][R], ee[C][R], pp[C][R];
+                    for (index_t t = 0; t < C; ++t)
+                        for (index_t v = 0; v < R; ++v) {
+                            const index_t q = i0 + v + (j0 + t) * mr;
+                            ss[t][v] = s[q];
+                            ee[t][v] = e[q];
+                            pp[t][v] = P[q];
+                        }
+                    for (index_t l = l0; l < l1; ++l) {
+                        const double* al = a + l * lda + i0;
+                        double y[C];
+                        for (index_t t = 0; t < C; ++t) y[t] = b[l * brs + (j0 + t) * bcs];
 #pragma GCC unroll 4
-                for (index_t t = 0; t < C; ++t)
+                        for (index_t t = 0; t < C; ++t)
 #pragma GCC unroll 8
-                    for (index_t v = 0; v < R; ++v) dot2_step(al[v], y[t], ss[t][v], ee[t][v], pp[t][v]);
-            }
-            for (index_t t = 0; t < C; ++t)
-                for (index_t v = 0; v < R; ++v) {
-                    const index_t q = i0 + v + (j0 + t) * mr;
-                    s[q] = ss[t][v];
-                    e[q] = ee[t][v];
-                    P[q] = pp[t][v];
+                            for (index_t v = 0; v < R; ++v) dot2_step(al[v], y[t], ss[t][v], ee[t][v], pp[t][v]);
+                    }
+                    for (index_t t = 0; t < C; ++t)
+                        for (index_t v = 0; v < R; ++v) {
+                            const index_t q = i0 + v + (j0 + t) * mr;
+                            s[q] = ss[t][v];
+                            e[q] = ee[t][v];
+                            P[q] = pp[t][v];
+                        }
                 }
         }
+    }
     // The edges (rows past mr8 in every column, columns past nc4): one element at a time.
     for (index_t j = 0; j < nc; ++j)
         for (index_t i = j < nc4 ? mr8 : 0; i < mr; ++i) {
@@ -929,20 +954,27 @@ void run(const Plan& p, index_t j0, index_t j1)
             const index_t mr = std::min(p.mb, p.m - ib);
             const std::size_t count = static_cast<std::size_t>(mr * nc);
             // Screen (forced, or Auto's for small k): no products, every element's Dot2.
-            const bool dot2 = p.engine == Engine::Screen || (p.engine == Engine::Auto && k <= SCREEN_MAX_K);
-            if (dot2) {
-                Clock clock{&prof.product_s};
-                screen_tile(p, ib, mr, jb, nc, st, sign, abs_alpha);
-                ++prof.tiles_screen;
-            } else {
-                const double t_scan = cpu_now();
-                bool elementwise = false; // Auto: the tile goes per element from the start
+            bool dot2 = p.engine == Engine::Screen || (p.engine == Engine::Auto && k <= SCREEN_MAX_K);
+            bool elementwise = false; // Auto: the tile goes per element from the start
+            const double t_scan = cpu_now();
+            if (!dot2) {
                 sa.start(ib, mr);
                 if (!sb_started) {
                     sb.start(jb, nc);
                     sb_started = true;
                 }
-                if (p.engine == Engine::Auto) engine = choose_engine(sa, sb, k, g, st.sample, elementwise);
+                if (p.engine == Engine::Auto) {
+                    engine = choose_engine(sa, sb, k, g, st.sample, elementwise);
+                    // Spread data: Screen rather than the kernel, and rather than Six up
+                    // to k = 1024 (SCREEN_SPREAD_MAX_K).
+                    dot2 = elementwise || (engine == Engine::Six && k <= SCREEN_SPREAD_MAX_K);
+                }
+            }
+            if (dot2) {
+                Clock clock{&prof.product_s};
+                screen_tile(p, ib, mr, jb, nc, st, sign, abs_alpha);
+                ++prof.tiles_screen;
+            } else {
                 if (!elementwise) {
                     if (sb_engine != engine && sb_engine != Engine::Auto) sb.start(jb, nc); // sliced for the other engine
                     sb_engine = engine;
