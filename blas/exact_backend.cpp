@@ -373,9 +373,14 @@ void ExactBackend::gemm(Trans transa, Trans transb, double alpha, Obj A, Obj B, 
     const index_t m = C.length(), n = C.width(), k = EA.n;
     exact_gemm::Plan plan;
     const bool split = split_ == Split::Always || (split_ == Split::Auto && exact_gemm::split_pays(m, n, k));
-    if (split &&
+    // Too small for the split's products, but not for the screen's Dot2 (LAPACK's
+    // recursive panels: m >= 128, n and k <= 32).
+    const bool screen = !split && split_ == Split::Auto && engine_ == exact_gemm::Engine::Auto &&
+                        exact_gemm::screen_pays(m, n, k);
+    if ((split || screen) &&
         exact_gemm::plan(m, n, k, alpha, {EA.p, EA.rs, EA.cs}, {EB.p, EB.rs, EB.cs}, beta, C.buffer(),
-                         C.row_stride(), C.col_stride(), {0, 0, engine_}, plan)) {
+                         C.row_stride(), C.col_stride(),
+                         {0, 0, screen ? exact_gemm::Engine::Screen : engine_}, plan)) {
         parallel(parts_for(m * n * k), [&](int t, int T) {
             const auto [lo, hi] = share(n, t, T);
             exact_gemm::run(plan, lo, hi);

@@ -40,6 +40,8 @@ void add_profile(const Profile& p)
     t.products += p.products;
     t.kept += p.kept;
     t.per_element += p.per_element;
+    t.screened += p.screened;
+    t.tiles_screen += p.tiles_screen;
     t.tiles_four += p.tiles_four;
     t.tiles_six += p.tiles_six;
     t.tiles_elementwise += p.tiles_elementwise;
@@ -77,6 +79,16 @@ constexpr int MIN_ROW_EXP = -1000, MAX_ROW_EXP = 1000;
 // rounded ones' error is gamma_chunk, not gamma_k, of their terms (k = 2048: the
 // bound 2^-64 of 2^(e_i + f_j) for Four, against 2^-59 unchunked).
 constexpr index_t CHUNK = 256;
+
+// Auto's engine for depth k up to this: Screen (every element's Dot2) costs about
+// 12 flops a term, vectorized across rows, against Four's four dgemm products and
+// their slicing, folding and decision (LAPACK's k = 64 updates: see screen_tile; n = 2048,
+// one thread: k = 128 0.23 s against 0.36, k = 256 0.41 against 0.29).
+constexpr index_t SCREEN_MAX_K = 128;
+// Auto's engine for a tile whose sample chose Six (spread data) at depth k up to this,
+// or the per-element kernel at any depth: Screen (2^[-300,300], n = 2048, one thread:
+// k = 512 0.79 s against 1.27, k = 2048 2.98 against 3.15).
+constexpr index_t SCREEN_SPREAD_MAX_K = 1024;
 
 // c_ij per element: the backend's per-element arithmetic (exact dot product,
 // alpha applied to the exact value, beta c added as an exact product, one rounding).
@@ -196,6 +208,8 @@ void product(index_t mr, index_t nc, index_t k, const double* sa, const double* 
 
 struct TileState {
     std::vector<double> hi, lo, prod, rows, column;
+    std::vector<double> acol;           // Screen tiles: op(A)'s tile rows column-major, when op(A)'s rows are strided
+    std::vector<int> zero_exp;          // Screen tiles: exponents 0 (decide_unit's scale 1)
     std::vector<unsigned char> rows_ready; // per row tile of the call: its rows of op(A) are in rows
     std::vector<double> sample;         // choose_engine's rows and columns
     std::vector<unsigned char> open; // 1: not yet decided
@@ -277,11 +291,18 @@ void set_widths(Engine e, const Geometry& g, Slicer& sa, Slicer& sb)
 // loop, a third of the products' time). open[q] == 1 elements: kept (c written,
 // open 0), sent per element (open 2: c not finite, or the result zero, tiny or
 // huge), or left undecided (open 1: the interval does not round to one double).
-[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]]
-void decide_unit(index_t mr, index_t nc, double bc, double bk, double sign, double beta, const int* row_exp,
-                 const int* col_exp, const double* na, const double* nb, const double* hi, const double* lo, double* c,
-                 index_t crs, index_t ccs, unsigned char* open)
+// Every select is on 64-bit lanes and C's column is contiguous (crs == 1, the
+// usual case; the strided column is the same code with another stride): GCC
+// vectorized neither the bool/char selects nor the strided store (it ran scalar,
+// 7.7 ns an element, 14% of LAPACK's dgesv at n = 2000; now about 1 ns).
+template <bool Contiguous>
+[[gnu::always_inline]] inline void decide_unit_body(index_t mr, index_t nc, double bc, double bk, double sign,
+                                                    double beta, const int* row_exp, const int* col_exp,
+                                                    const double* na, const double* nb, const double* hi,
+                                                    const double* lo, double* c, index_t crs, index_t ccs,
+                                                    unsigned char* open)
 {
+    const double beta_mask = beta != 0.0 ? 1.0 : 0.0; // beta = 0: c is not read into the sum (a NaN there stays out)
     for (index_t j = 0; j < nc; ++j) {
         const std::int64_t f = col_exp[j] + 1023;
         const double nbj = nb[j] + bk; // the bound: (bc (na_i + nb_j + kr) + kf) 2^(e_i + f_j), bk = kr + kf / bc
@@ -290,9 +311,15 @@ void decide_unit(index_t mr, index_t nc, double bc, double bk, double sign, doub
         const double* lj = lo + j * mr;
         unsigned char* oj = open + j * mr;
         for (index_t i = 0; i < mr; ++i) {
-            const bool active = oj[i] == 1;
-            const double c_old = cj[i * crs];
-            const double cv = beta != 0.0 ? c_old : 0.0;
+            const std::int64_t state = oj[i];
+            const double c_old = cj[Contiguous ? i : i * crs];
+            std::uint64_t c_bits;
+            std::memcpy(&c_bits, &c_old, sizeof c_bits);
+            // cv = beta != 0 ? c_old : 0, on bits (a NaN times 0 would stay NaN).
+            const std::uint64_t keep_c = beta_mask != 0.0 ? ~std::uint64_t{0} : 0;
+            const std::uint64_t cv_bits = c_bits & keep_c;
+            double cv;
+            std::memcpy(&cv, &cv_bits, sizeof cv);
             // S = h + l exactly (two_sum of hi, lo), within bound of the exact sum.
             const double h = hj[i] + lj[i];
             const double hz = h - hj[i];
@@ -304,10 +331,10 @@ void decide_unit(index_t mr, index_t nc, double bc, double bk, double sign, doub
             // (sh, sl) = double-double sum of sign h, sign l, beta c.
             const double t0 = sign * h, t1 = sign * l, t2 = beta * cv;
             double sh = t0, sl = 0.0;
-            double s1 = sh + t1, z1 = s1 - sh;
+            const double s1 = sh + t1, z1 = s1 - sh;
             sl += (sh - (s1 - z1)) + (t1 - z1);
             sh = s1;
-            double s2 = sh + t2, z2 = s2 - sh;
+            const double s2 = sh + t2, z2 = s2 - sh;
             sl += (sh - (s2 - z2)) + (t2 - z2);
             sh = s2;
             const double mag = std::fabs(t0) + std::fabs(t1) + std::fabs(t2);
@@ -316,23 +343,40 @@ void decide_unit(index_t mr, index_t nc, double bc, double bk, double sign, doub
             const double rz = r - sh;
             const double rl = (sh - (r - rz)) + (sl - rz);
             bound += mag * 0x1p-96;
-            const double ar = std::fabs(r);
-            const bool finite_c = std::fabs(cv) <= std::numeric_limits<double>::max();
-            const bool range = (ar >= 0x1p-960) & (ar <= 0x1p+1000);
             std::uint64_t rbits;
             std::memcpy(&rbits, &r, sizeof rbits);
-            const std::int64_t biased = static_cast<std::int64_t>((rbits >> 52) & 0x7ff);
-            const bool power_of_two = (rbits & ((std::uint64_t{1} << 52) - 1)) == 0;
-            const std::uint64_t half_bits = static_cast<std::uint64_t>(biased - 53 - (power_of_two ? 1 : 0)) << 52;
+            const std::uint64_t abs_c = cv_bits & ~(std::uint64_t{1} << 63);
+            const std::uint64_t abs_r = rbits & ~(std::uint64_t{1} << 63);
+            // c finite (its bits below infinity's); 2^-960 <= |r| <= 2^1000 (on bits: NaN fails both).
+            const std::int64_t finite_c = abs_c < (std::uint64_t{0x7ff} << 52) ? 1 : 0;
+            const std::int64_t range = (abs_r >= (std::uint64_t{1023 - 960} << 52)) & (abs_r <= (std::uint64_t{1023 + 1000} << 52)) ? 1 : 0;
+            const std::int64_t biased = static_cast<std::int64_t>(abs_r >> 52);
+            const std::int64_t power_of_two = (rbits & ((std::uint64_t{1} << 52) - 1)) == 0 ? 1 : 0;
+            const std::uint64_t half_bits = static_cast<std::uint64_t>(biased - 53 - power_of_two) << 52;
             double half;
             std::memcpy(&half, &half_bits, sizeof half);
-            const bool closed = !(finite_c & range);
-            const bool kept = active & !closed & ((std::fabs(rl) + bound) * (1.0 + 0x1p-40) < half);
-            cj[i * crs] = kept ? r : c_old; // branch-free (an element not kept keeps its c)
-            const unsigned char next = kept ? 0 : closed ? 2 : 1;
-            oj[i] = active ? next : oj[i];
+            const std::int64_t open_now = state == 1 ? 1 : 0;
+            const std::int64_t ok = finite_c & range;
+            const std::int64_t tight = (std::fabs(rl) + bound) * (1.0 + 0x1p-40) < half ? 1 : 0;
+            const std::int64_t kept = open_now & ok & tight;
+            const double out = kept != 0 ? r : c_old;
+            cj[Contiguous ? i : i * crs] = out; // branch-free (an element not kept keeps its c)
+            // open 1: kept -> 0, closed -> 2, else 1; other states unchanged.
+            const std::int64_t next = kept != 0 ? 0 : ok != 0 ? 1 : 2;
+            oj[i] = static_cast<unsigned char>(open_now != 0 ? next : state);
         }
     }
+}
+
+[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]]
+void decide_unit(index_t mr, index_t nc, double bc, double bk, double sign, double beta, const int* row_exp,
+                 const int* col_exp, const double* na, const double* nb, const double* hi, const double* lo, double* c,
+                 index_t crs, index_t ccs, unsigned char* open)
+{
+    if (crs == 1)
+        decide_unit_body<true>(mr, nc, bc, bk, sign, beta, row_exp, col_exp, na, nb, hi, lo, c, crs, ccs, open);
+    else
+        decide_unit_body<false>(mr, nc, bc, bk, sign, beta, row_exp, col_exp, na, nb, hi, lo, c, crs, ccs, open);
 }
 
 // hi, lo += the nterms products of a chunk (prod: nterms matrices mr x nc, the
@@ -574,6 +618,8 @@ bool split_pays(index_t m, index_t n, index_t k)
     return k >= 16 && k <= 8192 && m >= 64 && n >= 64 && m * n >= (index_t{1} << 14);
 }
 
+bool screen_pays(index_t m, index_t n, index_t k) { return k >= 1 && k <= SCREEN_MAX_K && m >= 8 && m * n >= 256; }
+
 bool plan(index_t m, index_t n, index_t k, double alpha, Operand A, Operand B, double beta, double* c, index_t crs,
           index_t ccs, const Tiling& tiling, Plan& out)
 {
@@ -603,6 +649,273 @@ bool plan(index_t m, index_t n, index_t k, double alpha, Operand A, Operand B, d
     out.mb = tiling.mb > 0 ? tiling.mb : side;
     out.nb = tiling.nb > 0 ? tiling.nb : side;
     return true;
+}
+
+// The decision for one element in general (any alpha, beta): the exact sum S lies
+// within bound of s_hi + s_lo; alpha S + beta c as a double-double with its error
+// bound, rounded, kept (c written) when the whole interval rounds to that double.
+// Returns 0: kept; 1: undecided; 2: to the per-element kernel (a term or the result
+// out of range, c not finite: the interval's arithmetic is not exact there).
+int decide_one(const Plan& p, double sign, double abs_alpha, double s_hi, double s_lo, double bound, double& c)
+{
+    // S = hi + lo + error, |error| <= bound.
+    double hi = 0.0, lo = 0.0;
+    add_dd(hi, lo, s_hi);
+    add_dd(hi, lo, s_lo); // (hi, lo) = two_sum(hi, lo): exact
+    // alpha S + beta c as a sum of terms, each exact or with its error in bound.
+    double t[5];
+    int nt = 0;
+    if (sign != 0.0) {
+        t[nt++] = sign * hi;
+        t[nt++] = sign * lo;
+    } else {
+        const exact::DoubleDouble ph = exact::two_prod(p.alpha, hi);
+        const double ap = std::fabs(ph.hi);
+        if (hi != 0.0 && !(ap >= exact::TWO_PROD_MIN && ap <= exact::TWO_PROD_MAX)) return 2;
+        t[nt++] = ph.hi;
+        t[nt++] = ph.lo;
+        t[nt++] = p.alpha * lo;
+        bound = bound * abs_alpha * (1.0 + 0x1p-40) + std::fabs(t[2]) * 0x1p-52;
+    }
+    if (p.beta != 0.0) {
+        const double cv = c;
+        if (p.beta == 1.0 || p.beta == -1.0) {
+            if (!std::isfinite(cv)) return 2;
+            t[nt++] = p.beta * cv;
+        } else {
+            const exact::DoubleDouble pc = exact::two_prod(p.beta, cv);
+            const double ap = std::fabs(pc.hi);
+            if (!std::isfinite(cv) || (pc.hi != 0.0 && !(ap >= exact::TWO_PROD_MIN && ap <= exact::TWO_PROD_MAX)) ||
+                (pc.hi == 0.0 && cv != 0.0))
+                return 2;
+            t[nt++] = pc.hi;
+            t[nt++] = pc.lo;
+        }
+    }
+    // Their double-double sum: error <= 2^-96 sum |t| (a handful of terms).
+    double sh = 0.0, sl = 0.0, mag = 0.0;
+    for (int r = 0; r < nt; ++r) {
+        add_dd(sh, sl, t[r]);
+        mag += std::fabs(t[r]);
+    }
+    double r = 0.0, rl = 0.0; // r + rl = sh + sl exactly, r = RN(sh + sl)
+    add_dd(r, rl, sh);
+    add_dd(r, rl, sl);
+    bound += mag * 0x1p-96;
+    if (!(std::fabs(r) >= 0x1p-960 && std::fabs(r) <= 0x1p+1000)) return 2; // zero, tiny, huge
+    if (!((std::fabs(rl) + bound) * (1.0 + 0x1p-40) < half_spacing(r))) return 1;
+    c = r;
+    return 0;
+}
+
+// The screen before the per-element kernel: the dot product of a (stride inca) and
+// b (stride incb) in double-double (Ogita, Rump and Oishi's Dot2: two_prod by fma,
+// two_sum into s, the two error terms summed into e), with a bound on its error,
+// then decide_one. The sum is exact up to e's rounding: S = s + sum_l (pi_l +
+// sigma_l), and e, a sum of those 2k terms in any order, is within gamma_2k of the
+// sum of their magnitudes, which m (computed alongside, rounded) bounds within
+// gamma_2k (k <= 2^40). A product below 2^-969 makes pi inexact by at most 2^-1075,
+// and every addition below 2^-1022 adds at most 2^-1075 (to e or to m): 4k + 68 of
+// 2^-1074 covers them. Anything infinite or NaN (an overflow): undecided. The split's interval
+// scales with 2^(e_i + f_j), the screen's with the products actually present: it
+// decides the elements whose terms all lie far below the row's and column's
+// largest (spread exponents: 2^+-300 data send 4% of LAPACK's k = 64 updates'
+// elements past the split, each 0.8 us in the kernel). Returns decide_one's state.
+//
+// The terms go to 16 lanes (l mod 16), each its own Dot2, so that it vectorizes
+// (with fma: target_clones; the default build's std::fma is a libm call, and one
+// chain was latency-bound: 3.5 ns a term, 7 us an element at k = 2048); the lanes'
+// s are then summed by two_sum into one, their errors into e: the same exact
+// identity over 2k + 32 error terms, bounded by gamma_(2k+33).
+constexpr int SCREEN_LANES = 16;
+
+struct ScreenSum {
+    double s, e, m; // S = s + (the exact sum of the error terms), e their rounded sum, m their magnitudes'
+};
+
+[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]]
+ScreenSum screen_sum(index_t k, const double* a, index_t inca, const double* b, index_t incb)
+{
+    double s[SCREEN_LANES] = {}, e[SCREEN_LANES] = {}, m[SCREEN_LANES] = {};
+    index_t l = 0;
+    if (inca == 1 && incb == 1)
+        for (; l + SCREEN_LANES <= k; l += SCREEN_LANES)
+            for (int v = 0; v < SCREEN_LANES; ++v) {
+                const double x = a[l + v], y = b[l + v];
+                const double prod = x * y;
+                const double pi = std::fma(x, y, -prod);
+                const double s2 = s[v] + prod;
+                const double z = s2 - s[v];
+                const double sigma = (s[v] - (s2 - z)) + (prod - z);
+                s[v] = s2;
+                e[v] += pi + sigma;
+                m[v] += std::fabs(pi) + std::fabs(sigma);
+            }
+    for (; l < k; ++l) { // the rest (and strided operands) in lane 0
+        const double x = a[l * inca], y = b[l * incb];
+        const double prod = x * y;
+        const double pi = std::fma(x, y, -prod);
+        const double s2 = s[0] + prod;
+        const double z = s2 - s[0];
+        const double sigma = (s[0] - (s2 - z)) + (prod - z);
+        s[0] = s2;
+        e[0] += pi + sigma;
+        m[0] += std::fabs(pi) + std::fabs(sigma);
+    }
+    ScreenSum r{s[0], e[0], m[0]};
+    for (int v = 1; v < SCREEN_LANES; ++v) {
+        const double s2 = r.s + s[v];
+        const double z = s2 - r.s;
+        const double sigma = (r.s - (s2 - z)) + (s[v] - z);
+        r.s = s2;
+        r.e += e[v] + sigma;
+        r.m += m[v] + std::fabs(sigma);
+    }
+    return r;
+}
+
+int screen(const Plan& p, double sign, double abs_alpha, const double* a, index_t inca, const double* b,
+           index_t incb, double& c)
+{
+    const index_t k = p.k;
+    const ScreenSum r = screen_sum(k, a, inca, b, incb);
+    if (!(std::fabs(r.s) <= std::numeric_limits<double>::max() && std::fabs(r.e) <= std::numeric_limits<double>::max() &&
+          r.m <= std::numeric_limits<double>::max()))
+        return 1;
+    const double kd = static_cast<double>(k);
+    const double gamma = 1.01 * (2.0 * kd + 2.0 * SCREEN_LANES + 1.0) * 0x1p-53; // gamma_(2k+33), k <= 2^40
+    const double bound = gamma * r.m * (1.0 + gamma) * (1.0 + 0x1p-40) + (4.0 * kd + 4.0 * SCREEN_LANES + 4.0) * 0x1p-1074;
+    return decide_one(p, sign, abs_alpha, r.s, r.e, bound, c);
+}
+
+// One step of Dot2 for an element: s, e, P (the sum, its error terms' sum, the sum of
+// the products' magnitudes) += x y.
+[[gnu::always_inline]] inline void dot2_step(double x, double y, double& s, double& e, double& P)
+{
+    const double prod = x * y;
+    const double pi = std::fma(x, y, -prod);
+    const double s2 = s + prod;
+    const double z = s2 - s;
+    const double sigma = (s - (s2 - z)) + (prod - z);
+    s = s2;
+    e += pi + sigma;
+    P += std::fabs(prod);
+}
+
+// The tile's sums, column by column, each element's Dot2 in one chain over l and the
+// rows in the vector lanes: a (column-major, leading dimension lda) holds the tile's
+// rows of op(A), b(l, j) = b[l * brs + j * bcs]. s, e, P: mr x nc, column-major.
+[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]]
+void dot2_columns(index_t mr, index_t nc, index_t k, const double* a, index_t lda, const double* b, index_t brs,
+                  index_t bcs, double* s, double* e, double* P)
+{
+    // Blocks of 8 rows x 4 columns held in registers over l (12 vectors of sums: kept
+    // in memory, three stores a term cost more than Four's products). Rows in panels
+    // of 128 and l in chunks of 256, so that the panel's chunk of op(A) (256 KiB)
+    // stays in L2 over the columns (op(A) read whole for each block of columns cost
+    // 3x at k = 2048); between chunks the sums wait in s, e and P, which changes
+    // nothing in any element's chain of operations.
+    constexpr index_t R = 8, C = 4, PANEL = 128, KC = 256;
+    const index_t mr8 = mr / R * R, nc4 = nc / C * C;
+    std::fill(s, s + mr * nc, 0.0);
+    std::fill(e, e + mr * nc, 0.0);
+    std::fill(P, P + mr * nc, 0.0);
+    const index_t panel = k > KC ? PANEL : std::max<index_t>(mr8, 1); // k <= 256: op(A)'s tile is in L2 already
+    for (index_t p0 = 0; p0 < mr8; p0 += panel) {
+        const index_t p1 = std::min(mr8, p0 + panel);
+        for (index_t l0 = 0; l0 < k; l0 += KC) {
+            const index_t l1 = std::min(k, l0 + KC);
+            for (index_t j0 = 0; j0 < nc4; j0 += C)
+                for (index_t i0 = p0; i0 < p1; i0 += R) {
+                    double ss[C][R], ee[C][R], pp[C][R];
+                    for (index_t t = 0; t < C; ++t)
+                        for (index_t v = 0; v < R; ++v) {
+                            const index_t q = i0 + v + (j0 + t) * mr;
+                            ss[t][v] = s[q];
+                            ee[t][v] = e[q];
+                            pp[t][v] = P[q];
+                        }
+                    for (index_t l = l0; l < l1; ++l) {
+                        const double* al = a + l * lda + i0;
+                        double y[C];
+                        for (index_t t = 0; t < C; ++t) y[t] = b[l * brs + (j0 + t) * bcs];
+#pragma GCC unroll 4
+                        for (index_t t = 0; t < C; ++t)
+#pragma GCC unroll 8
+                            for (index_t v = 0; v < R; ++v) dot2_step(al[v], y[t], ss[t][v], ee[t][v], pp[t][v]);
+                    }
+                    for (index_t t = 0; t < C; ++t)
+                        for (index_t v = 0; v < R; ++v) {
+                            const index_t q = i0 + v + (j0 + t) * mr;
+                            s[q] = ss[t][v];
+                            e[q] = ee[t][v];
+                            P[q] = pp[t][v];
+                        }
+                }
+        }
+    }
+    // The edges (rows past mr8 in every column, columns past nc4): one element at a time.
+    for (index_t j = 0; j < nc; ++j)
+        for (index_t i = j < nc4 ? mr8 : 0; i < mr; ++i) {
+            double si = 0.0, ei = 0.0, pi = 0.0;
+            for (index_t l = 0; l < k; ++l) dot2_step(a[l * lda + i], b[l * brs + j * bcs], si, ei, pi);
+            s[i + j * mr] = si;
+            e[i + j * mr] = ei;
+            P[i + j * mr] = pi;
+        }
+}
+
+// A Screen tile: every element's Dot2 (dot2_columns), then the decision; st.open as
+// the engines leave it (0 kept, 1 undecided, 2 to the kernel), and the per-element
+// phase takes the rest to the kernel. The bound (one chain of k terms): S = s + sum_l
+// (pi_l + sigma_l) exactly, |pi_l| <= u |p_l|, |sigma_l| <= u |s_l| <= u (1 + gamma_k)
+// sum_l |p_l|, so the error terms' magnitudes sum to at most (k + 1) u (1 + gamma_k)^2 P
+// (P computed, at least the true sum over 1 + gamma_k), and e, their sum in floating
+// point, is within gamma_2k of that: bound = 1.01 2k (k + 1) 2^-106 P (k <= 2^20). A
+// product below 2^-969 or an addition below 2^-1022 adds at most 2^-1075 each: (4k + 4)
+// 2^-1074 more. An overflow makes r or the bound not finite: the decision sends it on.
+// Unlike the split's interval (2^(e_i + f_j) k 2^-(53 + L)), this one follows the
+// products present, so it decides spread data too.
+void screen_tile(const Plan& p, index_t ib, index_t mr, index_t jb, index_t nc, TileState& st, double sign,
+                 double abs_alpha)
+{
+    const index_t k = p.k;
+    const std::size_t count = static_cast<std::size_t>(mr * nc);
+    st.hi.resize(count);
+    st.lo.resize(count);
+    st.prod.resize(count);
+    st.open.assign(count, 1);
+    const double* a = p.A.p + ib * p.A.rs;
+    index_t lda = p.A.cs;
+    if (p.A.rs != 1) { // op(A)'s rows strided: the tile's rows column-major
+        st.acol.resize(static_cast<std::size_t>(mr * k));
+        for (index_t l = 0; l < k; ++l)
+            for (index_t i = 0; i < mr; ++i) st.acol[static_cast<std::size_t>(i + l * mr)] = p.A(ib + i, l);
+        a = st.acol.data();
+        lda = mr;
+    }
+    dot2_columns(mr, nc, k, a, lda, p.B.p + jb * p.B.cs, p.B.rs, p.B.cs, st.hi.data(), st.lo.data(), st.prod.data());
+    const double kd = static_cast<double>(k);
+    const double bc = 1.01 * 2.0 * kd * (kd + 1.0) * 0x1p-106;
+    const double under = (4.0 * kd + 4.0) * 0x1p-1074;
+    const bool unit = sign != 0.0 && (p.beta == 0.0 || p.beta == 1.0 || p.beta == -1.0);
+    if (unit) {
+        st.zero_exp.assign(static_cast<std::size_t>(mr), 0); // scale 2^(0 + 0): bound = bc (P_ij + under / bc)
+        const int zero = 0;
+        const double nb = under / bc;
+        for (index_t j = 0; j < nc; ++j)
+            decide_unit(mr, 1, bc, 0.0, sign, p.beta, st.zero_exp.data(), &zero, st.prod.data() + j * mr, &nb,
+                        st.hi.data() + j * mr, st.lo.data() + j * mr, p.c + ib * p.crs + (jb + j) * p.ccs, p.crs,
+                        p.ccs, st.open.data() + j * mr);
+        return;
+    }
+    for (index_t j = 0; j < nc; ++j)
+        for (index_t i = 0; i < mr; ++i) {
+            const std::size_t q = static_cast<std::size_t>(i + j * mr);
+            st.open[q] = static_cast<unsigned char>(decide_one(p, sign, abs_alpha, st.hi[q], st.lo[q],
+                                                               bc * st.prod[q] + under,
+                                                               p.c[(ib + i) * p.crs + (jb + j) * p.ccs]));
+        }
 }
 
 void run(const Plan& p, index_t j0, index_t j1)
@@ -639,137 +952,101 @@ void run(const Plan& p, index_t j0, index_t j1)
         Engine sb_engine = Engine::Auto; // the engine sb's slices were made for (Auto: none yet)
         for (index_t ib = 0; ib < p.m; ib += p.mb) {
             const index_t mr = std::min(p.mb, p.m - ib);
-            const double t_scan = cpu_now();
-            bool elementwise = false; // Auto: the tile goes per element from the start
-            sa.start(ib, mr);
-            if (!sb_started) {
-                sb.start(jb, nc);
-                sb_started = true;
-            }
-            if (p.engine == Engine::Auto) engine = choose_engine(sa, sb, k, g, st.sample, elementwise);
-            if (!elementwise) {
-                if (sb_engine != engine && sb_engine != Engine::Auto) sb.start(jb, nc); // sliced for the other engine
-                sb_engine = engine;
-                set_widths(engine, g, sa, sb);
-            }
             const std::size_t count = static_cast<std::size_t>(mr * nc);
-            st.hi.assign(count, 0.0);
-            st.lo.assign(count, 0.0);
-            st.prod.resize(6 * count); // one per product of a chunk
-            st.open.assign(count, 1);
-            // Elements the split cannot represent go per element from the start.
-            index_t open = 0;
-            for (index_t j = 0; j < nc; ++j)
-                for (index_t i = 0; i < mr; ++i) {
-                    const bool split = !elementwise && fits(p.row_exp[static_cast<std::size_t>(ib + i)], p.col_exp[static_cast<std::size_t>(jb + j)]);
-                    st.open[static_cast<std::size_t>(i + j * mr)] = split ? 1 : 2; // 2: per element
-                    open += split;
+            // Screen (forced, or Auto's for small k): no products, every element's Dot2.
+            bool dot2 = p.engine == Engine::Screen || (p.engine == Engine::Auto && k <= SCREEN_MAX_K);
+            bool elementwise = false; // Auto: the tile goes per element from the start
+            const double t_scan = cpu_now();
+            if (!dot2) {
+                sa.start(ib, mr);
+                if (!sb_started) {
+                    sb.start(jb, nc);
+                    sb_started = true;
                 }
-            prof.scan_s += cpu_now() - t_scan;
-            const Engine tile_engine = engine;
-            if (elementwise)
-                ++prof.tiles_elementwise;
-            else
-                ++(engine == Engine::Four ? prof.tiles_four : prof.tiles_six);
-            if (open > 0)
-                sum_products(engine, g, sa, sb, mr, nc, k, p.row_exp.data() + ib, p.col_exp.data() + jb, st.hi.data(),
-                             st.lo.data(), st.prod.data(), st.open.data(), prof);
-            const double t_decide = cpu_now();
-            // An element the bound cannot decide goes per element.
-            const auto close = [&](std::size_t q) {
-                st.open[q] = 2;
-                --open;
-            };
-            const Bound tail(rest_exponent(tile_engine, g), k, g.chunk);
-            const bool unit = sign != 0.0 && (p.beta == 0.0 || p.beta == 1.0 || p.beta == -1.0);
-            if (unit) // alpha = +-1, beta 0 or +-1 (the LUs' updates): vectorized
-                decide_unit(mr, nc, tail.c, tail.kr + tail.kf / tail.c, sign, p.beta, p.row_exp.data() + ib,
-                            p.col_exp.data() + jb, sa.norm.data(), sb.norm.data(), st.hi.data(), st.lo.data(),
-                            p.c + ib * p.crs + jb * p.ccs, p.crs, p.ccs, st.open.data());
-            else {
-                // Decide what can be decided.
-                for (index_t j = 0; j < nc; ++j) {
-                    const int f = p.col_exp[static_cast<std::size_t>(jb + j)];
-                    for (index_t i = 0; i < mr; ++i) {
-                        const std::size_t q = static_cast<std::size_t>(i + j * mr);
-                        if (st.open[q] != 1) continue;
-                        const int e = p.row_exp[static_cast<std::size_t>(ib + i)];
-                        // S = hi + lo + error, |error| <= bound.
-                        double hi = 0.0, lo = 0.0;
-                        add_dd(hi, lo, st.hi[q]);
-                        add_dd(hi, lo, st.lo[q]); // (hi, lo) = two_sum(hi, lo): exact
-                        double bound = tail(sa.norm[static_cast<std::size_t>(i)], sb.norm[static_cast<std::size_t>(j)]) * pow2(e + f);
-                        // alpha S + beta c as a sum of terms, each exact or with its error in bound.
-                        double t[5];
-                        int nt = 0;
-                        if (sign != 0.0) {
-                            t[nt++] = sign * hi;
-                            t[nt++] = sign * lo;
-                        } else {
-                            const exact::DoubleDouble ph = exact::two_prod(p.alpha, hi);
-                            const double ap = std::fabs(ph.hi);
-                            if (hi != 0.0 && !(ap >= exact::TWO_PROD_MIN && ap <= exact::TWO_PROD_MAX)) {
-                                close(q);
-                                continue;
-                            }
-                            t[nt++] = ph.hi;
-                            t[nt++] = ph.lo;
-                            t[nt++] = p.alpha * lo;
-                            bound = bound * abs_alpha * (1.0 + 0x1p-40) + std::fabs(t[2]) * 0x1p-52;
+                if (p.engine == Engine::Auto) {
+                    engine = choose_engine(sa, sb, k, g, st.sample, elementwise);
+                    // Spread data: Screen rather than the kernel, and rather than Six up
+                    // to k = 1024 (SCREEN_SPREAD_MAX_K).
+                    dot2 = elementwise || (engine == Engine::Six && k <= SCREEN_SPREAD_MAX_K);
+                }
+            }
+            if (dot2) {
+                Clock clock{&prof.product_s};
+                screen_tile(p, ib, mr, jb, nc, st, sign, abs_alpha);
+                ++prof.tiles_screen;
+            } else {
+                if (!elementwise) {
+                    if (sb_engine != engine && sb_engine != Engine::Auto) sb.start(jb, nc); // sliced for the other engine
+                    sb_engine = engine;
+                    set_widths(engine, g, sa, sb);
+                }
+                st.hi.assign(count, 0.0);
+                st.lo.assign(count, 0.0);
+                st.prod.resize(6 * count); // one per product of a chunk
+                st.open.assign(count, 1);
+                // Elements the split cannot represent go per element from the start.
+                // Where every row and column of the tile has an exponent and their extreme
+                // sums fit, all do (open is already 1): no test per element (a scalar byte
+                // loop that cost 4 ns an element of LAPACK's k = 64 updates).
+                index_t open = 0;
+                const auto [emin, emax] = std::minmax_element(p.row_exp.begin() + ib, p.row_exp.begin() + ib + mr);
+                const auto [fmin, fmax] = std::minmax_element(p.col_exp.begin() + jb, p.col_exp.begin() + jb + nc);
+                if (!elementwise && *emin != NO_EXPONENT && *fmin != NO_EXPONENT && fits(*emin, *fmin) && fits(*emax, *fmax))
+                    open = mr * nc;
+                else
+                    for (index_t j = 0; j < nc; ++j)
+                        for (index_t i = 0; i < mr; ++i) {
+                            const bool split = !elementwise && fits(p.row_exp[static_cast<std::size_t>(ib + i)], p.col_exp[static_cast<std::size_t>(jb + j)]);
+                            st.open[static_cast<std::size_t>(i + j * mr)] = split ? 1 : 2; // 2: per element
+                            open += split;
                         }
-                        if (p.beta != 0.0) {
-                            const double cv = p.c[(ib + i) * p.crs + (jb + j) * p.ccs];
-                            if (p.beta == 1.0 || p.beta == -1.0) {
-                                if (!std::isfinite(cv)) {
-                                    close(q);
-                                    continue;
-                                }
-                                t[nt++] = p.beta * cv;
-                            } else {
-                                const exact::DoubleDouble pc = exact::two_prod(p.beta, cv);
-                                const double ap = std::fabs(pc.hi);
-                                if (!std::isfinite(cv) ||
-                                    (pc.hi != 0.0 && !(ap >= exact::TWO_PROD_MIN && ap <= exact::TWO_PROD_MAX)) ||
-                                    (pc.hi == 0.0 && cv != 0.0)) {
-                                    close(q);
-                                    continue;
-                                }
-                                t[nt++] = pc.hi;
-                                t[nt++] = pc.lo;
-                            }
+                prof.scan_s += cpu_now() - t_scan;
+                const Engine tile_engine = engine;
+                if (elementwise)
+                    ++prof.tiles_elementwise;
+                else
+                    ++(engine == Engine::Four ? prof.tiles_four : prof.tiles_six);
+                if (open > 0)
+                    sum_products(engine, g, sa, sb, mr, nc, k, p.row_exp.data() + ib, p.col_exp.data() + jb, st.hi.data(),
+                                 st.lo.data(), st.prod.data(), st.open.data(), prof);
+                const double t_decide = cpu_now();
+                // An element the bound cannot decide goes per element (the screen first).
+                const Bound tail(rest_exponent(tile_engine, g), k, g.chunk);
+                const bool unit = sign != 0.0 && (p.beta == 0.0 || p.beta == 1.0 || p.beta == -1.0);
+                if (unit) // alpha = +-1, beta 0 or +-1 (the LUs' updates): vectorized
+                    decide_unit(mr, nc, tail.c, tail.kr + tail.kf / tail.c, sign, p.beta, p.row_exp.data() + ib,
+                                p.col_exp.data() + jb, sa.norm.data(), sb.norm.data(), st.hi.data(), st.lo.data(),
+                                p.c + ib * p.crs + jb * p.ccs, p.crs, p.ccs, st.open.data());
+                else {
+                    // Decide what can be decided.
+                    for (index_t j = 0; j < nc; ++j) {
+                        const int f = p.col_exp[static_cast<std::size_t>(jb + j)];
+                        for (index_t i = 0; i < mr; ++i) {
+                            const std::size_t q = static_cast<std::size_t>(i + j * mr);
+                            if (st.open[q] != 1) continue;
+                            const int e = p.row_exp[static_cast<std::size_t>(ib + i)];
+                            const int state = decide_one(p, sign, abs_alpha, st.hi[q], st.lo[q],
+                                                         tail(sa.norm[static_cast<std::size_t>(i)], sb.norm[static_cast<std::size_t>(j)]) * pow2(e + f),
+                                                         p.c[(ib + i) * p.crs + (jb + j) * p.ccs]);
+                            if (state == 1) continue;
+                            st.open[q] = static_cast<unsigned char>(state);
+                            --open;
                         }
-                        // Their double-double sum: error <= 2^-96 sum |t| (a handful of terms).
-                        double sh = 0.0, sl = 0.0, mag = 0.0;
-                        for (int r = 0; r < nt; ++r) {
-                            add_dd(sh, sl, t[r]);
-                            mag += std::fabs(t[r]);
-                        }
-                        double r = 0.0, rl = 0.0; // r + rl = sh + sl exactly, r = RN(sh + sl)
-                        add_dd(r, rl, sh);
-                        add_dd(r, rl, sl);
-                        bound += mag * 0x1p-96;
-                        if (!(std::fabs(r) >= 0x1p-960 && std::fabs(r) <= 0x1p+1000)) { // zero, tiny, huge
-                            close(q);
-                            continue;
-                        }
-                        if (!((std::fabs(rl) + bound) * (1.0 + 0x1p-40) < half_spacing(r))) continue;
-                        p.c[(ib + i) * p.crs + (jb + j) * p.ccs] = r;
-                        st.open[q] = 0;
-                        --open;
                     }
                 }
+                prof.decide_s += cpu_now() - t_decide;
             }
             const double t_element = cpu_now();
-            prof.decide_s += t_element - t_decide;
             // The rest, per element, on contiguous rows of op(A) and columns of op(B)
             // (a strided row read per element cost 5x the dot itself). op(A)'s rows
             // are transposed once per call and row tile, when a tile first needs them
             // (copying a tile's rows for each tile of columns cost as much as the dots:
             // a page per entry read).
-            index_t slow = 0;
+            index_t slow = 0, screened = 0;
             {
-                bool any = false;
-                for (std::size_t q = 0; q < count && !any; ++q) any = st.open[q] != 0;
+                std::size_t undecided = 0; // counted without an exit, so that it vectorizes
+                for (std::size_t q = 0; q < count; ++q) undecided += st.open[q] != 0;
+                const bool any = undecided > 0;
                 const bool copy_rows = p.A.cs != 1 && any;
                 // All of op(A) within 64 MiB a thread; beyond, the tile's rows alone
                 // (transposed again for each tile of columns).
@@ -793,7 +1070,7 @@ void run(const Plan& p, index_t j0, index_t j1)
                         st.rows_ready[tile] = 1;
                     }
                 }
-                for (index_t j = 0; j < nc; ++j) {
+                for (index_t j = 0; j < nc && any; ++j) {
                     const double* b = p.B.p + (jb + j) * p.B.cs;
                     index_t incb = p.B.rs;
                     bool copied = false;
@@ -807,14 +1084,20 @@ void run(const Plan& p, index_t j0, index_t j1)
                             copied = true;
                         }
                         const double* a = copy_rows ? st.rows.data() + (ib + i - base) * k : p.A.p + (ib + i) * p.A.rs;
-                        p.c[(ib + i) * p.crs + (jb + j) * p.ccs] =
-                            per_element(p, ib + i, jb + j, a, copy_rows ? 1 : p.A.cs, b, incb);
+                        double& cij = p.c[(ib + i) * p.crs + (jb + j) * p.ccs];
+                        const index_t inca = copy_rows ? 1 : p.A.cs;
+                        if (!dot2 && screen(p, sign, abs_alpha, a, inca, b, incb, cij) == 0) {
+                            ++screened;
+                            continue;
+                        }
+                        cij = per_element(p, ib + i, jb + j, a, inca, b, incb);
                         ++slow;
                     }
                 }
             }
             prof.element_s += cpu_now() - t_element;
             prof.per_element += static_cast<std::uint64_t>(slow);
+            prof.screened += static_cast<std::uint64_t>(screened);
             prof.kept += count - static_cast<std::uint64_t>(slow);
             if (slow > 0) fallbacks.fetch_add(static_cast<std::uint64_t>(slow), std::memory_order_relaxed);
         }
@@ -866,9 +1149,9 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, Product
     w.sb.exp = w.col_exp.data();
     w.sa.start(0, m);
     w.sb.start(0, n);
-    if (engine == Engine::Auto) {
-        bool elementwise = false;
-        engine = choose_engine(w.sa, w.sb, k, g, w.sample, elementwise);
+    if (engine == Engine::Auto || engine == Engine::Screen) {
+        bool elementwise = engine == Engine::Screen;
+        if (!elementwise) engine = choose_engine(w.sa, w.sb, k, g, w.sample, elementwise);
         if (elementwise) { // the caller computes every element exactly (cheaper than the split here)
             for (std::size_t q = 0; q < count; ++q)
                 if (w.open[q] == 1) out.per_element[q] = 1;
@@ -915,7 +1198,8 @@ Engine engine_from_environment()
     if (value == "auto") return Engine::Auto;
     if (value == "four") return Engine::Four;
     if (value == "six") return Engine::Six;
-    throw Error("exact backend: FLAMEX_EXACT_GEMM_ENGINE must be auto, four or six, got '" + value + "'");
+    if (value == "screen") return Engine::Screen;
+    throw Error("exact backend: FLAMEX_EXACT_GEMM_ENGINE must be auto, four, six or screen, got '" + value + "'");
 }
 
 } // namespace flamex::exact_gemm

@@ -26,7 +26,9 @@
 // that is all zero, or whose largest magnitude is below 2^-1000 or above 2^1000,
 // e_i + f_j outside the range where every term is a normal double, a non-finite
 // or out-of-range c_ij, an exact-zero result, whose sign needs the zero-sign
-// rule), get the per-element exact dot product (exact::accumulate_dot, the
+// rule), go through the screen (each one's dot product in double-double, its own
+// interval, the same decision; Engine below) and what that leaves gets the
+// per-element exact dot product (exact::accumulate_dot, the
 // Accumulator's scale / add_product / round: the same bits as the backend's
 // per-element kernel). So the result is the exact backend's whatever takes which
 // path, for any tile size and thread count.
@@ -74,14 +76,21 @@ struct Operand {
 //        A_full B_0 and A_full B_1 are exact (terms below 2^W, k of them below 2^53);
 //        A_full R_B and R_A b rounded, each term below 2^-(L+1) of 2^(e_i + f_j): the
 //        error about k^2 2^-(53 + L) (2^-59 at k = 2048, against 2^-73 for Six).
-//   Auto: Four; a thread whose tile sent more than 1/64 of its elements per element
+//   Auto (k > 128): Four; a thread whose tile sent more than 1/64 of its elements per element
 //        takes Six for its following tiles (spread data, whose results lie far below
 //        2^(e_i + f_j)); a Six tile that sent more than 7/8 per element sends the
 //        following tiles per element from the start.
-// Whatever the engine, every element is kept only when its interval rounds to one
-// double: the bits do not depend on it. FLAMEX_EXACT_GEMM_ENGINE = auto | four | six
-// (tests, benchmarks; anything else: flamex::Error).
-enum class Engine { Auto, Four, Six };
+//   Screen: no products; every element's dot product in double-double (Dot2, one
+//        chain of k terms, the tile's rows in the vector lanes), its interval from the
+//        sum of the products' magnitudes: about 2k^2 2^-106 of it, whatever 2^(e_i + f_j).
+//   Auto: Screen for k <= 128; else as below.
+// Every engine sends the elements it leaves undecided through the screen (exact_gemm.cpp,
+// screen: the element's dot product in double-double, Dot2, with its own error bound,
+// which follows the products present rather than 2^(e_i + f_j)) before the per-element
+// kernel. Whatever the engine, every element is kept only when its interval rounds to one
+// double: the bits do not depend on it. FLAMEX_EXACT_GEMM_ENGINE = auto | four | six |
+// screen (tests, benchmarks; anything else: flamex::Error).
+enum class Engine { Auto, Four, Six, Screen };
 Engine engine_from_environment();
 
 // Slice widths for depth k: W = 53 - ceil(log2 k) bits of exact product per term.
@@ -105,6 +114,8 @@ struct Tiling {
 struct Profile {
     double scan_s = 0, slice_s = 0, product_s = 0, fold_s = 0, decide_s = 0, element_s = 0;
     std::uint64_t products = 0, kept = 0, per_element = 0, tiles_four = 0, tiles_six = 0, tiles_elementwise = 0;
+    std::uint64_t screened = 0; // of kept: decided by the double-double screen (exact_gemm.cpp, screen)
+    std::uint64_t tiles_screen = 0;
 };
 Profile profile();
 void reset_profile();
@@ -162,6 +173,11 @@ Split split_from_environment(std::initializer_list<const char*> variables);
 // faster; at 64 x 64 x 1024 2x slower: the slicing of A and B, O((m + n) k), is not
 // paid back by few elements).
 bool split_pays(index_t m, index_t n, index_t k);
+
+// Whether the Screen engine is faster than the per-element kernel where the split
+// does not pay (k <= 128, at least 8 rows and 256 elements: the kernel's exact
+// accumulators cost about 1 ns a term, the screen's Dot2 about 0.4).
+bool screen_pays(index_t m, index_t n, index_t k);
 
 // Checks applicability and computes the exponents; false: use the per-element kernel.
 bool plan(index_t m, index_t n, index_t k, double alpha, Operand A, Operand B, double beta, double* c, index_t crs,

@@ -123,7 +123,7 @@ const Blas& split2() { return backends().split(2); }
 
 // The split with each engine forced in turn (FLAMEX_EXACT_GEMM_ENGINE, read when a
 // backend is made: exact_gemm.hpp), 1 and 2 threads, and the default (Auto).
-const char* const kEngines[] = {"four", "six"};
+const char* const kEngines[] = {"four", "six", "screen"};
 const std::vector<const Blas*>& split_backends()
 {
     static const std::vector<std::unique_ptr<flamex::test::SplitPathBackends>> forced = [] {
@@ -310,6 +310,28 @@ TEST(ExactGemmSplit, TiesCancellationAndSpecialsMatchMpfr)
             for (Dim i = 0; i < m; ++i) w.C0(i, j) = -1.0;
         w.alpha = -1.0;
         for (const Blas* b : split_backends()) wrong += count_wrong_against_mpfr(w, run_gemm(*b, w), "above -1");
+        // Products' rounding errors alone: in column j's segment of k (pairs of terms,
+        // l and l + 1), row i holds x and -RN(x y), column j holds y and 1, so that
+        // every product cancels its rounded value and (A B)_ij is the sum of the
+        // products' errors x y - RN(x y), about 2^-53 of the terms: far below any
+        // engine's bound (they go past the split), and summed inexactly by the
+        // screen's double-double (its bound must cover that: without it, wrong bits).
+        if (k >= 2 * n) {
+            const Dim seg = k / n / 2 * 2; // an even segment length per column
+            Case e{Trans::No, Trans::No, 1.0, 0.0, Matrix(m, k), Matrix(k, n), Matrix(m, n)};
+            std::uniform_real_distribution<double> unit(0.5, 1.0);
+            for (Dim j = 0; j < n; ++j)
+                for (Dim l = j * seg; l < (j + 1) * seg; l += 2) {
+                    e.B(l, j) = unit(rng);
+                    e.B(l + 1, j) = 1.0;
+                    for (Dim i = 0; i < m; ++i) {
+                        const double x = std::ldexp(unit(rng), static_cast<int>(rng() % 8));
+                        e.A(i, l) = x;
+                        e.A(i, l + 1) = -(x * e.B(l, j));
+                    }
+                }
+            for (const Blas* b : split_backends()) wrong += count_wrong_against_mpfr(e, run_gemm(*b, e), "product errors");
+        }
         // Specials in A, B and C (beta 1: C read; beta 0: C's NaN not read).
         for (const double beta : {1.0, 0.0}) {
             Case s = make_case(rng, m, n, k, Trans::No, Trans::Yes, -1.0, beta, UNIFORM);
@@ -389,7 +411,7 @@ TEST(ExactGemmSplit, EveryTileSizeAndColumnSplit)
         const Case c = make_case(rng, m, n, k, Trans::No, Trans::No, -1.0, 1.0, kind);
         const Matrix want = run_gemm(elementwise(), c);
         for (const auto& [mb, nb] : std::vector<std::pair<Dim, Dim>>{{1, 1}, {8, 8}, {24, 40}, {64, 17}, {200, 200}})
-            for (const eg::Engine engine : {eg::Engine::Auto, eg::Engine::Four, eg::Engine::Six}) {
+            for (const eg::Engine engine : {eg::Engine::Auto, eg::Engine::Four, eg::Engine::Six, eg::Engine::Screen}) {
                 Matrix C = c.C0;
                 eg::Plan plan;
                 ASSERT_TRUE(eg::plan(m, n, k, c.alpha, {c.A.view().buffer(), 1, c.A.view().col_stride()},
@@ -444,9 +466,9 @@ TEST(ExactGemmSplit, ExactProductsAtTheirLimitMatchMpfr)
 // Auto: each tile's engine from a sample of its data. Rows of op(A) and columns of
 // op(B) in three groups: uniform (Four keeps almost all), 2^+-40 (Four would lose
 // more than 1/32 at k = 200, Six keeps them) and one large entry each, where they
-// do not meet (Six would lose all:
-// per element from the start). Each choice is taken, and the bits are the
-// per-element kernel's throughout. A bad FLAMEX_EXACT_GEMM_ENGINE is an error.
+// do not meet (Six would lose all). At this depth both of the latter take Screen.
+// Each choice is taken, and the bits are the per-element kernel's throughout. A bad
+// FLAMEX_EXACT_GEMM_ENGINE is an error.
 TEST(ExactGemmSplit, AutoEngineFollowsTheData)
 {
     Rng rng(22);
@@ -475,10 +497,13 @@ TEST(ExactGemmSplit, AutoEngineFollowsTheData)
     eg::run(plan, 0, n);
     const eg::Profile prof = eg::profile();
     EXPECT_TRUE(same(C, want));
+    // At k <= 1024 the tiles the sample sends to Six or to the kernel take Screen
+    // (exact_gemm.cpp, SCREEN_SPREAD_MAX_K): the groups that meet only uniform data
+    // stay on Four.
     EXPECT_GT(prof.tiles_four, 0u);
-    EXPECT_GT(prof.tiles_six, 0u);
-    EXPECT_GT(prof.tiles_elementwise, 0u) << prof.tiles_four << " " << prof.tiles_six << " " << prof.per_element;
-    EXPECT_EQ(prof.tiles_four + prof.tiles_six + prof.tiles_elementwise, 9u);
+    EXPECT_GE(prof.tiles_screen, 2u) << prof.tiles_four << " " << prof.tiles_six << " " << prof.per_element;
+    EXPECT_EQ(prof.tiles_six + prof.tiles_elementwise, 0u);
+    EXPECT_EQ(prof.tiles_four + prof.tiles_six + prof.tiles_elementwise + prof.tiles_screen, 9u);
     EXPECT_EQ(prof.kept + prof.per_element, static_cast<std::uint64_t>(m * n));
     ::setenv("FLAMEX_EXACT_GEMM_ENGINE", "eight", 1);
     EXPECT_THROW(flamex::make_backend("exact", {1, 0, ""}), flamex::Error);

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Runs the benchmark programs (experiments/bench_*.cpp) with --markdown and rewrites
 # their tables in docs/benchmarks.md, between <!-- BEGIN name --> and <!-- END name -->
-# (tools/bench_markdown.py). The tables are written by the programs, never by hand:
+# (tools/bench_markdown.py); blas_abi's table goes to docs/blas-abi.md, mpi's to docs/mpi.md. The tables are written by the programs, never by hand:
 # each names the machine, clock, date, commit and exact kernel set it was measured with.
 #
 # usage: tools/benchmarks.sh [--quick] [PROGRAM...]
 #   --quick   every program's small sizes and one run (minutes, not hours: the
 #             numbers then only show the format and that everything runs)
-#   PROGRAM   some of lu_blis exact opencl batch batch_opencl mpi (default: all), each
+#   PROGRAM   some of lu_blis exact opencl batch batch_opencl blas_abi mpi (default: all), each
 #             with its own arguments in the same word if wanted: 'exact --only level3'
 #             rewrites only the tables that run writes
 #             mpi: flamex_bench_mpi under mpirun with 2 ranks (oversubscribed where the
@@ -22,11 +22,11 @@ programs=()
 for arg in "$@"; do
   case "${arg%% *}" in
     --quick) quick=(--quick) ;;
-    lu_blis | exact | opencl | batch | batch_opencl | mpi) programs+=("$arg") ;;
-    *) echo "usage: tools/benchmarks.sh [--quick] ['lu_blis|exact|opencl|batch|batch_opencl|mpi [ARGS]' ...]" >&2; exit 2 ;;
+    lu_blis | exact | opencl | batch | batch_opencl | blas_abi | mpi) programs+=("$arg") ;;
+    *) echo "usage: tools/benchmarks.sh [--quick] ['lu_blis|exact|opencl|batch|batch_opencl|blas_abi|mpi [ARGS]' ...]" >&2; exit 2 ;;
   esac
 done
-[ ${#programs[@]} -gt 0 ] || programs=(lu_blis exact opencl batch batch_opencl mpi)
+[ ${#programs[@]} -gt 0 ] || programs=(lu_blis exact opencl batch batch_opencl blas_abi mpi)
 
 build=${FLAMEX_BUILD_DIR:-build}
 [ -f "$build/CMakeCache.txt" ] || cmake --preset release >/dev/null
@@ -56,6 +56,7 @@ for p in "${programs[@]}"; do
   case "$p" in
     batch) run batch --table all ;;
     batch_opencl) run batch_opencl && run batch_opencl --sweep ;;
+    blas_abi) run blas_abi --reps 3 ;;
     mpi*) # 2 ranks; --quick: n = 512 and one run. Its own page, docs/mpi.md.
       echo "== mpirun -np 2 flamex_bench_mpi ${args[*]:1} ${quick[*]:-}" >&2
       mpiq=(); [ ${#quick[@]} -eq 0 ] || mpiq=(--n 512 --reps 1 --dot 1000000)
@@ -67,4 +68,9 @@ for p in "${programs[@]}"; do
     *) run "${args[@]}" ;;
   esac
 done
-[ "$runs" = 0 ] || /usr/bin/python3 tools/bench_markdown.py splice docs/benchmarks.md "$out"/*.md
+shopt -s nullglob
+general=()
+for f in "$out"/*.md; do [[ $f == *-blas_abi.md ]] || general+=("$f"); done
+[ ${#general[@]} -eq 0 ] || /usr/bin/python3 tools/bench_markdown.py splice docs/benchmarks.md "${general[@]}"
+abi=("$out"/*-blas_abi.md)
+[ ${#abi[@]} -eq 0 ] || /usr/bin/python3 tools/bench_markdown.py splice docs/blas-abi.md "${abi[@]}"
