@@ -10,7 +10,6 @@
 //   exact_scratch.*       per-thread scratch (accumulators, buffers)
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -115,12 +114,8 @@ public:
 
     void trsm_ordered(Diag diag, Obj L, Obj B) const override;
 
-    // The blocked LU's default block (docs/exact-tuning.md, "The blocked exact LU's
-    // default block"): 256 once the matrix's smaller side reaches LU_BLOCK_LARGE_FROM,
-    // where the gemm updates (k = NB) are most of the time and NB 256 measured
-    // fastest for every blocked variant; 128 below it.
-    static constexpr dim_t LU_BLOCK_LARGE_FROM = 512;
-    dim_t lu_block(dim_t m, dim_t n) const override { return std::min(m, n) >= LU_BLOCK_LARGE_FROM ? 256 : 128; }
+    // The blocked LU's default block: exact_lu_block (blas/backend_factories.hpp).
+    dim_t lu_block(dim_t m, dim_t n) const override { return exact_lu_block(m, n); }
 private:
     int parts_for(index_t work) const { return pool_ != nullptr && work >= parallel_min_ ? threads_ : 1; }
 

@@ -441,6 +441,9 @@ TEST(LuBlocked, DefaultBlockIsTheBackendsChoiceForTheSize)
     EXPECT_EQ(blis().lu_block(4096, 4096), 128);
     EXPECT_EQ(exact->lu_block(512, 4096), 256);
     EXPECT_EQ(exact->lu_block(4096, 511), 128);
+    if (support::have_opencl()) { // exact's bits operation by operation: the same blocks too
+        EXPECT_EQ(flamex::make_backend("opencl")->lu_block(600, 600), 256);
+    }
     const LuVariant& v = flamex::find_lu_variant("lu_piv_blk_var5");
     const auto run = [&](const Blas& inner, const Matrix& A0, Dim block) {
         flamex::RecordingBlas recording(inner);
