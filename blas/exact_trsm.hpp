@@ -12,7 +12,9 @@
 //
 // Memory per thread (kept between calls): the split's operands, five matrices of
 // k x (64 + 256) doubles for k unknowns solved before a block (about 50 MiB at k = 4096),
-// and 64 x 256 doubles of the block's solved unknowns.
+// 64 x 256 doubles of the block's solved unknowns, and (when the caller gives a
+// per-element kernel to fall back to) a copy of the tile's n x 256 right-hand sides
+// (8 MiB at n = 4096).
 #pragma once
 
 #include <cstdint>
