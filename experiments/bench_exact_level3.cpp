@@ -110,7 +110,7 @@ const Table kLu{"bench_exact.level3_lu",
 
 std::string caption(const char* format, int reps)
 {
-    char text[256];
+    char text[512];
     std::snprintf(text, sizeof text, format, reps);
     return text;
 }
