@@ -111,6 +111,17 @@ public:
     virtual void gemm_ordered(Obj A, Obj B, Obj C) const;
     virtual void trsm_ordered(Diag diag, Obj L, Obj B) const;
 
+    // The block size of a blocked LU on an m x n matrix whose caller names none
+    // (LuControl::block = 0, variants/lu.hpp): 128 unless the backend measured a
+    // better one (exact: blas/exact_backend.hpp). Results of a call that names a block
+    // never depend on this.
+    virtual dim_t lu_block(dim_t m, dim_t n) const
+    {
+        (void)m;
+        (void)n;
+        return 128;
+    }
+
     // Host access and residency; host-memory backends need nothing here.
     virtual double element(Obj A, dim_t i, dim_t j) const { return A(i, j); }
     virtual void acquire(Obj A) const { (void)A; }

@@ -113,6 +113,9 @@ public:
     void gemm_ordered(Obj A, Obj B, Obj C) const override;
 
     void trsm_ordered(Diag diag, Obj L, Obj B) const override;
+
+    // The blocked LU's default block: exact_lu_block (blas/backend_factories.hpp).
+    dim_t lu_block(dim_t m, dim_t n) const override { return exact_lu_block(m, n); }
 private:
     int parts_for(index_t work) const { return pool_ != nullptr && work >= parallel_min_ ? threads_ : 1; }
 

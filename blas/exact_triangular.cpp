@@ -117,9 +117,16 @@ void ExactBackend::trsm(Side side, Uplo uplo, Trans trans, Diag diag, double alp
     double* pb = B.buffer();
     if (exact_trsm::use_split(trsm_split_, n, nrhs)) { // large: on the exact gemm engine, the same bits
         const exact_trsm::System system{tri.E.p, tri.E.rs, tri.E.cs, n, tri.forward, tri.unit, alpha, pb, inc, step, engine_};
+        // Tiles the split gives up (data it cannot decide): the per-element kernels below.
+        const exact_trsm::PerElement per_element = [&](index_t r0, index_t r1) {
+            if (step == 1)
+                solve_lanes(tri, alpha, pb + r0, inc, r1 - r0);
+            else
+                for (index_t r = r0; r < r1; ++r) solve_strided(tri, alpha, pb + r * step, inc, false);
+        };
         parallel(parts_for(nrhs * n * n / 2), [&](int t, int P) {
             const auto [lo, hi] = share(nrhs, t, P);
-            exact_trsm::solve(system, lo, hi);
+            exact_trsm::solve(system, lo, hi, per_element);
         });
         return;
     }

@@ -27,11 +27,25 @@ constexpr index_t BLOCK = 64;
 // split's operands are k x (BLOCK + TILE)).
 constexpr index_t TILE = 256;
 
+// The data chooses the path (as the gemm's Auto and the dot's first level do): a
+// block whose split left more than LOSE_NUM / LOSE_DEN of its elements to the
+// per-element path (solutions that grow by many orders of magnitude, spread data
+// whose small products the slices cannot hold) gives its tile of right-hand sides
+// up: B's columns are put back as they came and the caller's per-element kernel
+// solves them. A split block costs about a quarter of the per-element kernel's time
+// on it (one thread, uniform data), so it pays while it decides more than a quarter
+// of its elements; where it does not, the trsm costs the per-element kernel's time
+// plus the blocks tried before. (Elements taken one by one through `single` cost
+// 2-3x the kernel's, which shares each row's panel among its right-hand sides.)
+// The bits are the same either way.
+constexpr index_t LOSE_NUM = 3, LOSE_DEN = 4;
+
 // Where a residual, quotient or value is kept only inside this range: products
 // of TwoProd pairs, quotients and the remainder of a division stay exact.
 constexpr double MIN_KEPT = 0x1p-900, MAX_KEPT = 0x1p+900;
 
 std::atomic<std::uint64_t> singles{0};
+std::atomic<std::uint64_t> given_up{0};
 
 // The system with its unknowns in solving order: unknown u is x_u (lower) or
 // x_{n-1-u} (upper), so that u only depends on v < u: e'(u, v), x'(u, r).
@@ -102,7 +116,7 @@ void subtract_products(index_t nr, index_t count, const double* __restrict coef,
 
 struct Work {
     exact_gemm::ProductSums sums;
-    std::vector<double> xb, h, l, mag, bad, coef;
+    std::vector<double> xb, h, l, mag, bad, coef, saved;
 };
 
 } // namespace
@@ -124,7 +138,7 @@ bool use_split(Split split, index_t n, index_t nrhs)
     return split == Split::Always || split_pays(n, nrhs);
 }
 
-void solve(const System& s, index_t r0, index_t r1)
+void solve(const System& s, index_t r0, index_t r1, const PerElement& per_element)
 {
     const index_t n = s.n;
     const Ordered o = ordered(s);
@@ -137,11 +151,18 @@ void solve(const System& s, index_t r0, index_t r1)
     w.bad.resize(tile);
     w.coef.resize(static_cast<std::size_t>(BLOCK));
     const bool alpha_split = s.alpha == 1.0 || s.alpha == -1.0; // alpha b exact as it stands
-    std::uint64_t alone = 0;
+    std::uint64_t alone = 0, tiles_given_up = 0;
     for (index_t rt = r0; rt < r1; rt += TILE) {
         const index_t nr = std::min(TILE, r1 - rt);
+        const std::uint64_t alone_at_tile = alone;
+        if (per_element) { // the tile's B, to give it back as it came
+            w.saved.resize(static_cast<std::size_t>(n * nr));
+            for (index_t u = 0; u < n; ++u)
+                for (index_t r = 0; r < nr; ++r) w.saved[static_cast<std::size_t>(u * nr + r)] = o.at(u, rt + r);
+        }
         for (index_t i0 = 0; i0 < n; i0 += BLOCK) {
             const index_t nb = std::min(BLOCK, n - i0);
+            const std::uint64_t alone_before = alone;
             // The off-diagonal sums of the block: E'_{I,<I} X'_{<I} (k = i0).
             const bool summed = std::isfinite(s.alpha) &&
                                 exact_gemm::product_sums(nb, nr, i0, {o.e + i0 * o.rs, o.rs, o.cs},
@@ -240,11 +261,21 @@ void solve(const System& s, index_t r0, index_t r1)
                     xb_row[r] = out;
                 }
             }
+            if (per_element && (alone - alone_before) * LOSE_DEN > static_cast<std::uint64_t>(nb * nr) * LOSE_NUM) {
+                for (index_t u = 0; u < i0 + nb; ++u)
+                    for (index_t r = 0; r < nr; ++r) o.at(u, rt + r) = w.saved[static_cast<std::size_t>(u * nr + r)];
+                per_element(rt, rt + nr);
+                alone = alone_at_tile + static_cast<std::uint64_t>(n * nr);
+                ++tiles_given_up;
+                break;
+            }
         }
     }
     if (alone > 0) singles.fetch_add(alone, std::memory_order_relaxed);
+    if (tiles_given_up > 0) given_up.fetch_add(tiles_given_up, std::memory_order_relaxed);
 }
 
 std::uint64_t per_element_count() { return singles.load(std::memory_order_relaxed); }
+std::uint64_t tiles_given_up() { return given_up.load(std::memory_order_relaxed); }
 
 } // namespace flamex::exact_trsm

@@ -5,24 +5,20 @@
 // the already rounded results. So the bits are those of the per-element kernel.
 //
 // The unknowns are taken in blocks of 64 rows, the right-hand sides in tiles of 256.
-// For a block I the off-diagonal sums E_{I,<I} X_{<I} come from
-// exact_gemm::product_sums (exact slice products through BLIS dgemm, the
-// remainders with their error bound: a double-double and a bound, not one
-// rounded double). The terms inside the block (e_kj x_j as TwoProd pairs) and
-// alpha b_k (a TwoProd pair) are added to that double-double with their own bound,
-// across the tile's right-hand sides at once (SIMD). An element is kept when the
-// whole interval the exact quotient may lie in rounds to one double; otherwise
-// (cancellation near a rounding boundary, an exact zero, tiny or huge values,
-// IEEE specials, a zero diagonal) it is computed on its own, exactly as the
-// per-element kernel does (one exact dot product over the unknowns solved so
-// far, all of them final by then).
+// A block whose split leaves most of its elements to the per-element path gives
+// its tile of right-hand sides back, as it came, to the backend's per-element
+// kernel (exact_trsm.cpp): the data chooses, and the trsm never costs much more
+// than the per-element one.
 //
 // Memory per thread (kept between calls): the split's operands, five matrices of
 // k x (64 + 256) doubles for k unknowns solved before a block (about 50 MiB at k = 4096),
-// and 64 x 256 doubles of the block's solved unknowns.
+// 64 x 256 doubles of the block's solved unknowns, and (when the caller gives a
+// per-element kernel to fall back to) a copy of the tile's n x 256 right-hand sides
+// (8 MiB at n = 4096).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "blas/exact_gemm.hpp"
 #include "exact/exact.hpp"
@@ -58,12 +54,20 @@ struct System {
     exact_gemm::Engine engine = exact_gemm::Engine::Auto;
 };
 
+// The backend's per-element trsm of the right-hand sides [r0, r1) (B as it came):
+// where the split gives a tile up. Called on the thread that called solve.
+using PerElement = std::function<void(index_t r0, index_t r1)>;
+
 // On the calling thread; threads take disjoint ranges of right-hand sides (any
-// split gives the same bits).
-void solve(const System& system, index_t r0, index_t r1);
+// split gives the same bits). Without per_element every tile stays on the split.
+void solve(const System& system, index_t r0, index_t r1, const PerElement& per_element = {});
 
 // Elements computed on their own since the process started (tests: that both
 // paths are taken).
 std::uint64_t per_element_count();
+// Tiles of right-hand sides given up to the per-element kernel because a block
+// lost most of its elements (exact_trsm.cpp, LOSE_NUM / LOSE_DEN), since the
+// process started; their elements count in per_element_count.
+std::uint64_t tiles_given_up();
 
 } // namespace flamex::exact_trsm

@@ -51,6 +51,7 @@ public:
     dim_t iamax(Obj x) const override;
     void apply_pivots(PivObj p, Obj A) const override;
 
+    dim_t lu_block(dim_t m, dim_t n) const override { return inner_.lu_block(m, n); }
     double element(Obj A, dim_t i, dim_t j) const override;
     void acquire(Obj A) const override { inner_.acquire(A); }
     void release(Obj A) const override { inner_.release(A); }

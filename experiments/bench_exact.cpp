@@ -201,6 +201,7 @@ public:
     {
         timed(PIVOTS, [&] { inner_.apply_pivots(p, A); return 0; });
     }
+    dim_t lu_block(dim_t m, dim_t n) const override { return inner_.lu_block(m, n); }
     double element(Obj A, dim_t i, dim_t j) const override { return inner_.element(A, i, j); }
     void acquire(Obj A) const override { inner_.acquire(A); }
     void release(Obj A) const override { inner_.release(A); }

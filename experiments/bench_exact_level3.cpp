@@ -110,7 +110,7 @@ const Table kLu{"bench_exact.level3_lu",
 
 std::string caption(const char* format, int reps)
 {
-    char text[256];
+    char text[512];
     std::snprintf(text, sizeof text, format, reps);
     return text;
 }
@@ -229,7 +229,8 @@ void trsm_tables(const Level3Options& o, const Report& report)
 void lu_tables(const Level3Options& o, const Report& report)
 {
     report.begin(kLu, caption("LU with partial pivoting (n x n; uniform, and badly scaled: (1 + u) 2^e, e uniform in [-40, 40]), "
-                              "best of %d; the blocked exact variants before (per-element trsm, up to n = 2048) and after:",
+                              "best of %d; the blocked exact variants before (per-element trsm, up to n = 2048) and after; \"(default)\": "
+                              "the block the exact backend takes for this n when none is named:",
                               o.reps));
     const LuVariant& fma = find_lu_variant("lu_piv_blk_var5_fma");
     const LuVariant& unb5 = find_lu_variant("lu_piv_unb_var5");
@@ -271,8 +272,12 @@ void lu_tables(const Level3Options& o, const Report& report)
                     for (const dim_t block : o.lu_blocks) {
                         if (threads == 2 && std::strcmp(name, "lu_piv_blk_var5") != 0) continue;
                         const bool with_before = threads == 1 && n <= 2048;
+                        // The backend's default block for this n is run as the default
+                        // (block 0), and its row says so.
+                        const bool is_default = block == exact->lu_block(n, n);
                         LuControl control;
-                        control.block = block;
+                        control.block = is_default ? 0 : block;
+                        const std::string block_text = std::to_string(block) + (is_default ? " (default)" : "");
                         const int reps = o.quick ? 1 : n >= 4096 ? 1 : std::max(1, o.reps / 2);
                         const LuVariant& v = find_lu_variant(name);
                         std::vector<std::function<void()>> jobs = {fla_s, [&] { lu(*exact, v, LU, p, control); }};
@@ -287,12 +292,12 @@ void lu_tables(const Level3Options& o, const Report& report)
                             // The last run was the before one: the after one again, for its bits.
                             reset_s();
                             lu(*exact, v, LU, p, control);
-                            std::printf("| %ld | %d | %.4g | %s%s | %ld | before %.4g / after %.4g | %.2f / %.2f | %s |\n", n,
-                                        threads, t[0], name, data, static_cast<long>(block), t[2], t[1], t[2] / t[0],
+                            std::printf("| %ld | %d | %.4g | %s%s | %s | before %.4g / after %.4g | %.2f / %.2f | %s |\n", n,
+                                        threads, t[0], name, data, block_text.c_str(), t[2], t[1], t[2] / t[0],
                                         t[1] / t[0], same_bits(LU, LU_before) ? "before = after" : "**differ**");
                         } else {
-                            std::printf("| %ld | %d | %.4g | %s%s | %ld | %.4g | %.2f |  |\n", n, threads, t[0], name, data,
-                                        static_cast<long>(block), t[1], t[1] / t[0]);
+                            std::printf("| %ld | %d | %.4g | %s%s | %s | %.4g | %.2f |  |\n", n, threads, t[0], name, data,
+                                        block_text.c_str(), t[1], t[1] / t[0]);
                         }
                         std::fflush(stdout);
                     }

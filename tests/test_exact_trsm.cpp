@@ -335,9 +335,11 @@ TEST(ExactTrsmSplit, OrdinaryDataTakesTheSplit)
     Rng rng(1520);
     const Problem p = make_problem(rng, Side::Left, Uplo::Lower, Trans::No, Diag::Unit, 1.0, 300, 200, UNIFORM);
     const std::uint64_t before = flamex::exact_trsm::per_element_count();
+    const std::uint64_t tiles = flamex::exact_trsm::tiles_given_up();
     const Matrix X = solve(split1(), p, 0, 0);
     const std::uint64_t alone = flamex::exact_trsm::per_element_count() - before;
     EXPECT_LT(alone, 300u * 200u / 100u) << "more than 1% of the elements went per element";
+    EXPECT_EQ(flamex::exact_trsm::tiles_given_up(), tiles) << "a tile was given up to the per-element kernel";
     EXPECT_EQ(count_different(X, solve(elementwise(), p, 0, 0), "uniform 300 x 200"), 0);
 }
 
@@ -514,4 +516,26 @@ TEST(ExactTrsmSplit, ResidualsAtARoundingBoundaryAreLeftToTheExactPath)
         EXPECT_EQ(count_different(solve(split2(), p, 1, 2), want, what + ", 2 threads"), 0);
         EXPECT_EQ(count_wrong_against_mpfr(p, want, what + " (per element)"), 0);
     }
+}
+
+// Data the split cannot decide (2^+-200 entries without diagonal dominance: the
+// solutions grow, and nearly every element goes per element): a block that lost
+// most of its elements gives its tile back to the per-element kernel, B as it came
+// (exact_trsm.cpp, LOSE_NUM / LOSE_DEN), with the per-element kernel's bits, 1 and
+// 2 threads, and MPFR's. Left and right (the kernel for lanes of right-hand sides
+// and for strided ones), lower and upper (the blocks in both orders).
+TEST(ExactTrsmSplit, DataTheSplitCannotDecideGoesToThePerElementKernel)
+{
+    Rng rng(2030);
+    int bad = 0;
+    for (const Side side : SIDES)
+        for (const Uplo uplo : UPLOS) {
+            const bool left = side == Side::Left;
+            const Dim m = left ? 300 : 40, n = left ? 40 : 300;
+            const Problem p = make_problem(rng, side, uplo, Trans::No, Diag::NonUnit, 1.0, m, n, SPREAD200);
+            const std::uint64_t tiles = flamex::exact_trsm::tiles_given_up();
+            bad += check(p, describe(p, m, n, "2^+-200, growing"), 0, 0, true);
+            EXPECT_GE(flamex::exact_trsm::tiles_given_up() - tiles, 3u) << describe(p, m, n, "2^+-200, growing");
+        }
+    EXPECT_EQ(bad, 0);
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "blas/blas.hpp"
+#include "blas/recording.hpp"
 #include "support/libflame_reference.hpp"
 #include "support/test_support.hpp"
 #include "variants/lu.hpp"
@@ -410,7 +411,7 @@ TEST(LuBlocked, BadControlThrows)
             const bool pivoting = variant.pivoting;
             Matrix A = input(pivoting, {6, 6}, 3);
             Pivots p(6);
-            for (const Dim block : {Dim{0}, Dim{-4}}) {
+            for (const Dim block : {Dim{-1}, Dim{-4}}) { // 0 is the backend's choice
                 LuControl control;
                 control.block = block;
                 EXPECT_THROW(flamex::lu(blis(), variant, A, p, control), Error) << "block " << block;
@@ -428,4 +429,43 @@ TEST(LuBlocked, BadControlThrows)
             other_family.inner = &flamex::find_lu_variant(unblocked_name(!pivoting, 3));
             EXPECT_THROW(flamex::lu(blis(), variant, A, p, other_family), Error);
         }
+}
+
+// LuControl::block = 0 (the default) takes the backend's choice for A's size,
+// Blas::lu_block(m, n): the same calls on the same views, and the same bits, as that
+// block named; exact's choice (256 once min(m, n) >= 512) differs from the other
+// backends' 128, and a named block is always the one taken.
+TEST(LuBlocked, DefaultBlockIsTheBackendsChoiceForTheSize)
+{
+    const std::unique_ptr<Blas> exact = flamex::make_backend("exact");
+    EXPECT_EQ(blis().lu_block(4096, 4096), 128);
+    EXPECT_EQ(exact->lu_block(512, 4096), 256);
+    EXPECT_EQ(exact->lu_block(4096, 511), 128);
+    if (support::have_opencl()) { // exact's bits operation by operation: the same blocks too
+        EXPECT_EQ(flamex::make_backend("opencl")->lu_block(600, 600), 256);
+    }
+    const LuVariant& v = flamex::find_lu_variant("lu_piv_blk_var5");
+    const auto run = [&](const Blas& inner, const Matrix& A0, Dim block) {
+        flamex::RecordingBlas recording(inner);
+        Factorization f{A0, Pivots(std::min(A0.length(), A0.width())), {}};
+        LuControl control;
+        control.block = block;
+        f.info = flamex::lu(recording, v, f.LU, f.p, control);
+        return std::make_pair(f, recording.log());
+    };
+    struct Case {
+        const Blas* blas;
+        Shape shape;
+        Dim expected;
+    };
+    for (const Case& c : {Case{exact.get(), {520, 520}, 256}, Case{exact.get(), {600, 300}, 128}, Case{&blis(), {520, 520}, 128}}) {
+        SCOPED_TRACE(c.blas->name() + " " + std::to_string(c.shape.m) + "x" + std::to_string(c.shape.n));
+        const Matrix A = support::random_matrix(c.shape.m, c.shape.n, 11);
+        const auto [by_default, default_log] = run(*c.blas, A, 0);
+        const auto [named, named_log] = run(*c.blas, A, c.expected);
+        EXPECT_EQ(default_log, named_log);
+        EXPECT_TRUE(support::bitwise_equal(by_default.LU, named.LU));
+        const auto [other, other_log] = run(*c.blas, A, c.expected == 256 ? 128 : 256);
+        EXPECT_NE(default_log, other_log);
+    }
 }

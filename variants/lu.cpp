@@ -87,7 +87,8 @@ LuInfo lu(const Blas& blas, const LuVariant& variant, Obj A, PivObj p, LuControl
         throw Error(variant.name + ": pivot vector has " + std::to_string(p.length()) + " entries, expected min(m, n) = " +
                     std::to_string(k));
     if (variant.blocked) {
-        if (control.block < 1) throw Error(variant.name + ": block size must be at least 1, got " + std::to_string(control.block));
+        if (control.block < 0) throw Error(variant.name + ": block size must be at least 1, got " + std::to_string(control.block));
+        if (control.block == 0) control.block = blas.lu_block(A.length(), A.width());
         if (control.inner == nullptr)
             control.inner = &find_lu_variant(variant.pivoting ? "lu_piv_unb_var5" : "lu_nopiv_unb_var5");
         if (control.inner->blocked || control.inner->pivoting != variant.pivoting)

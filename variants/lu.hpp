@@ -33,15 +33,19 @@ void merge_info(LuInfo sub, dim_t offset, LuInfo& info);
 struct LuVariant;
 
 // What a blocked variant needs beyond A and p: its block size and the unblocked
-// variant that factors each block (or panel).
+// variant that factors each block (or panel). block = 0 (the default): the backend's
+// choice for A's size, Blas::lu_block(m, n), which lu() fills in (128 on most
+// backends; exact: 256 from min(m, n) = 512, docs/exact-tuning.md). A block the
+// caller names is always the one taken.
 struct LuControl {
-    dim_t block = 128;
+    dim_t block = 0;
     const LuVariant* inner = nullptr; // nullptr: unblocked variant 5 of the same pivoting
 };
 
 // For blocked variants: the next block size, min(control.block, min_dim(ABR)),
 // and the inner factorization of a block or panel. Both throw flamex::Error on a
-// control that flamex::lu() would have rejected (block < 1, no inner variant).
+// control that flamex::lu() would have rejected or filled in (block < 1, no inner
+// variant).
 dim_t determine_blocksize(const LuControl& control, Obj ABR);
 LuInfo lu_inner(const Blas& blas, const LuControl& control, Obj A, PivObj p);
 
@@ -87,7 +91,8 @@ const std::vector<LuVariant>& lu_variants();
 const LuVariant& find_lu_variant(const std::string& name);
 
 // The factorization as a user calls it: checks p's size, holds A (and p) with the
-// backend for the duration, and fills in the control's default inner variant.
+// backend for the duration, and fills in the control's default block (block = 0:
+// blas.lu_block(m, n)) and inner variant.
 // For variants without pivoting, p (if non-empty) is set to the identity.
 LuInfo lu(const Blas& blas, const LuVariant& variant, Obj A, PivObj p, LuControl control = {});
 

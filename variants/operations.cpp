@@ -35,7 +35,7 @@ template <class Control, class Find>
 Control control_of(const OperationControl& c, Find find)
 {
     Control control;
-    control.block = c.block;
+    if (c.block != 0) control.block = c.block;
     if (!c.inner.empty()) control.inner = &find(c.inner);
     return control;
 }

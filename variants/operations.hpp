@@ -40,9 +40,10 @@ struct OperationVariant {
 };
 
 // A blocked variant's block size and its inner (unblocked) variant by name; empty:
-// the operation's default inner variant.
+// the operation's default inner variant. block 0: the operation's default block (LU's
+// is the backend's choice for the matrix's size, variants/lu.hpp; the others' 128).
 struct OperationControl {
-    dim_t block = 128;
+    dim_t block = 0;
     std::string inner;
 };
 

@@ -151,6 +151,8 @@ public:
     }
 
     std::string name() const override { return "opencl"; }
+    // exact's default LU block, so that a blocked LU without a named block keeps exact's bits.
+    dim_t lu_block(dim_t m, dim_t n) const override { return exact_lu_block(m, n); }
     bool reproducible() const override { return true; }
 
     double sum(Obj x) const override

@@ -217,16 +217,16 @@ def show_config(mode: Literal["stdout", "dicts"] = "stdout") -> Optional[Dict[st
 # --- drivers ---------------------------------------------------------------------------
 
 def record_zero_pivot(blas: Backend, alpha11: _Matrix, j: int, info: LuInfo) -> bool: ...
-def lu(A: npt.ArrayLike, variant: str = "lu_piv_unb_var3", backend: _BackendLike = None, block: int = 128,
+def lu(A: npt.ArrayLike, variant: str = "lu_piv_unb_var3", backend: _BackendLike = None, block: Optional[int] = None,
        inner: Optional[str] = None, threads: int = 1, overwrite_a: bool = False,
        check_finite: bool = True) -> Tuple[_F64, _I32, int]: ...
 @overload
 def solve(A: npt.ArrayLike, b: npt.ArrayLike, variant: str = "lu_piv_unb_var3", backend: _BackendLike = None,
-          refine: int = 0, block: int = 128, inner: Optional[str] = None, threads: int = 1,
+          refine: int = 0, block: Optional[int] = None, inner: Optional[str] = None, threads: int = 1,
           report: Literal[False] = False, check_finite: bool = True) -> _F64: ...
 @overload
 def solve(A: npt.ArrayLike, b: npt.ArrayLike, variant: str = "lu_piv_unb_var3", backend: _BackendLike = None,
-          refine: int = 0, block: int = 128, inner: Optional[str] = None, threads: int = 1, *,
+          refine: int = 0, block: Optional[int] = None, inner: Optional[str] = None, threads: int = 1, *,
           report: Literal[True], check_finite: bool = True) -> Tuple[_F64, Dict[str, float]]: ...
 def trsv_solve(T: npt.ArrayLike, b: npt.ArrayLike, uplo: Uplo = Uplo.LOWER, trans: Trans = Trans.NO_TRANSPOSE,
                diag: Diag = Diag.NONUNIT, backend: _BackendLike = None, refine: int = 0) -> _F64: ...
@@ -244,7 +244,7 @@ def trsm_lln(L: npt.ArrayLike, B: npt.ArrayLike, variant: str = "trsm_lln_unb_va
              check_finite: bool = True) -> _F64: ...
 def operations() -> List[Dict[str, Any]]: ...
 def run(op: str, *operands: npt.ArrayLike, variant: Optional[str] = None, backend: _BackendLike = None,
-        block: int = 128, inner: Optional[str] = None, threads: int = 1,
+        block: Optional[int] = None, inner: Optional[str] = None, threads: int = 1,
         check_finite: bool = True) -> Union[_F64, Tuple[_F64, _I32]]: ...
 
 # --- derivation ------------------------------------------------------------------------

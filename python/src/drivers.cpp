@@ -9,10 +9,14 @@ namespace flamex::python {
 
 namespace {
 
-LuControl control_of(dim_t block, const std::optional<std::string>& inner)
+// block None: the backend's choice for A's size (LuControl::block = 0).
+LuControl control_of(std::optional<dim_t> block, const std::optional<std::string>& inner)
 {
     LuControl control;
-    control.block = block;
+    if (block) {
+        if (*block < 1) throw Error("lu: block size must be at least 1, got " + std::to_string(*block));
+        control.block = *block;
+    }
     if (inner) control.inner = &find_lu_variant(*inner);
     return control;
 }
@@ -84,7 +88,7 @@ Returns
 bool
     True when alpha11 is zero.)");
 
-    m.def("lu", [](py::handle A, const std::string& variant, py::handle backend, dim_t block,
+    m.def("lu", [](py::handle A, const std::string& variant, py::handle backend, std::optional<dim_t> block,
                    std::optional<std::string> inner, int threads, bool overwrite_a, bool check_finite) {
         const LuVariant& v = find_lu_variant(variant);
         const LuControl control = control_of(block, inner);
@@ -98,7 +102,7 @@ bool
             info = lu(*blas.blas, v, a.obj.view, p, control);
         }
         return py::make_tuple(a.result, int_array(p.to_lapack()), info.zero_pivot);
-    }, py::arg("A"), py::arg("variant") = "lu_piv_unb_var3", py::arg("backend") = py::none(), py::arg("block") = 128,
+    }, py::arg("A"), py::arg("variant") = "lu_piv_unb_var3", py::arg("backend") = py::none(), py::arg("block") = py::none(),
        py::arg("inner") = py::none(), py::arg("threads") = 1, py::arg("overwrite_a") = false,
        py::arg("check_finite") = true,
        R"(LU factorization P A = L U by a flamex variant.
@@ -114,8 +118,9 @@ variant : str, optional
     An LU variant (flamex.variants("lu")), default "lu_piv_unb_var3".
 backend : flamex.Backend or str or None, optional
     The backend (None: $FLAMEX_BACKEND, else "blis").
-block : int, optional
-    The block size of a blocked variant.
+block : int or None, optional
+    The block size of a blocked variant; None: the backend's choice for A's size
+    (128; the exact backend 256 from min(m, n) = 512, docs/exact-tuning.md).
 inner : str or None, optional
     The unblocked variant a blocked one calls on its panels.
 threads : int, optional
@@ -141,7 +146,7 @@ flamex.Error
     An unknown variant or backend, a bad layout with overwrite_a, or (check_finite)
     a NaN or infinity in A, named as "A[i, j]" (a ValueError).)");
 
-    m.def("solve", [](py::handle A, py::handle b, const std::string& variant, py::handle backend, int refine, dim_t block,
+    m.def("solve", [](py::handle A, py::handle b, const std::string& variant, py::handle backend, int refine, std::optional<dim_t> block,
                       std::optional<std::string> inner, int threads, bool report, bool check_finite) -> py::object {
         const LuVariant& v = find_lu_variant(variant);
         const LuControl control = control_of(block, inner);
@@ -175,7 +180,7 @@ flamex.Error
         return py::make_tuple(out, py::dict(py::arg("refinement_steps") = r.refinement_steps,
                                                py::arg("residual_norm") = r.residual_norm));
     }, py::arg("A"), py::arg("b"), py::arg("variant") = "lu_piv_unb_var3", py::arg("backend") = py::none(),
-       py::arg("refine") = 0, py::arg("block") = 128, py::arg("inner") = py::none(), py::arg("threads") = 1,
+       py::arg("refine") = 0, py::arg("block") = py::none(), py::arg("inner") = py::none(), py::arg("threads") = 1,
        py::arg("report") = false, py::arg("check_finite") = true,
        R"(Solve A x = b by LU, two triangular solves and optional iterative refinement.
 
@@ -194,8 +199,9 @@ backend : flamex.Backend or str or None, optional
     The backend (None: $FLAMEX_BACKEND, else "blis").
 refine : int, optional
     At most this many steps of iterative refinement per column (default 0).
-block : int, optional
-    The block size of a blocked variant.
+block : int or None, optional
+    The block size of a blocked variant; None: the backend's choice for A's size
+    (128; the exact backend 256 from min(m, n) = 512, docs/exact-tuning.md).
 inner : str or None, optional
     The unblocked variant a blocked one calls.
 threads : int, optional

@@ -62,7 +62,7 @@ list of dict
     variants (each a dict: name, blocked, number, summary).)");
 
     m.def("run", [](const std::string& name, py::args operands, std::optional<std::string> variant, py::handle backend,
-                    dim_t block, std::optional<std::string> inner, int threads, bool check_finite) -> py::object {
+                    std::optional<dim_t> block, std::optional<std::string> inner, int threads, bool check_finite) -> py::object {
         const Operation& op = find_operation(name);
         if (operands.size() != op.operands.size()) {
             std::string names;
@@ -71,7 +71,8 @@ list of dict
                         (op.operands.size() == 1 ? "" : "s") + " (" + names + "), got " + std::to_string(operands.size()));
         }
         OperationControl control;
-        control.block = block;
+        if (block && *block < 1) throw Error("run: block size must be at least 1, got " + std::to_string(*block));
+        control.block = block.value_or(0);
         control.inner = inner.value_or("");
         const std::string v = variant.value_or(op.default_variant);
         const PyBackend blas = backend_of(backend, threads);
@@ -105,7 +106,7 @@ list of dict
         std::copy(ipiv.begin(), ipiv.end(), pivots.mutable_data());
         return py::make_tuple(held[result].result, pivots);
     }, py::arg("op"), py::kw_only(), py::arg("variant") = py::none(), py::arg("backend") = py::none(),
-       py::arg("block") = 128, py::arg("inner") = py::none(), py::arg("threads") = 1, py::arg("check_finite") = true,
+       py::arg("block") = py::none(), py::arg("inner") = py::none(), py::arg("threads") = 1, py::arg("check_finite") = true,
        R"(Runs any registered operation by one of its variants: the generic path.
 
 Parameters
@@ -121,8 +122,9 @@ variant : str, optional
     The variant's name; default the operation's default_variant.
 backend : str or flamex.Backend, optional
     The backend; default FLAMEX_BACKEND, else blis.
-block : int, optional
-    Block size of a blocked variant (default 128).
+block : int or None, optional
+    Block size of a blocked variant (None: the operation's default, 128; LU's is the
+    backend's choice for the matrix's size, as flamex.lu's).
 inner : str, optional
     The unblocked variant a blocked one runs on its blocks; default the operation's.
 threads : int, optional

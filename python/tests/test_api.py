@@ -100,6 +100,26 @@ def test_lu_info_and_blocked_inner_variant(rng):
     assert info == 1
 
 
+def test_lu_default_block_is_the_backends_choice(rng):
+    # block None: the backend's block for A's size (exact: 256 from min(m, n) = 512);
+    # a named block is always the one taken, in flamex.lu, flamex.solve and flamex.run.
+    A = np.asfortranarray(rng.uniform(-1, 1, (520, 520)))
+    default = flamex.lu(A, variant="lu_piv_blk_var5", backend="exact")
+    named = flamex.lu(A, variant="lu_piv_blk_var5", backend="exact", block=256)
+    other = flamex.lu(A, variant="lu_piv_blk_var5", backend="exact", block=128)
+    np.testing.assert_array_equal(bits(default[0]), bits(named[0]))
+    assert not np.array_equal(bits(default[0]), bits(other[0]))
+    run = flamex.run("lu_piv", A, variant="lu_piv_blk_var5", backend="exact")
+    np.testing.assert_array_equal(bits(run[0]), bits(named[0]))
+    b = np.ones(520)
+    np.testing.assert_array_equal(bits(flamex.solve(A, b, variant="lu_piv_blk_var5", backend="exact")),
+                                  bits(flamex.solve(A, b, variant="lu_piv_blk_var5", backend="exact", block=256)))
+    for call in (lambda: flamex.lu(A, variant="lu_piv_blk_var5", block=0),
+                 lambda: flamex.run("lu_piv", A, variant="lu_piv_blk_var5", block=-2)):
+        with pytest.raises(flamex.Error, match="block size"):
+            call()
+
+
 def test_exact_lu_is_reproducible_across_threads(rng):
     A = flamex.gen.lu(40, 1e8, seed=5)
     r1 = flamex.lu(A, variant="lu_piv_blk_var3", backend=flamex.backend("exact", threads=1), block=8)
