@@ -774,18 +774,27 @@ ScreenSum screen_sum(index_t k, const double* a, index_t inca, const double* b, 
     return r;
 }
 
-int screen(const Plan& p, double sign, double abs_alpha, const double* a, index_t inca, const double* b,
-           index_t incb, double& c)
+bool screen_dot(index_t k, const double* a, index_t inca, const double* b, index_t incb, double& hi, double& lo,
+                double& err)
 {
-    const index_t k = p.k;
     const ScreenSum r = screen_sum(k, a, inca, b, incb);
     if (!(std::fabs(r.s) <= std::numeric_limits<double>::max() && std::fabs(r.e) <= std::numeric_limits<double>::max() &&
           r.m <= std::numeric_limits<double>::max()))
-        return 1;
+        return false;
     const double kd = static_cast<double>(k);
     const double gamma = 1.01 * (2.0 * kd + 2.0 * SCREEN_LANES + 1.0) * 0x1p-53; // gamma_(2k+33), k <= 2^40
-    const double bound = gamma * r.m * (1.0 + gamma) * (1.0 + 0x1p-40) + (4.0 * kd + 4.0 * SCREEN_LANES + 4.0) * 0x1p-1074;
-    return decide_one(p, sign, abs_alpha, r.s, r.e, bound, c);
+    hi = r.s;
+    lo = r.e;
+    err = gamma * r.m * (1.0 + gamma) * (1.0 + 0x1p-40) + (4.0 * kd + 4.0 * SCREEN_LANES + 4.0) * 0x1p-1074;
+    return true;
+}
+
+int screen(const Plan& p, double sign, double abs_alpha, const double* a, index_t inca, const double* b,
+           index_t incb, double& c)
+{
+    double hi = 0.0, lo = 0.0, bound = 0.0;
+    if (!screen_dot(p.k, a, inca, b, incb, hi, lo, bound)) return 1;
+    return decide_one(p, sign, abs_alpha, hi, lo, bound, c);
 }
 
 // One step of Dot2 for an element: s, e, P (the sum, its error terms' sum, the sum of

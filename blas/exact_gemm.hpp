@@ -206,6 +206,15 @@ struct ProductSums {
 bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, ProductSums& out,
                   Engine engine = Engine::Six);
 
+// The screen (exact_gemm.cpp, screen_sum): sum_l a[l inca] b[l incb], l < k, in
+// double-double (Dot2, 16 lanes where both strides are 1) with a rigorous bound on its
+// error: the exact sum lies within err of hi + lo (|lo| not normalized against hi).
+// The bound follows the products present, not the operands' largest entries. False
+// where anything overflowed or was not finite (then nothing is known). Strides may be
+// negative. The exact trsm's undecided elements go through it before the kernel.
+bool screen_dot(index_t k, const double* a, index_t inca, const double* b, index_t incb, double& hi, double& lo,
+                double& err);
+
 // Elements of C computed per element since the process started (tests: that the
 // fallback paths are taken).
 std::uint64_t fallback_elements();

@@ -114,10 +114,102 @@ void subtract_products(index_t nr, index_t count, const double* __restrict coef,
     }
 }
 
+// x = RN(residual / d) (unit: RN(residual)), the residual being alpha b - (h + l) up to
+// err + mag dd_factor + 2^-1000 (|l| <= (steps + 2) 2^-53 mag, below): out, when that
+// whole interval rounds to one double in the kept range; false: the element goes on
+// (the screen, then the per-element arithmetic).
+bool decide(const System& s, bool alpha_split, double d, double b, double h, double l, double mag, double err,
+            double dd_factor, double& out)
+{
+    bool ok = std::isfinite(b);
+    if (ok) {
+        if (alpha_split) {
+            add_dd(h, l, s.alpha * b);
+            mag += std::fabs(b);
+        } else {
+            const double p = s.alpha * b, ap = std::fabs(p);
+            ok = (ap >= exact::TWO_PROD_MIN && ap <= exact::TWO_PROD_MAX) || b == 0.0;
+            add_dd(h, l, p);
+            l += std::fma(s.alpha, b, -p);
+            mag += ap;
+        }
+    }
+    if (ok) {
+        double sh = 0.0, sl = 0.0; // sh + sl = h + l exactly, sh = RN(h + l)
+        add_dd(sh, sl, h);
+        add_dd(sh, sl, l);
+        const double bound = err + mag * dd_factor + 0x1p-1000;
+        const double ash = std::fabs(sh);
+        ok = ash >= MIN_KEPT && ash <= MAX_KEPT;
+        if (ok && s.unit) {
+            out = sh;
+            ok = (std::fabs(sl) + bound) * (1.0 + 0x1p-40) < exact_gemm::half_spacing(sh);
+        } else if (ok) {
+            // The candidate q = RN((sh + sl) / d): q0 = RN(sh / d) and its
+            // exact remainder, sh = q0 d + rem (no underflow here), then the
+            // correction (rem + sl) / d. The exact quotient is
+            // q + (q0 - q) + (rem + sl + error) / d, q0 - q exact (q0 and q
+            // are neighbours); the computed distance errs by a few 2^-53 of
+            // its terms.
+            const double q0 = sh / d;
+            const double rem = std::fma(-q0, d, sh);
+            const double tt = rem + sl;
+            const double a = tt / d;
+            const double q = q0 + a, aq = std::fabs(q);
+            ok = std::fabs(q0) >= MIN_KEPT && aq >= MIN_KEPT && aq <= MAX_KEPT;
+            if (ok) {
+                const double near = (q0 - q) + a;
+                const double off = std::fabs(near) * (1.0 + 0x1p-50) + std::fabs(a) * 0x1p-51 +
+                                   (std::fabs(tt) * 0x1p-51 + bound) / std::fabs(d) * (1.0 + 0x1p-50);
+                ok = off * (1.0 + 0x1p-40) < exact_gemm::half_spacing(q);
+                out = q;
+            }
+        }
+    }
+    return ok;
+}
+
 struct Work {
     exact_gemm::ProductSums sums;
-    std::vector<double> xb, h, l, mag, bad, coef, saved;
+    std::vector<double> xb, h, l, mag, bad, coef, saved, erow, xcol;
+    index_t erow_of = -1; // the unknown whose row of E erow holds
 };
+
+// The screen (exact_gemm.hpp, screen_dot) for an element the split left undecided:
+// unknown u's whole off-diagonal sum, sum_j e_kj x_j over the unknowns solved before
+// it, in double-double with its own bound (the products present, not the largest
+// entries of E's rows and X's columns), then the same decision. E's row (once per
+// unknown) and X's column are copied contiguous when strided, for the screen's lanes.
+bool screened(const System& s, index_t u, index_t r, bool alpha_split, double d, double b, Work& w, double& out)
+{
+    const index_t k = s.lower ? u : s.n - 1 - u, j0 = s.lower ? 0 : k + 1;
+    const double* e = s.e + k * s.ers + j0 * s.ecs;
+    const double* x = s.x + r * s.step + j0 * s.inc;
+    index_t incx = s.inc, ince = s.ecs;
+    if (ince != 1) {
+        if (w.erow_of != u) {
+            w.erow.resize(static_cast<std::size_t>(u));
+            for (index_t j = 0; j < u; ++j) w.erow[static_cast<std::size_t>(j)] = e[j * ince];
+            w.erow_of = u;
+        }
+        e = w.erow.data();
+        ince = 1;
+    }
+    if (incx != 1) {
+        w.xcol.resize(static_cast<std::size_t>(u));
+        for (index_t j = 0; j < u; ++j) w.xcol[static_cast<std::size_t>(j)] = x[j * incx];
+        x = w.xcol.data();
+        incx = 1;
+    }
+    double hi = 0.0, lo = 0.0, err = 0.0;
+    if (!exact_gemm::screen_dot(u, e, ince, x, incx, hi, lo, err)) return false;
+    double h = 0.0, l = 0.0; // normalized, as decide needs
+    add_dd(h, l, -hi);
+    add_dd(h, l, -lo);
+    // Four additions to the double-double after these two: decide's bound for count 0.
+    constexpr double steps = 2 * 3 + 4;
+    return decide(s, alpha_split, d, b, h, l, std::fabs(hi) + std::fabs(lo), err, steps * steps * 0x1p-105, out);
+}
 
 } // namespace
 
@@ -143,6 +235,7 @@ void solve(const System& s, index_t r0, index_t r1, const PerElement& per_elemen
     const index_t n = s.n;
     const Ordered o = ordered(s);
     static thread_local Work w;
+    w.erow_of = -1; // E is the caller's: rows copied for another call are stale
     const std::size_t tile = static_cast<std::size_t>(std::min(TILE, std::max<index_t>(r1 - r0, 1)));
     w.xb.resize(static_cast<std::size_t>(BLOCK) * tile);
     w.h.resize(tile);
@@ -205,54 +298,11 @@ void solve(const System& s, index_t r0, index_t r1, const PerElement& per_elemen
                     const std::size_t rr = static_cast<std::size_t>(r);
                     double& x = o.at(u, rt + r);
                     const double b = x;
-                    double h = w.h[rr], l = w.l[rr], mag = w.mag[rr];
-                    bool ok = w.bad[rr] == 0.0 && std::isfinite(b);
-                    if (ok) {
-                        if (alpha_split) {
-                            add_dd(h, l, s.alpha * b);
-                            mag += std::fabs(b);
-                        } else {
-                            const double p = s.alpha * b, ap = std::fabs(p);
-                            ok = (ap >= exact::TWO_PROD_MIN && ap <= exact::TWO_PROD_MAX) || b == 0.0;
-                            add_dd(h, l, p);
-                            l += std::fma(s.alpha, b, -p);
-                            mag += ap;
-                        }
-                    }
+                    const std::size_t q = static_cast<std::size_t>(count + r * nb);
                     double out = 0.0;
-                    if (ok) {
-                        double sh = 0.0, sl = 0.0; // sh + sl = h + l exactly, sh = RN(h + l)
-                        add_dd(sh, sl, h);
-                        add_dd(sh, sl, l);
-                        const double bound = w.sums.err[static_cast<std::size_t>(count + r * nb)] +
-                                             mag * dd_factor + 0x1p-1000;
-                        const double ash = std::fabs(sh);
-                        ok = ash >= MIN_KEPT && ash <= MAX_KEPT;
-                        if (ok && s.unit) {
-                            out = sh;
-                            ok = (std::fabs(sl) + bound) * (1.0 + 0x1p-40) < exact_gemm::half_spacing(sh);
-                        } else if (ok) {
-                            // The candidate q = RN((sh + sl) / d): q0 = RN(sh / d) and its
-                            // exact remainder, sh = q0 d + rem (no underflow here), then the
-                            // correction (rem + sl) / d. The exact quotient is
-                            // q + (q0 - q) + (rem + sl + error) / d, q0 - q exact (q0 and q
-                            // are neighbours); the computed distance errs by a few 2^-53 of
-                            // its terms.
-                            const double q0 = sh / d;
-                            const double rem = std::fma(-q0, d, sh);
-                            const double tt = rem + sl;
-                            const double a = tt / d;
-                            const double q = q0 + a, aq = std::fabs(q);
-                            ok = std::fabs(q0) >= MIN_KEPT && aq >= MIN_KEPT && aq <= MAX_KEPT;
-                            if (ok) {
-                                const double near = (q0 - q) + a;
-                                const double off = std::fabs(near) * (1.0 + 0x1p-50) + std::fabs(a) * 0x1p-51 +
-                                                   (std::fabs(tt) * 0x1p-51 + bound) / std::fabs(d) * (1.0 + 0x1p-50);
-                                ok = off * (1.0 + 0x1p-40) < exact_gemm::half_spacing(q);
-                                out = q;
-                            }
-                        }
-                    }
+                    bool ok = w.bad[rr] == 0.0 &&
+                              decide(s, alpha_split, d, b, w.h[rr], w.l[rr], w.mag[rr], w.sums.err[q], dd_factor, out);
+                    if (!ok) ok = screened(s, u, rt + r, alpha_split, d, b, w, out);
                     if (!ok) {
                         out = single(s, u, rt + r);
                         ++alone;
