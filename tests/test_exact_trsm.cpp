@@ -539,3 +539,64 @@ TEST(ExactTrsmSplit, DataTheSplitCannotDecideGoesToThePerElementKernel)
         }
     EXPECT_EQ(bad, 0);
 }
+
+// The screen (exact_trsm.cpp, screened; exact_gemm::screen_dot) decides an element
+// the split leaves undecided only when its Dot2's own error bound allows. Row 99 of
+// a unit lower triangle (every other row the identity's, so x_j = b_j) reads
+// x_0 = x_32 = 2^40 (1 + 2^-30) with coefficients +-(1 + 2^-30): two products whose
+// rounding errors are +-2^-20 and cancel in Dot2's error sum, where they swallow
+// the 2^-80 of a third term (coefficient 2^-80 on x_16 = 1) in between (the
+// screen's lane 0 takes l = 0, 16, 32). The other terms put the exact residual at
+// 1 + 2^-53 + 2^-90 - 2^-80, just below the midpoint above 1, so it rounds to 1;
+// without the 2^-80 the computed one lies above the midpoint, by 2^-90, more than
+// the double-double's own error: a screen whose bound left out Dot2's error would
+// decide 1 + 2^-52. The split's bound (the row's and column's largest entries,
+// 2^41) cannot decide it either, so it must reach the per-element arithmetic (the
+// other rows' x_j, which row 99 does not read, are not zero: zeros go per element,
+// and a block of them would give the tile up before row 99). Each
+// right-hand side is scaled by its own power of two. Left lower (E's rows strided)
+// and the same system as right upper (X's columns strided); 1 and 2 threads; MPFR.
+TEST(ExactTrsmSplit, ScreenLeavesWhatItsDot2BoundCannotDecide)
+{
+    const Dim t = 100, r = 20, row = 99;
+    Problem left{Side::Left, Uplo::Lower, Trans::No, Diag::Unit, 1.0, Matrix(t, t), Matrix(t, r)};
+    for (Dim j = 0; j < t; ++j)
+        for (Dim i = 0; i < t; ++i) left.T(i, j) = i < j ? NaN : i == j ? NaN : 0.0;
+    const double big = 0x1p40 * (1.0 + 0x1p-30), c = 1.0 + 0x1p-30;
+    const std::pair<Dim, double> coefs[] = {{0, c}, {16, 0x1p-80}, {32, -c}, {1, -1.0}, {2, -0x1p-53}, {3, -0x1p-90}};
+    for (const auto& [j, e] : coefs) left.T(row, j) = e;
+    for (Dim s = 0; s < r; ++s) {
+        const double scale = std::ldexp(1.0, static_cast<int>(s) - 10);
+        for (Dim i = 0; i < t; ++i) left.B(i, s) = static_cast<double>(i + 1) * scale; // row 99 reads none of these
+        left.B(row, s) = 0.0;
+        left.B(0, s) = left.B(32, s) = big * scale;
+        left.B(16, s) = left.B(1, s) = left.B(2, s) = left.B(3, s) = scale;
+    }
+    Problem right{Side::Right, Uplo::Upper, Trans::No, Diag::Unit, 1.0, Matrix(t, t), Matrix(r, t)};
+    for (Dim j = 0; j < t; ++j)
+        for (Dim i = 0; i < t; ++i) right.T(i, j) = left.T(j, i);
+    for (Dim s = 0; s < r; ++s)
+        for (Dim i = 0; i < t; ++i) right.B(s, i) = left.B(i, s);
+    for (const Problem* p : {&left, &right}) {
+        const bool is_left = p->side == Side::Left;
+        const std::string what = describe(*p, is_left ? t : r, is_left ? r : t, "Dot2's error at a midpoint");
+        const Matrix want = solve(elementwise(), *p, 0, 0);
+        const std::uint64_t before = flamex::exact_trsm::per_element_count();
+        const Matrix got = solve(split1(), *p, 0, 0);
+        EXPECT_GE(flamex::exact_trsm::per_element_count() - before, static_cast<std::uint64_t>(r))
+            << what << ": row 99 decided before the per-element arithmetic";
+        int wrong = 0;
+        for (Dim s = 0; s < r; ++s) {
+            const double x = is_left ? got(row, s) : got(s, row), x_want = is_left ? want(row, s) : want(s, row);
+            if (!exref::same_double(x_want, std::ldexp(1.0, static_cast<int>(s) - 10)) && ++wrong <= 3)
+                ADD_FAILURE() << what << ": the per-element x_99 is " << exref::hex(x_want) << " (a bug of the test)";
+            if (!exref::same_double(x, x_want) && ++wrong <= 3)
+                ADD_FAILURE() << what << ": x_99 of system " << s << " " << exref::hex(x) << " vs per element "
+                              << exref::hex(x_want);
+        }
+        EXPECT_EQ(wrong, 0) << what;
+        EXPECT_EQ(count_different(got, want, what + ", 1 thread"), 0);
+        EXPECT_EQ(count_different(solve(split2(), *p, 1, 2), want, what + ", 2 threads"), 0);
+        EXPECT_EQ(count_wrong_against_mpfr(*p, want, what + " (per element)"), 0);
+    }
+}
