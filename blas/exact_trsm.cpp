@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -40,12 +41,24 @@ constexpr index_t TILE = 256;
 // The bits are the same either way.
 constexpr index_t LOSE_NUM = 3, LOSE_DEN = 4;
 
+// Small triangles on spread data: up to DD_MAX unknowns, a tile whose first block's
+// solutions spread over more than 2^WIDE in a quarter of its columns or more adds
+// every term of its following blocks one by one in double-double (subtract_products,
+// vectorized across the right-hand sides), as the first block does, rather than
+// through the split, whose bound follows the largest entries and leaves such data
+// to the screen (measured, one thread, 128 and 256 unknowns on 2^+-200: 14-29x dtrsm
+// with the split and the screen, 9-13x double-double; on uniform data the split is
+// 5-15% faster, so it stays there). Only the time depends on this choice.
+constexpr index_t DD_MAX = 256;
+constexpr int WIDE = 100;
+
 // Where a residual, quotient or value is kept only inside this range: products
 // of TwoProd pairs, quotients and the remainder of a division stay exact.
 constexpr double MIN_KEPT = 0x1p-900, MAX_KEPT = 0x1p+900;
 
 std::atomic<std::uint64_t> singles{0};
 std::atomic<std::uint64_t> given_up{0};
+std::atomic<std::uint64_t> double_double{0};
 
 // The system with its unknowns in solving order: unknown u is x_u (lower) or
 // x_{n-1-u} (upper), so that u only depends on v < u: e'(u, v), x'(u, r).
@@ -114,6 +127,37 @@ void subtract_products(index_t nr, index_t count, const double* __restrict coef,
     }
 }
 
+// Whether at least a quarter of the columns of the solved rows xb (rows x nr) hold
+// non-zero values whose biased exponents lie more than WIDE apart (infinities and NaN
+// count as the largest; only the time depends on this). lo, hi: nr ints of scratch.
+void exponent_range(index_t rows, index_t nr, const double* __restrict xb, int* __restrict lo, int* __restrict hi)
+{
+    for (index_t r = 0; r < nr; ++r) {
+        lo[r] = 1 << 12;
+        hi[r] = 0;
+    }
+    for (index_t v = 0; v < rows; ++v)
+        for (index_t r = 0; r < nr; ++r) {
+            std::uint64_t bits;
+            std::memcpy(&bits, xb + v * nr + r, sizeof bits);
+            const int e = static_cast<int>((bits >> 52) & 0x7ff);
+            const bool nonzero = (bits << 1) != 0;
+            lo[r] = nonzero ? std::min(lo[r], e) : lo[r];
+            hi[r] = nonzero ? std::max(hi[r], e) : hi[r];
+        }
+}
+
+bool wide(const double* xb, index_t rows, index_t nr, std::vector<int>& scratch)
+{
+    scratch.resize(static_cast<std::size_t>(2 * nr));
+    int* lo = scratch.data();
+    int* hi = lo + nr;
+    exponent_range(rows, nr, xb, lo, hi);
+    index_t spread = 0;
+    for (index_t r = 0; r < nr; ++r) spread += hi[r] - lo[r] > WIDE ? 1 : 0;
+    return spread * 4 >= nr;
+}
+
 // x = RN(residual / d) (unit: RN(residual)), the residual being alpha b - (h + l) up to
 // err + mag dd_factor + 2^-1000 (|l| <= (steps + 2) 2^-53 mag, below): out, when that
 // whole interval rounds to one double in the kept range; false: the element goes on
@@ -173,6 +217,7 @@ struct Work {
     exact_gemm::ProductSums sums;
     std::vector<double> xb, h, l, mag, bad, coef, saved, erow, xcol;
     index_t erow_of = -1; // the unknown whose row of E erow holds
+    std::vector<int> range; // wide's scratch
 };
 
 // The screen (exact_gemm.hpp, screen_dot) for an element the split left undecided:
@@ -237,17 +282,19 @@ void solve(const System& s, index_t r0, index_t r1, const PerElement& per_elemen
     static thread_local Work w;
     w.erow_of = -1; // E is the caller's: rows copied for another call are stale
     const std::size_t tile = static_cast<std::size_t>(std::min(TILE, std::max<index_t>(r1 - r0, 1)));
-    w.xb.resize(static_cast<std::size_t>(BLOCK) * tile);
+    const bool small = n <= DD_MAX; // xb keeps every solved row of the tile: it may go double-double
+    w.xb.resize(static_cast<std::size_t>(small ? n : BLOCK) * tile);
     w.h.resize(tile);
     w.l.resize(tile);
     w.mag.resize(tile);
     w.bad.resize(tile);
-    w.coef.resize(static_cast<std::size_t>(BLOCK));
+    w.coef.resize(static_cast<std::size_t>(small ? n : BLOCK));
     const bool alpha_split = s.alpha == 1.0 || s.alpha == -1.0; // alpha b exact as it stands
-    std::uint64_t alone = 0, tiles_given_up = 0;
+    std::uint64_t alone = 0, tiles_given_up = 0, tiles_dd = 0;
     for (index_t rt = r0; rt < r1; rt += TILE) {
         const index_t nr = std::min(TILE, r1 - rt);
         const std::uint64_t alone_at_tile = alone;
+        bool dd_all = false; // every term added one by one (DD_MAX), from the second block on
         if (per_element) { // the tile's B, to give it back as it came
             w.saved.resize(static_cast<std::size_t>(n * nr));
             for (index_t u = 0; u < n; ++u)
@@ -257,14 +304,15 @@ void solve(const System& s, index_t r0, index_t r1, const PerElement& per_elemen
             const index_t nb = std::min(BLOCK, n - i0);
             const std::uint64_t alone_before = alone;
             // The off-diagonal sums of the block: E'_{I,<I} X'_{<I} (k = i0).
-            const bool summed = std::isfinite(s.alpha) &&
+            const index_t lead = dd_all ? 0 : i0; // the first unknown whose terms are added one by one
+            const bool summed = std::isfinite(s.alpha) && (dd_all ||
                                 exact_gemm::product_sums(nb, nr, i0, {o.e + i0 * o.rs, o.rs, o.cs},
-                                                         {o.x + rt * o.step, o.inc, o.step}, w.sums, s.engine);
+                                                         {o.x + rt * o.step, o.inc, o.step}, w.sums, s.engine));
             for (index_t u = i0; u < i0 + nb; ++u) {
-                const index_t count = u - i0;
+                const index_t count = u - lead;
                 bool row_ok = summed;
                 for (index_t v = 0; v < count; ++v) {
-                    w.coef[static_cast<std::size_t>(v)] = o.coef(u, i0 + v);
+                    w.coef[static_cast<std::size_t>(v)] = o.coef(u, lead + v);
                     row_ok = row_ok && std::isfinite(w.coef[static_cast<std::size_t>(v)]);
                 }
                 const double d = s.unit ? 1.0 : o.coef(u, u);
@@ -276,7 +324,11 @@ void solve(const System& s, index_t r0, index_t r1, const PerElement& per_elemen
                     continue;
                 }
                 // residual = alpha b - S_off - S_block as (h, l), within err + the double-double bound.
-                for (index_t r = 0; r < nr; ++r) {
+                for (index_t r = 0; r < nr && dd_all; ++r) {
+                    const std::size_t rr = static_cast<std::size_t>(r);
+                    w.h[rr] = w.l[rr] = w.mag[rr] = w.bad[rr] = 0.0;
+                }
+                for (index_t r = 0; r < nr && !dd_all; ++r) {
                     const std::size_t q = static_cast<std::size_t>(count + r * nb);
                     const double hi = w.sums.hi[q], lo = w.sums.lo[q];
                     double h = 0.0, l = 0.0; // normalized, |l| <= 2^-53 |h|: the bound below needs it
@@ -298,10 +350,9 @@ void solve(const System& s, index_t r0, index_t r1, const PerElement& per_elemen
                     const std::size_t rr = static_cast<std::size_t>(r);
                     double& x = o.at(u, rt + r);
                     const double b = x;
-                    const std::size_t q = static_cast<std::size_t>(count + r * nb);
                     double out = 0.0;
-                    bool ok = w.bad[rr] == 0.0 &&
-                              decide(s, alpha_split, d, b, w.h[rr], w.l[rr], w.mag[rr], w.sums.err[q], dd_factor, out);
+                    const double err = dd_all ? 0.0 : w.sums.err[static_cast<std::size_t>(u - i0 + r * nb)];
+                    bool ok = w.bad[rr] == 0.0 && decide(s, alpha_split, d, b, w.h[rr], w.l[rr], w.mag[rr], err, dd_factor, out);
                     if (!ok) ok = screened(s, u, rt + r, alpha_split, d, b, w, out);
                     if (!ok) {
                         out = single(s, u, rt + r);
@@ -310,6 +361,10 @@ void solve(const System& s, index_t r0, index_t r1, const PerElement& per_elemen
                     x = out;
                     xb_row[r] = out;
                 }
+            }
+            if (i0 == 0 && small && nb < n) {
+                dd_all = wide(w.xb.data(), nb, nr, w.range);
+                if (dd_all) ++tiles_dd;
             }
             if (per_element && (alone - alone_before) * LOSE_DEN > static_cast<std::uint64_t>(nb * nr) * LOSE_NUM) {
                 for (index_t u = 0; u < i0 + nb; ++u)
@@ -323,9 +378,11 @@ void solve(const System& s, index_t r0, index_t r1, const PerElement& per_elemen
     }
     if (alone > 0) singles.fetch_add(alone, std::memory_order_relaxed);
     if (tiles_given_up > 0) given_up.fetch_add(tiles_given_up, std::memory_order_relaxed);
+    if (tiles_dd > 0) double_double.fetch_add(tiles_dd, std::memory_order_relaxed);
 }
 
 std::uint64_t per_element_count() { return singles.load(std::memory_order_relaxed); }
 std::uint64_t tiles_given_up() { return given_up.load(std::memory_order_relaxed); }
+std::uint64_t tiles_double_double() { return double_double.load(std::memory_order_relaxed); }
 
 } // namespace flamex::exact_trsm

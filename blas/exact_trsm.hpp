@@ -69,5 +69,8 @@ std::uint64_t per_element_count();
 // lost most of its elements (exact_trsm.cpp, LOSE_NUM / LOSE_DEN), since the
 // process started; their elements count in per_element_count.
 std::uint64_t tiles_given_up();
+// Tiles of a small triangle (exact_trsm.cpp, DD_MAX) whose blocks after the first
+// added every term in double-double (spread solutions), since the process started.
+std::uint64_t tiles_double_double();
 
 } // namespace flamex::exact_trsm

@@ -217,6 +217,7 @@ TEST(ExactTrsmSplit, AllSixteenCasesEveryKindMatchThePerElementKernelAndMpfr)
     // (m, n): triangles and right-hand sides that are not multiples of the block
     // (64) or the tile (256 right-hand sides), from 1 up.
     const std::pair<Dim, Dim> shapes[] = {{1, 1}, {5, 3}, {37, 9}, {70, 41}};
+    const std::uint64_t double_double_before = flamex::exact_trsm::tiles_double_double();
     for (Side side : SIDES)
         for (Uplo uplo : UPLOS)
             for (Trans trans : TRANSES)
@@ -229,6 +230,8 @@ TEST(ExactTrsmSplit, AllSixteenCasesEveryKindMatchThePerElementKernelAndMpfr)
                         bad += check(p, describe(p, m, n, KIND_NAMES[kind]), index % 3, (index + 1) % 3, true);
                     }
     EXPECT_EQ(bad, 0);
+    // The 70-unknown spread systems: their second block in double-double (exact_trsm.cpp, DD_MAX).
+    EXPECT_GT(flamex::exact_trsm::tiles_double_double(), double_double_before);
 }
 
 TEST(ExactTrsmSplit, LargeAcrossBlocksAndTilesMatchThePerElementKernel)
