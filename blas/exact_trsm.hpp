@@ -8,11 +8,15 @@
 // A block whose split leaves most of its elements to the per-element path gives
 // its tile of right-hand sides back, as it came, to the backend's per-element
 // kernel (exact_trsm.cpp): the data chooses, and the trsm never costs much more
-// than the per-element one.
+// than the per-element one. An element the split's bound leaves undecided goes
+// through the gemm's screen (exact_gemm::screen_dot: its whole residual in
+// double-double with its own bound) before the per-element arithmetic. A triangle of
+// up to 256 unknowns whose first block's solutions spread widely adds every term of
+// its later blocks in double-double (exact_trsm.cpp, DD_MAX), without the split.
 //
 // Memory per thread (kept between calls): the split's operands, five matrices of
 // k x (64 + 256) doubles for k unknowns solved before a block (about 50 MiB at k = 4096),
-// 64 x 256 doubles of the block's solved unknowns, and (when the caller gives a
+// 64 x 256 doubles of the block's solved unknowns (n x 256 up to 256 unknowns), and (when the caller gives a
 // per-element kernel to fall back to) a copy of the tile's n x 256 right-hand sides
 // (8 MiB at n = 4096).
 #pragma once

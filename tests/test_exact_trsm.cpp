@@ -8,7 +8,9 @@
 // and quotients built (by MPFR) to lie at a rounding midpoint, or cancelling,
 // closer than the engine's error, left to the exact path; and
 // FLAMEX_EXACT_TRSM_SPLIT taking precedence over FLAMEX_EXACT_GEMM_SPLIT; and
-// exact_gemm::product_sums (its off-diagonal sums) within its bound, by MPFR.
+// exact_gemm::product_sums (its off-diagonal sums) within its bound, by MPFR; an
+// element whose Dot2 error the screen's bound must cover left to the exact path; the
+// small spread systems' double-double blocks taken.
 #include <gtest/gtest.h>
 #include <mpfr.h>
 
