@@ -66,6 +66,12 @@ void collective(MPI_Comm comm, F&& f)
     agree(comm, error);
 }
 
+// A barrier with a deadline: true once every rank of comm has arrived, false when
+// `seconds` pass first. After an error, a rank that never arrives is waiting in a
+// collective the error did not reach; the caller that gets false names the step and
+// ends the job (MPI_Abort) instead of hanging.
+bool barrier_within(MPI_Comm comm, double seconds);
+
 // --- exact reductions ----------------------------------------------------------
 
 // acc[0..count) := the exact sums over the ranks of each rank's acc[0..count),

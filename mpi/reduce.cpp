@@ -1,10 +1,12 @@
 // Ranks, the agreement on errors, and the exact reductions (mpi.hpp's contract).
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "mpi/mpi.hpp"
@@ -36,6 +38,19 @@ void agree(MPI_Comm comm, const std::string& local_error)
     std::string message = first == rank(comm) ? local_error : std::string(static_cast<std::size_t>(length), ' ');
     MPI_Bcast(message.data(), length, MPI_CHAR, first, comm);
     throw Error("rank " + std::to_string(first) + ": " + message);
+}
+
+bool barrier_within(MPI_Comm comm, double seconds)
+{
+    MPI_Request request;
+    MPI_Ibarrier(comm, &request);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    for (int done = 0;;) {
+        MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+        if (done) return true;
+        if (std::chrono::steady_clock::now() > deadline) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
 }
 
 // --- the exact MPI_Op ------------------------------------------------------------

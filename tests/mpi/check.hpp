@@ -9,8 +9,8 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
-#include <chrono>
-#include <thread>
+
+#include "mpi/mpi.hpp"
 
 namespace flamex_mpi_test {
 
@@ -47,20 +47,11 @@ inline bool same_bits(double a, double b) { return bits(a) == bits(b); }
 // wait for ctest's timeout.
 inline void checkpoint(const std::string& step, double seconds = 20)
 {
-    MPI_Request request;
-    MPI_Ibarrier(MPI_COMM_WORLD, &request);
-    const auto start = std::chrono::steady_clock::now();
-    for (int done = 0;;) {
-        MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-        if (done) return;
-        if (std::chrono::steady_clock::now() - start > std::chrono::duration<double>(seconds)) {
-            std::fprintf(stderr, "rank %d: FAILED: %s: not every rank got past it within %g s (one waits in a "
-                                 "collective: an error did not reach it); aborting\n",
-                         world_rank(), step.c_str(), seconds);
-            MPI_Abort(MPI_COMM_WORLD, 3);
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    if (flamex::mpi::barrier_within(MPI_COMM_WORLD, seconds)) return;
+    std::fprintf(stderr, "rank %d: FAILED: %s: not every rank got past it within %g s (one waits in a "
+                         "collective: an error did not reach it); aborting\n",
+                 world_rank(), step.c_str(), seconds);
+    MPI_Abort(MPI_COMM_WORLD, 3);
 }
 
 // Every rank's failures summed; prints a summary on rank 0; the exit status.

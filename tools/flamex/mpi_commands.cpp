@@ -17,7 +17,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
-#include <thread>
 
 #include "io/matrix_market.hpp"
 #include "mpi/mpi.hpp"
@@ -77,21 +76,11 @@ bool is_root() { return mpi::rank(MPI_COMM_WORLD) == 0; }
 // rank, and ends the job (MPI_Abort with the same status): never a hang.
 void leave_together(const Args& a, const std::string& message, int status)
 {
-    MPI_Request request;
-    MPI_Ibarrier(MPI_COMM_WORLD, &request);
-    const auto start = std::chrono::steady_clock::now();
-    for (int done = 0;;) {
-        MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-        if (done) return;
-        if (std::chrono::steady_clock::now() - start > std::chrono::seconds(10)) {
-            std::cerr << "flamex " << a.command << ": rank " << mpi::rank(MPI_COMM_WORLD) << ": " << message
-                      << " (the other ranks did not get past it within 10 s: aborting)\n";
-            MPI_Abort(MPI_COMM_WORLD, status);
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    if (mpi::barrier_within(MPI_COMM_WORLD, 10)) return;
+    std::cerr << "flamex " << a.command << ": rank " << mpi::rank(MPI_COMM_WORLD) << ": " << message
+              << " (the other ranks did not get past it within 10 s: aborting)\n";
+    MPI_Abort(MPI_COMM_WORLD, status);
 }
-
 
 // The distributed variant for a one-process name, and the name files carry.
 std::string distributed_variant(const Args& a)
