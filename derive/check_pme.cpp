@@ -674,8 +674,8 @@ void Interpreter::run_derived(const Invariant& inv, bool blocked, const std::map
     Q[q[0][1]] = X.sub(0, size, size, X.width() - size);
     Q[q[1][0]] = X.sub(size, 0, X.length() - size, size);
     Q[q[1][1]] = X.sub(size, size, X.length() - size, X.width() - size);
-    for (const Finish* f : finishes(pme_, inv))
-        if ((f->quadrant == "BL" && X.length() > size) || (f->quadrant == "TR" && X.width() > size)) call(f->call, Q, pivots, inv, block);
+    for (const Finish& f : inv.finishes)
+        if ((f.quadrant == "BL" && X.length() > size) || (f.quadrant == "TR" && X.width() > size)) call(f.call, Q, pivots, inv, block);
 }
 
 void Interpreter::run(const Invariant& inv, bool blocked, const std::map<std::string, Obj>& operands,

@@ -64,19 +64,7 @@ std::vector<const Update*> updates(const Pme& pme, const Invariant& inv, bool bl
     return list;
 }
 
-bool rectangular(const Pme& pme, const Invariant& inv)
-{
-    (void)pme;
-    return inv.index.find(',') != std::string::npos;
-}
-
-std::vector<const Finish*> finishes(const Pme& pme, const Invariant& inv)
-{
-    (void)pme;
-    std::vector<const Finish*> list;
-    for (const Finish& f : inv.finishes) list.push_back(&f);
-    return list;
-}
+bool rectangular(const Invariant& inv) { return inv.index.find(',') != std::string::npos; }
 
 std::string variant_name(const Pme& pme, int number, bool blocked)
 {
@@ -167,10 +155,10 @@ Worksheet derived_worksheet(const Derivation& d, const Invariant& inv, bool bloc
     }
     row("1b postcondition", false).lines.push_back({pme.postcondition});
     WorksheetRow& finish = row("after the loop (m != n)", true);
-    for (const Finish* f : finishes(pme, inv))
-        finish.lines.push_back({f->description + (f->quadrant == "BL" ? "  (m > n)" : "  (n > m)"), f->call.text()});
+    for (const Finish& f : inv.finishes)
+        finish.lines.push_back({f.description + (f.quadrant == "BL" ? "  (m > n)" : "  (n > m)"), f.call.text()});
     if (finish.lines.empty())
-        finish.lines.push_back({rectangular(pme, inv) ? "nothing: the invariant covers every quadrant the loop leaves non-empty"
+        finish.lines.push_back({rectangular(inv) ? "nothing: the invariant covers every quadrant the loop leaves non-empty"
                                                       : "nothing: the loop runs over the whole of index " + inv.index});
     return w;
 }

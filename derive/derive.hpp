@@ -68,10 +68,9 @@ const Invariant& find_variant(const Derivation& d, int number);
 // The updates of the unblocked or blocked form that the invariant's loop performs, in
 // order; throws when that form has none (an update no BLAS operation expresses).
 std::vector<const Update*> updates(const Pme& pme, const Invariant& inv, bool blocked);
-// The finishing updates after the loop (m != n, a `pme m,n` partitioning).
-std::vector<const Finish*> finishes(const Pme& pme, const Invariant& inv);
-// Whether the operation's loop may end with one dimension left (m != n).
-bool rectangular(const Pme& pme, const Invariant& inv);
+// Whether the operation's loop may end with one dimension left (m != n): its
+// partitioning moves two index spaces together (`pme m,n`).
+bool rectangular(const Invariant& inv);
 
 // "lu_nopiv_unb_var3", and libflame's "FLA_LU_nopiv_unb_var3".
 std::string variant_name(const Pme& pme, int number, bool blocked);

@@ -288,18 +288,18 @@ private:
             << inv_.number << (blocked_ ? " --blocked" : "") << " --emit cpp`"
             << (pme_.libflame.empty() ? ".\n//\n" : ";\n// libflame's " + libflame_name(pme_, inv_.number, blocked_) + ".\n//\n");
         for (const auto& [text, op] : box_.lines) out << box_line(text, op, lhs_width()) << "\n";
-        const auto after = finishes(pme_, inv_);
-        if (!rectangular(pme_, inv_)) {
+        const std::vector<Finish>& after = inv_.finishes;
+        if (!rectangular(inv_)) {
             // A square-only operation: nothing to say about m != n.
         } else if (after.empty()) {
             out << "// The invariant covers every quadrant the loop leaves non-empty, so m != n needs nothing more.\n";
         } else {
             out << "// and, after the loop, the part of A it did not reach:\n";
-            for (const Finish* f : after) {
-                const std::string q = f->quadrant;
-                std::string text = f->description;
+            for (const Finish& f : after) {
+                const std::string q = f.quadrant;
+                std::string text = f.description;
                 text += std::string(text.size() < 34 ? 34 - text.size() : 1, ' ') + (q == "BL" ? "when m > n" : "when n > m");
-                out << box_line(text, f->call.name, lhs_width()) << "\n";
+                out << box_line(text, f.call.name, lhs_width()) << "\n";
             }
         }
         for (const std::string& note : pme_.notes) out << "// " << note << "\n";
@@ -374,7 +374,7 @@ private:
 
     void after_loop(std::ostream& out)
     {
-        const auto after = finishes(pme_, inv_);
+        const std::vector<Finish>& after = inv_.finishes;
         if (after.empty()) return;
         // At most one of ABL (m > n) and ATR (n > m) is non-empty when the loop ends.
         const Operand& A = pme_.operands.front();
@@ -385,18 +385,18 @@ private:
         bool first = true;
         for (const auto& [quadrant, condition] : conditions) {
             std::vector<const Finish*> here;
-            for (const Finish* f : after)
-                if (f->quadrant == quadrant) here.push_back(f);
+            for (const Finish& f : after)
+                if (f.quadrant == quadrant) here.push_back(&f);
             if (here.empty()) continue;
             out << "    " << (first ? "if (" : "else if (") << condition << ")" << (here.size() > 1 ? " {" : "") << "\n";
             for (const Finish* f : here) out << "        " << blas_call(f->call) << "\n";
             if (here.size() > 1) out << "    }\n";
             first = false;
         }
-        for (const Finish* f : after) {
-            const std::string quadrant = f->quadrant;
+        for (const Finish& f : after) {
+            const std::string quadrant = f.quadrant;
             if (quadrant != "BL" && quadrant != "TR")
-                throw Error(f->where.str() + ": a finishing update completes ABL or ATR, not " + quadrant);
+                throw Error(f.where.str() + ": a finishing update completes ABL or ATR, not " + quadrant);
         }
     }
 

@@ -382,10 +382,10 @@ TEST(DeriveEngine, LuNopivRectangularFinishingUpdatesAreDerived)
     for (int n = 1; n <= 5; ++n) {
         const fd::Invariant& inv = fd::find_variant(d, n);
         std::vector<std::string> ours;
-        for (const fd::Finish* f : fd::finishes(derived, inv)) ours.push_back(f->call.text());
+        for (const fd::Finish& f : inv.finishes) ours.push_back(f.call.text());
         EXPECT_EQ(ours, expected[static_cast<size_t>(n - 1)]) << "variant " << n;
-        for (const fd::Finish* f : fd::finishes(derived, inv))
-            EXPECT_EQ(f->quadrant, f->call.text() == bl ? "BL" : "TR") << "variant " << n;
+        for (const fd::Finish& f : inv.finishes)
+            EXPECT_EQ(f.quadrant, f.call.text() == bl ? "BL" : "TR") << "variant " << n;
     }
     EXPECT_EQ(fd::loop_guard(derived, fd::find_variant(d, 1)), "ATL.length() < A.length() && ATL.width() < A.width()");
     bool ok = false;
@@ -458,7 +458,7 @@ TEST(DeriveEngine, LuPivDerivedFromItsPmeMakesTheShippedStepsCalls)
         {"apply_pivots(p, ATR)", "trsm(LEFT, LOWER, NO_TRANSPOSE, UNIT, 1.0, ATL, ATR)"}, {}, {}};
     for (int n = 3; n <= 5; ++n) {
         std::vector<std::string> ours;
-        for (const fd::Finish* f : fd::finishes(pme, fd::find_variant(d, n))) ours.push_back(f->call.text());
+        for (const fd::Finish& f : fd::find_variant(d, n).finishes) ours.push_back(f.call.text());
         EXPECT_EQ(ours, finishing[static_cast<size_t>(n - 3)]) << "variant " << n;
     }
     // The states read the interchanged originals: variant 5's alpha11 before the update.
