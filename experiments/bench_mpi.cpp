@@ -161,13 +161,23 @@ struct Row {
     double limit; // ratio target (0: none)
 };
 
-Matrix random_matrix(dim_t n, std::uint64_t seed)
+// Uniform in [-1, 1], or, with spread s > 0, badly scaled: (1 + u) 2^e with a random
+// sign and e uniform in [-s, s], where the exact accumulators span more words.
+double random_entry(std::mt19937_64& rng, int spread)
+{
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    if (spread == 0) return u(rng);
+    std::uniform_int_distribution<int> e(-spread, spread);
+    const double x = std::ldexp(1.0 + std::fabs(u(rng)), e(rng));
+    return u(rng) < 0 ? -x : x;
+}
+
+Matrix random_matrix(dim_t n, std::uint64_t seed, int spread = 0)
 {
     std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<double> u(-1.0, 1.0);
     Matrix A(n, n);
     for (dim_t j = 0; j < n; ++j)
-        for (dim_t i = 0; i < n; ++i) A(i, j) = u(rng);
+        for (dim_t i = 0; i < n; ++i) A(i, j) = random_entry(rng, spread);
     return A;
 }
 
@@ -245,39 +255,47 @@ void run(int argc, char** argv)
     MPI_Bcast(&l5, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     rows.push_back({"LU var5 distributed vs lu_piv_blk_var5_fma on " + std::to_string(R) + " threads, n = " + std::to_string(n),
                     t5, l5, "one process", "1.3x", 1.3});
-    const Matrix A3 = random_matrix(n3, 2);
-    const auto [t3, b3] = time_dist_lu(grid, A3, nb, "var3", reps);
-    double l3 = 0;
-    if (root) l3 = time_local_lu(A3, "lu_piv_unb_var3", R, reps);
-    MPI_Bcast(&l3, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    rows.push_back({"LU var3 (exact) distributed vs lu_piv_unb_var3 on " + std::to_string(R) + " threads, n = " + std::to_string(n3),
-                    t3, l3, "one process", "1.3x", 1.3});
-    // 3. the exact distributed dot against the local exact dot + one MPI_Allreduce.
+    long long b3 = 0;
+    for (const int spread : {0, 40}) {
+        const Matrix A3 = random_matrix(n3, 2, spread);
+        const auto [t3, bytes3] = time_dist_lu(grid, A3, nb, "var3", reps);
+        if (spread == 0) b3 = bytes3;
+        double l3 = 0;
+        if (root) l3 = time_local_lu(A3, "lu_piv_unb_var3", R, reps);
+        MPI_Bcast(&l3, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        rows.push_back({"LU var3 (exact) distributed vs lu_piv_unb_var3 on " + std::to_string(R) + " threads, n = " +
+                            std::to_string(n3) + (spread ? ", entries over 2^±" + std::to_string(spread) : ""),
+                        t3, l3, "one process", "1.3x", 1.3});
+    }
+    // 3. the exact distributed dot against the local exact dot + one MPI_Allreduce,
+    // on uniform data and on terms spread over 2^±200 (with cancellation: random signs).
     const long long share = ndot / R + (rank < ndot % R ? 1 : 0);
-    std::vector<double> x(static_cast<std::size_t>(share)), y(x.size());
-    std::mt19937_64 rng(3 + static_cast<std::uint64_t>(rank));
-    std::uniform_real_distribution<double> u(-1.0, 1.0);
-    for (std::size_t i = 0; i < x.size(); ++i) {
-        x[i] = u(rng);
-        y[i] = u(rng);
+    for (const int spread : {0, 200}) {
+        std::vector<double> x(static_cast<std::size_t>(share)), y(x.size());
+        std::mt19937_64 rng(3 + static_cast<std::uint64_t>(rank));
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            x[i] = random_entry(rng, spread);
+            y[i] = random_entry(rng, spread);
+        }
+        double td = 1e300, tl = 1e300;
+        for (int r = 0; r < std::max(reps, 3); ++r) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            auto t0 = Clock::now();
+            volatile double v = mpi::dot(MPI_COMM_WORLD, share, x.data(), 1, y.data(), 1);
+            td = std::min(td, seconds(t0));
+            MPI_Barrier(MPI_COMM_WORLD);
+            t0 = Clock::now();
+            double local = exact::exact_dot(share, x.data(), 1, y.data(), 1), all = 0;
+            MPI_Allreduce(&local, &all, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            tl = std::min(tl, seconds(t0));
+            (void)v;
+        }
+        MPI_Allreduce(MPI_IN_PLACE, &td, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        MPI_Allreduce(MPI_IN_PLACE, &tl, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        rows.push_back({"exact dot, " + std::to_string(ndot) + " elements over " + std::to_string(R) + " ranks" +
+                            (spread ? ", terms over 2^±" + std::to_string(2 * spread) : ""),
+                        td, tl, "local exact dot + MPI_Allreduce", "1.5x", 1.5});
     }
-    double td = 1e300, tl = 1e300;
-    for (int r = 0; r < std::max(reps, 3); ++r) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        auto t0 = Clock::now();
-        volatile double v = mpi::dot(MPI_COMM_WORLD, share, x.data(), 1, y.data(), 1);
-        td = std::min(td, seconds(t0));
-        MPI_Barrier(MPI_COMM_WORLD);
-        t0 = Clock::now();
-        double local = exact::exact_dot(share, x.data(), 1, y.data(), 1), all = 0;
-        MPI_Allreduce(&local, &all, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-        tl = std::min(tl, seconds(t0));
-        (void)v;
-    }
-    MPI_Allreduce(MPI_IN_PLACE, &td, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Allreduce(MPI_IN_PLACE, &tl, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    rows.push_back({"exact dot, " + std::to_string(ndot) + " elements over " + std::to_string(R) + " ranks", td, tl,
-                    "local exact dot + MPI_Allreduce", "1.5x", 1.5});
 
     // 4. bytes: the most any rank sent.
     long long most[3] = {b5, bp, b3};
