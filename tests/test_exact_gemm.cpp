@@ -510,6 +510,18 @@ TEST(ExactGemmSplit, AutoEngineFollowsTheData)
     ::unsetenv("FLAMEX_EXACT_GEMM_ENGINE");
 }
 
+// |S - hi - lo| for element (i, j): the exact sum S of A(i, :) B(:, j) against the
+// engine's double-double sum, exactly.
+double sums_error(const Matrix& A, const Matrix& B, const eg::ProductSums& sums, Dim i, Dim j, Dim m)
+{
+    const std::size_t q = static_cast<std::size_t>(i + j * m);
+    exref::ExactValue diff;
+    for (Dim l = 0; l < A.width(); ++l) diff.add_product(A(i, l), B(l, j));
+    diff.add(-sums.hi[q]);
+    diff.add(-sums.lo[q]);
+    return std::fabs(exref::to_double(diff.get()));
+}
+
 // Each engine's sums (exact_gemm::product_sums, forced) against MPFR: the exact sum
 // within err of hi + lo, on data that drives Four's slices to their limit (op(A)
 // in [1 - 2^-4, 1): A_full near 2^L, all its bits random; op(B) below a half-integer at its first cut: B_1
@@ -548,11 +560,7 @@ TEST(ExactGemmSplit, EngineSumsLieWithinTheirBoundAtTheLimit)
                 for (Dim i = 0; i < m; ++i) {
                     const std::size_t q = static_cast<std::size_t>(i + j * m);
                     ASSERT_EQ(sums.per_element[q], 0);
-                    exref::ExactValue diff;
-                    for (Dim l = 0; l < k; ++l) diff.add_product(A(i, l), B(l, j));
-                    diff.add(-sums.hi[q]);
-                    diff.add(-sums.lo[q]);
-                    const double d = std::fabs(exref::to_double(diff.get()));
+                    const double d = sums_error(A, B, sums, i, j, m);
                     if (!(d <= sums.err[q]) && ++wrong <= 3)
                         ADD_FAILURE() << (engine == eg::Engine::Four ? "Four" : "Six") << " k " << k << " (" << i << ","
                                       << j << "): |S - hi - lo| " << exref::hex(d) << " > err " << exref::hex(sums.err[q]);
@@ -595,11 +603,7 @@ TEST(ExactGemmSplit, RoundedProductsAtTheirWorstCaseStayWithinTheBound)
                 for (Dim i = 0; i < m; ++i) {
                     const std::size_t q = static_cast<std::size_t>(i + j * m);
                     ASSERT_EQ(sums.per_element[q], 0);
-                    exref::ExactValue diff;
-                    for (Dim l = 0; l < k; ++l) diff.add_product(A(i, l), B(l, j));
-                    diff.add(-sums.hi[q]);
-                    diff.add(-sums.lo[q]);
-                    const double d = std::fabs(exref::to_double(diff.get()));
+                    const double d = sums_error(A, B, sums, i, j, m);
                     EXPECT_LE(d, sums.err[q]) << (engine == eg::Engine::Four ? "Four" : "Six") << " k " << k << " (" << i
                                               << "," << j << ")";
                     tightest = std::max(tightest, d / sums.err[q]);
