@@ -59,6 +59,7 @@ constexpr double MIN_KEPT = 0x1p-900, MAX_KEPT = 0x1p+900;
 std::atomic<std::uint64_t> singles{0};
 std::atomic<std::uint64_t> given_up{0};
 std::atomic<std::uint64_t> double_double{0};
+std::atomic<std::uint64_t> across_elements{0};
 
 // The system with its unknowns in solving order: unknown u is x_u (lower) or
 // x_{n-1-u} (upper), so that u only depends on v < u: e'(u, v), x'(u, r).
@@ -217,6 +218,9 @@ struct Work {
     exact_gemm::ProductSums sums;
     std::vector<double> xb, h, l, mag, bad, coef, saved, erow, xcol;
     index_t erow_of = -1; // the unknown whose row of E erow holds
+    std::vector<index_t> pending; // a row's right-hand sides its split left undecided
+    std::vector<double> ecoef, ss, se, sm; // screen_across: E's row in solving order, the lanes' sums
+    std::vector<index_t> offset;          // screen_across: each lane's right-hand side in X's rows
     std::vector<int> range; // wide's scratch
 };
 
@@ -256,7 +260,107 @@ bool screened(const System& s, index_t u, index_t r, bool alpha_split, double d,
     return decide(s, alpha_split, d, b, h, l, std::fabs(hi) + std::fabs(lo), err, steps * steps * 0x1p-105, out);
 }
 
+// The screen across right-hand sides, for the elements of a row that the split left
+// undecided, where X's columns are strided (the right side: x_v of right-hand side r at
+// x[v * inc + r]): the same Dot2 as exact_gemm::screen_dot, each element one chain over
+// the count unknowns solved before it, the elements in the vector lanes. X is read row
+// by row (each row's undecided right-hand sides gathered) rather than its columns
+// copied for every element (2^+-200, 1024 x 256, right non-unit:
+// 15-27% of the elements reach the screen; their strided columns were a fifth of the
+// trsm's time). s, e, m (np rounded up to LANES): the chain's sum, its error terms'
+// rounded sum, their magnitudes' (as exact_gemm's ScreenSum).
+constexpr index_t LANES = 16;
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]]
+#endif
+void screen_across_sums(index_t count, const double* __restrict coef, const double* x, index_t inc,
+                        const index_t* __restrict off, index_t np, double* __restrict s, double* __restrict e,
+                        double* __restrict m)
+{
+    // Lane i reads x[v * inc + off[i]]; off holds np rounded up to LANES entries (those
+    // past np repeat a valid one: their lanes are not read).
+    for (index_t b0 = 0; b0 < np; b0 += LANES) {
+        double S[LANES] = {}, E[LANES] = {}, M[LANES] = {};
+        const index_t* o = off + b0;
+        for (index_t v = 0; v < count; ++v) {
+            const double c = coef[v];
+            const double* row = x + v * inc;
+            for (index_t l = 0; l < LANES; ++l) {
+                const double y = row[o[l]];
+                const double prod = c * y;
+                const double pi = std::fma(c, y, -prod);
+                const double s2 = S[l] + prod;
+                const double z = s2 - S[l];
+                const double sigma = (S[l] - (s2 - z)) + (prod - z);
+                S[l] = s2;
+                E[l] += pi + sigma;
+                M[l] += std::fabs(pi) + std::fabs(sigma);
+            }
+        }
+        for (index_t l = 0; l < LANES; ++l) {
+            s[b0 + l] = S[l];
+            e[b0 + l] = E[l];
+            m[b0 + l] = M[l];
+        }
+    }
+}
+
+// Unknown u's undecided right-hand sides w.pending (tile-relative, of the tile at rt;
+// x still holds their b) through screen_across_sums, each then decided as in screened
+// (the bound: screen_dot's, for one chain of 2u error terms): x and xb_row written,
+// the pending entry set to -1; the others stay pending.
+void screen_across(const System& s, const Ordered& o, index_t u, index_t rt, bool alpha_split, double d, Work& w,
+                   double* xb_row)
+{
+    const index_t np = static_cast<index_t>(w.pending.size());
+    const std::size_t lanes = static_cast<std::size_t>((np + LANES - 1) / LANES * LANES);
+    w.ecoef.resize(static_cast<std::size_t>(u));
+    for (index_t v = 0; v < u; ++v) w.ecoef[static_cast<std::size_t>(v)] = o.coef(u, v);
+    w.ss.resize(lanes);
+    w.se.resize(lanes);
+    w.sm.resize(lanes);
+    w.offset.resize(lanes);
+    for (std::size_t i = 0; i < lanes; ++i)
+        w.offset[i] = w.pending[std::min(i, static_cast<std::size_t>(np - 1))] * o.step;
+    screen_across_sums(u, w.ecoef.data(), &o.at(0, rt), o.inc, w.offset.data(), np, w.ss.data(), w.se.data(),
+                       w.sm.data());
+    const double kd = static_cast<double>(u);
+    const double gamma = 1.01 * (2.0 * kd + 1.0) * 0x1p-53; // gamma_(2u), u <= 2^40
+    const double tiny = (4.0 * kd + 68.0) * 0x1p-1074;      // underflow, as screen_dot
+    constexpr double steps = 2 * 3 + 4;                     // as screened
+    for (index_t i = 0; i < np; ++i) {
+        const std::size_t q = static_cast<std::size_t>(i);
+        const double hi = w.ss[q], lo = w.se[q], mm = w.sm[q];
+        if (!(std::fabs(hi) <= std::numeric_limits<double>::max() && std::fabs(lo) <= std::numeric_limits<double>::max() &&
+              mm <= std::numeric_limits<double>::max()))
+            continue;
+        const double err = gamma * mm * (1.0 + gamma) * (1.0 + 0x1p-40) + tiny;
+        double h = 0.0, l = 0.0; // normalized, as decide needs
+        add_dd(h, l, -hi);
+        add_dd(h, l, -lo);
+        const index_t r = w.pending[q];
+        double& x = o.at(u, rt + r);
+        double out = 0.0;
+        if (decide(s, alpha_split, d, x, h, l, std::fabs(hi) + std::fabs(lo), err, steps * steps * 0x1p-105, out)) {
+            x = xb_row[r] = out;
+            w.pending[q] = -1;
+        }
+    }
+}
+
 } // namespace
+
+Screen screen_from_environment()
+{
+    const char* env = std::getenv("FLAMEX_EXACT_TRSM_SCREEN");
+    if (env == nullptr || *env == '\0') return Screen::Auto;
+    const std::string value(env);
+    if (value == "auto") return Screen::Auto;
+    if (value == "across") return Screen::Across;
+    if (value == "element") return Screen::Element;
+    throw Error("exact backend: FLAMEX_EXACT_TRSM_SCREEN must be auto, across or element, got '" + value + "'");
+}
 
 Split split_from_environment()
 {
@@ -290,7 +394,10 @@ void solve(const System& s, index_t r0, index_t r1, const PerElement& per_elemen
     w.bad.resize(tile);
     w.coef.resize(static_cast<std::size_t>(small ? n : BLOCK));
     const bool alpha_split = s.alpha == 1.0 || s.alpha == -1.0; // alpha b exact as it stands
-    std::uint64_t alone = 0, tiles_given_up = 0, tiles_dd = 0;
+    // X's columns strided, its rows across the right-hand sides contiguous (the right side):
+    // the screen across the right-hand sides; else element by element (FLAMEX_EXACT_TRSM_SCREEN).
+    const bool across = s.screen == Screen::Across || (s.screen == Screen::Auto && s.step == 1 && s.inc != 1);
+    std::uint64_t alone = 0, tiles_given_up = 0, tiles_dd = 0, across_count = 0;
     for (index_t rt = r0; rt < r1; rt += TILE) {
         const index_t nr = std::min(TILE, r1 - rt);
         const std::uint64_t alone_at_tile = alone;
@@ -346,20 +453,33 @@ void solve(const System& s, index_t r0, index_t r1, const PerElement& per_elemen
                 // (steps + 2) 2^-53 of the sum of magnitudes.
                 const double steps = static_cast<double>(2 * (count + 3) + 4);
                 const double dd_factor = steps * steps * 0x1p-105;
+                w.pending.clear();
                 for (index_t r = 0; r < nr; ++r) {
                     const std::size_t rr = static_cast<std::size_t>(r);
                     double& x = o.at(u, rt + r);
-                    const double b = x;
                     double out = 0.0;
                     const double err = dd_all ? 0.0 : w.sums.err[static_cast<std::size_t>(u - i0 + r * nb)];
-                    bool ok = w.bad[rr] == 0.0 && decide(s, alpha_split, d, b, w.h[rr], w.l[rr], w.mag[rr], err, dd_factor, out);
-                    if (!ok) ok = screened(s, u, rt + r, alpha_split, d, b, w, out);
-                    if (!ok) {
+                    if (w.bad[rr] == 0.0 && decide(s, alpha_split, d, x, w.h[rr], w.l[rr], w.mag[rr], err, dd_factor, out))
+                        x = xb_row[r] = out;
+                    else
+                        w.pending.push_back(r); // x still holds its b
+                }
+                // What the split left: the screen (across the right-hand sides, or element by
+                // element), then the per-element arithmetic.
+                if (!w.pending.empty() && across) {
+                    screen_across(s, o, u, rt, alpha_split, d, w, xb_row);
+                    across_count += w.pending.size();
+                }
+                for (const index_t r : w.pending) {
+                    if (r < 0) continue;
+                    double& x = o.at(u, rt + r);
+                    const double b = x;
+                    double out = 0.0;
+                    if (across || !screened(s, u, rt + r, alpha_split, d, b, w, out)) {
                         out = single(s, u, rt + r);
                         ++alone;
                     }
-                    x = out;
-                    xb_row[r] = out;
+                    x = xb_row[r] = out;
                 }
             }
             if (i0 == 0 && small && nb < n) {
@@ -379,10 +499,12 @@ void solve(const System& s, index_t r0, index_t r1, const PerElement& per_elemen
     if (alone > 0) singles.fetch_add(alone, std::memory_order_relaxed);
     if (tiles_given_up > 0) given_up.fetch_add(tiles_given_up, std::memory_order_relaxed);
     if (tiles_dd > 0) double_double.fetch_add(tiles_dd, std::memory_order_relaxed);
+    if (across_count > 0) across_elements.fetch_add(across_count, std::memory_order_relaxed);
 }
 
 std::uint64_t per_element_count() { return singles.load(std::memory_order_relaxed); }
 std::uint64_t tiles_given_up() { return given_up.load(std::memory_order_relaxed); }
 std::uint64_t tiles_double_double() { return double_double.load(std::memory_order_relaxed); }
+std::uint64_t screened_across() { return across_elements.load(std::memory_order_relaxed); }
 
 } // namespace flamex::exact_trsm

@@ -9,8 +9,10 @@
 // its tile of right-hand sides back, as it came, to the backend's per-element
 // kernel (exact_trsm.cpp): the data chooses, and the trsm never costs much more
 // than the per-element one. An element the split's bound leaves undecided goes
-// through the gemm's screen (exact_gemm::screen_dot: its whole residual in
-// double-double with its own bound) before the per-element arithmetic. A triangle of
+// through the screen (its whole residual in double-double with its own bound: Dot2
+// as exact_gemm::screen_dot; on the right side, where X's columns are strided, a row's
+// undecided elements together, in the vector lanes: Screen below) before the
+// per-element arithmetic. A triangle of
 // up to 256 unknowns whose first block's solutions spread widely adds every term of
 // its later blocks in double-double (exact_trsm.cpp, DD_MAX), without the split.
 //
@@ -38,6 +40,16 @@ using index_t = exact::index_t;
 using Split = exact_gemm::Split;
 Split split_from_environment();
 
+// How an element the split leaves undecided is screened (exact_trsm.cpp): Across, the
+// unknown's undecided right-hand sides together (Dot2 with the right-hand sides in the
+// vector lanes, X read row by row in place), or Element, each on its own
+// (exact_gemm::screen_dot on its X column, copied when strided). Auto: Across where X's
+// columns are strided and its rows contiguous (the right side), else Element. By
+// FLAMEX_EXACT_TRSM_SCREEN = auto | across | element, read when a System is made (tests,
+// benchmarks; anything else: flamex::Error). The bits do not depend on it.
+enum class Screen { Auto, Across, Element };
+Screen screen_from_environment();
+
 // n unknowns, nrhs right-hand sides (measured, one thread: see exact_trsm.cpp).
 bool split_pays(index_t n, index_t nrhs);
 bool use_split(Split split, index_t n, index_t nrhs);
@@ -56,6 +68,7 @@ struct System {
     // The off-diagonal sums' engine (exact_gemm.hpp; Auto: chosen per block from a
     // sample of its data, and per element where the split would lose nearly all).
     exact_gemm::Engine engine = exact_gemm::Engine::Auto;
+    Screen screen = screen_from_environment();
 };
 
 // The backend's per-element trsm of the right-hand sides [r0, r1) (B as it came):
@@ -76,5 +89,8 @@ std::uint64_t tiles_given_up();
 // Tiles of a small triangle (exact_trsm.cpp, DD_MAX) whose blocks after the first
 // added every term in double-double (spread solutions), since the process started.
 std::uint64_t tiles_double_double();
+// Elements that went through the screen across the right-hand sides (Screen::Across),
+// decided there or not, since the process started.
+std::uint64_t screened_across();
 
 } // namespace flamex::exact_trsm

@@ -355,6 +355,22 @@ TEST(ExactTrsmSplit, EnvironmentIsChecked)
     ::unsetenv("FLAMEX_EXACT_TRSM_SPLIT");
 }
 
+TEST(ExactTrsmSplit, ScreenVariableIsChecked)
+{
+    // Read when the trsm's system is made (exact_trsm::System), on the calling thread.
+    Rng rng(1530);
+    const Problem p = make_problem(rng, Side::Right, Uplo::Lower, Trans::No, Diag::NonUnit, 1.0, 40, 70, UNIFORM);
+    const char* old = std::getenv("FLAMEX_EXACT_TRSM_SCREEN");
+    const std::string saved = old != nullptr ? old : "";
+    ::setenv("FLAMEX_EXACT_TRSM_SCREEN", "sideways", 1);
+    EXPECT_THROW(solve(split1(), p, 0, 0), flamex::Error);
+    EXPECT_THROW(solve(split2(), p, 0, 0), flamex::Error);
+    if (old != nullptr)
+        ::setenv("FLAMEX_EXACT_TRSM_SCREEN", saved.c_str(), 1);
+    else
+        ::unsetenv("FLAMEX_EXACT_TRSM_SCREEN");
+}
+
 TEST(ExactTrsmSplit, GemmSplitVariableAppliesUnlessTheTrsmOneIsSet)
 {
     // A small system (auto would keep it per element) with a zero diagonal, which
@@ -551,7 +567,8 @@ TEST(ExactTrsmSplit, DataTheSplitCannotDecideGoesToThePerElementKernel)
 // x_0 = x_32 = 2^40 (1 + 2^-30) with coefficients +-(1 + 2^-30): two products whose
 // rounding errors are +-2^-20 and cancel in Dot2's error sum, where they swallow
 // the 2^-80 of a third term (coefficient 2^-80 on x_16 = 1) in between (the
-// screen's lane 0 takes l = 0, 16, 32). The other terms put the exact residual at
+// screen's lane 0 takes l = 0, 16, 32). The other terms (l = 40, 41, 42, after the
+// two cancel: Dot2 keeps them exactly, in one chain or in lanes) put the exact residual at
 // 1 + 2^-53 + 2^-90 - 2^-80, just below the midpoint above 1, so it rounds to 1;
 // without the 2^-80 the computed one lies above the midpoint, by 2^-90, more than
 // the double-double's own error: a screen whose bound left out Dot2's error would
@@ -560,7 +577,9 @@ TEST(ExactTrsmSplit, DataTheSplitCannotDecideGoesToThePerElementKernel)
 // other rows' x_j, which row 99 does not read, are not zero: zeros go per element,
 // and a block of them would give the tile up before row 99). Each
 // right-hand side is scaled by its own power of two. Left lower (E's rows strided)
-// and the same system as right upper (X's columns strided); 1 and 2 threads; MPFR.
+// and the same system as right upper (X's columns strided: the screen across the
+// right-hand sides, exact_trsm.cpp screen_across: one chain per element, l in order);
+// 1 and 2 threads; MPFR.
 TEST(ExactTrsmSplit, ScreenLeavesWhatItsDot2BoundCannotDecide)
 {
     const Dim t = 100, r = 20, row = 99;
@@ -568,14 +587,14 @@ TEST(ExactTrsmSplit, ScreenLeavesWhatItsDot2BoundCannotDecide)
     for (Dim j = 0; j < t; ++j)
         for (Dim i = 0; i < t; ++i) left.T(i, j) = i < j ? NaN : i == j ? NaN : 0.0;
     const double big = 0x1p40 * (1.0 + 0x1p-30), c = 1.0 + 0x1p-30;
-    const std::pair<Dim, double> coefs[] = {{0, c}, {16, 0x1p-80}, {32, -c}, {1, -1.0}, {2, -0x1p-53}, {3, -0x1p-90}};
+    const std::pair<Dim, double> coefs[] = {{0, c}, {16, 0x1p-80}, {32, -c}, {40, -1.0}, {41, -0x1p-53}, {42, -0x1p-90}};
     for (const auto& [j, e] : coefs) left.T(row, j) = e;
     for (Dim s = 0; s < r; ++s) {
         const double scale = std::ldexp(1.0, static_cast<int>(s) - 10);
         for (Dim i = 0; i < t; ++i) left.B(i, s) = static_cast<double>(i + 1) * scale; // row 99 reads none of these
         left.B(row, s) = 0.0;
         left.B(0, s) = left.B(32, s) = big * scale;
-        left.B(16, s) = left.B(1, s) = left.B(2, s) = left.B(3, s) = scale;
+        left.B(16, s) = left.B(40, s) = left.B(41, s) = left.B(42, s) = scale;
     }
     Problem right{Side::Right, Uplo::Upper, Trans::No, Diag::Unit, 1.0, Matrix(t, t), Matrix(r, t)};
     for (Dim j = 0; j < t; ++j)
@@ -587,9 +606,19 @@ TEST(ExactTrsmSplit, ScreenLeavesWhatItsDot2BoundCannotDecide)
         const std::string what = describe(*p, is_left ? t : r, is_left ? r : t, "Dot2's error at a midpoint");
         const Matrix want = solve(elementwise(), *p, 0, 0);
         const std::uint64_t before = flamex::exact_trsm::per_element_count();
+        const std::uint64_t across_before = flamex::exact_trsm::screened_across();
         const Matrix got = solve(split1(), *p, 0, 0);
         EXPECT_GE(flamex::exact_trsm::per_element_count() - before, static_cast<std::uint64_t>(r))
             << what << ": row 99 decided before the per-element arithmetic";
+        // The right side's strided X columns: row 99 through the screen across the
+        // right-hand sides (unless FLAMEX_EXACT_TRSM_SCREEN says otherwise).
+        const char* screen = std::getenv("FLAMEX_EXACT_TRSM_SCREEN");
+        const std::string forced = screen != nullptr ? screen : "";
+        if (forced == "across" || (!is_left && forced != "element"))
+            EXPECT_GE(flamex::exact_trsm::screened_across() - across_before, static_cast<std::uint64_t>(r))
+                << what << ": row 99 not screened across the right-hand sides";
+        else
+            EXPECT_EQ(flamex::exact_trsm::screened_across(), across_before) << what << ": screened across";
         int wrong = 0;
         for (Dim s = 0; s < r; ++s) {
             const double x = is_left ? got(row, s) : got(s, row), x_want = is_left ? want(row, s) : want(s, row);
