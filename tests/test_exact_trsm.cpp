@@ -334,6 +334,31 @@ TEST(ExactTrsmSplit, InfinitiesNaNAndZeroDiagonals)
     EXPECT_EQ(bad, 0);
 }
 
+// A row whose diagonal lies outside the range the split keeps (2^+-900) goes per
+// element (exact_trsm.cpp, row_ok) after rows of its block that the split decided:
+// their values must be in X when it reads them (the block's rows are written from
+// its buffer in runs, exact_trsm.cpp flush). A finite result (a huge diagonal), so
+// that a stale x_j changes the bits. Every side and uplo, 1 and 2
+// threads, against the per-element kernel and MPFR.
+TEST(ExactTrsmSplit, OutOfRangeDiagonalAfterDecidedRowsOfItsBlock)
+{
+    Rng rng(1531);
+    int bad = 0;
+    for (Side side : SIDES)
+        for (Uplo uplo : UPLOS) {
+            const Dim t = 70, r = 45;
+            const Dim m = side == Side::Left ? t : r, n = side == Side::Left ? r : t;
+            Problem p = make_problem(rng, side, uplo, Trans::No, Diag::NonUnit, 1.0, m, n, UNIFORM);
+            // Lower: the 41st unknown, upper: the 30th; both in the first block, after rows the
+            // split decides (the later rows go per element or through the screen: x_40 ~ 2^-1000).
+            p.T(40, 40) = -0x1p+1000;
+            const std::uint64_t before = flamex::exact_trsm::per_element_count();
+            bad += check(p, describe(p, m, n, "a diagonal -2^1000"), 0, 1, true);
+            EXPECT_GE(flamex::exact_trsm::per_element_count() - before, static_cast<std::uint64_t>(2 * r));
+        }
+    EXPECT_EQ(bad, 0);
+}
+
 TEST(ExactTrsmSplit, OrdinaryDataTakesTheSplit)
 {
     // Large uniform systems: all but a few elements are decided by the split.
