@@ -21,7 +21,7 @@ namespace flamex::exact_gemm::int8 {
 
 namespace {
 
-constexpr std::int64_t MR = 6, NR = 64;
+constexpr std::int64_t MR = PANEL_A, NR = PANEL_B;
 constexpr std::int64_t KC = 256;  // terms per block: B's micro-panel, KC * NR bytes, stays in L1
 constexpr std::int64_t MC = 192;  // rows of A per block: MC * KC bytes in L2
 constexpr std::int64_t NC = 2048; // columns of B per block: KC * NC bytes
@@ -122,77 +122,44 @@ bool available()
     return ok;
 }
 
-void gemm_u8s8(std::int64_t m, std::int64_t n, std::int64_t k, const std::uint8_t* A, std::int64_t lda,
-               const std::int8_t* B, std::int64_t ldb, std::int32_t* C, std::int64_t ldc)
+void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t l0, std::int64_t l1,
+                 const std::uint8_t* pa, const std::int8_t* pb, std::int32_t* C, std::int64_t ldc)
 {
-    if (!available()) throw Error("exact_gemm::int8::gemm_u8s8: this CPU lacks AVX-512 VNNI");
-    if (k > kMaxDepth) throw Error("exact_gemm::int8::gemm_u8s8: k = " + std::to_string(k) + " exceeds 2^16");
+    if (!available()) throw Error("exact_gemm::int8::gemm_packed: this CPU lacks AVX-512 VNNI");
+    if (l0 % 4 != 0 || l0 < 0 || l1 < l0 || l1 > k) throw Error("exact_gemm::int8::gemm_packed: bad range of terms");
+    if (l1 - l0 > kMaxDepth) throw Error("exact_gemm::int8::gemm_packed: more than 2^16 terms");
     if (m <= 0 || n <= 0) return;
-    if (k <= 0) {
+    if (l1 == l0) {
         for (std::int64_t i = 0; i < m; ++i) std::fill(C + i * ldc, C + i * ldc + n, 0);
         return;
     }
-    thread_local std::vector<std::uint8_t> pa_buffer;
-    thread_local std::vector<std::int8_t> pb_buffer;
+    const std::int64_t kq_all = (k + 3) / 4; // groups of four terms in a packed panel
     thread_local std::vector<std::int32_t> edge; // one micro-tile where C's edge cuts it
-    pa_buffer.resize(static_cast<std::size_t>(((MC + MR - 1) / MR) * MR * KC));
-    pb_buffer.resize(static_cast<std::size_t>(((NC + NR - 1) / NR) * NR * KC));
     edge.resize(static_cast<std::size_t>(MR * NR));
-    std::uint8_t* pa = pa_buffer.data();
-    std::int8_t* pb = pb_buffer.data();
-
-    for (std::int64_t jc = 0; jc < n; jc += NC) {
-        const std::int64_t nc = std::min(NC, n - jc);
-        const std::int64_t panels_b = (nc + NR - 1) / NR;
-        for (std::int64_t pc = 0; pc < k; pc += KC) {
-            const std::int64_t kc = std::min(KC, k - pc);
-            const std::int64_t kq = (kc + 3) / 4;
-            // B's block: panel p, group q, column c, byte t at pb[(p kq + q) 256 + 4 c + t].
-            for (std::int64_t p = 0; p < panels_b; ++p) {
-                std::int8_t* dst = pb + p * kq * 4 * NR;
-                for (std::int64_t c = 0; c < NR; ++c) {
-                    const std::int64_t j = jc + p * NR + c;
-                    for (std::int64_t q = 0; q < kq; ++q)
-                        for (std::int64_t t = 0; t < 4; ++t) {
-                            const std::int64_t l = 4 * q + t;
-                            dst[q * 4 * NR + 4 * c + t] = (j < jc + nc && l < kc) ? B[j * ldb + pc + l] : 0;
-                        }
-                }
-            }
-            for (std::int64_t ic = 0; ic < m; ic += MC) {
-                const std::int64_t mc = std::min(MC, m - ic);
-                const std::int64_t panels_a = (mc + MR - 1) / MR;
-                // A's block: panel p, group q, row r, byte t at pa[(p kq + q) 24 + 4 r + t].
-                for (std::int64_t p = 0; p < panels_a; ++p) {
-                    std::uint8_t* dst = pa + p * kq * 4 * MR;
-                    for (std::int64_t r = 0; r < MR; ++r) {
-                        const std::int64_t i = ic + p * MR + r;
-                        for (std::int64_t q = 0; q < kq; ++q)
-                            for (std::int64_t t = 0; t < 4; ++t) {
-                                const std::int64_t l = 4 * q + t;
-                                dst[q * 4 * MR + 4 * r + t] = (i < ic + mc && l < kc) ? A[i * lda + pc + l] : 0;
-                            }
-                    }
-                }
-                for (std::int64_t jp = 0; jp < panels_b; ++jp) {
-                    const std::int64_t j0 = jc + jp * NR;
-                    const std::int64_t nr = std::min(NR, jc + nc - j0);
-                    for (std::int64_t ip = 0; ip < panels_a; ++ip) {
-                        const std::int64_t i0 = ic + ip * MR;
-                        const std::int64_t mr = std::min(MR, ic + mc - i0);
-                        const std::uint8_t* a = pa + ip * kq * 4 * MR;
-                        const std::int8_t* b = pb + jp * kq * 4 * NR;
-                        if (mr == MR && nr == NR) {
-                            kernel_6x64(kq, a, b, C + i0 * ldc + j0, ldc, pc > 0);
-                        } else {
-                            for (std::int64_t r = 0; r < mr; ++r)
-                                for (std::int64_t c = 0; c < nr; ++c)
-                                    edge[static_cast<std::size_t>(r * NR + c)] = pc > 0 ? C[(i0 + r) * ldc + j0 + c] : 0;
-                            kernel_6x64(kq, a, b, edge.data(), NR, true);
-                            for (std::int64_t r = 0; r < mr; ++r)
-                                for (std::int64_t c = 0; c < nr; ++c)
-                                    C[(i0 + r) * ldc + j0 + c] = edge[static_cast<std::size_t>(r * NR + c)];
-                        }
+    const std::int64_t panels_a = (m + MR - 1) / MR, panels_b = (n + NR - 1) / NR;
+    for (std::int64_t pc = l0; pc < l1; pc += KC) {
+        const std::int64_t kq = (std::min(KC, l1 - pc) + 3) / 4;
+        const std::int64_t q0 = pc / 4;
+        for (std::int64_t ic = 0; ic < panels_a; ic += MC / MR) {
+            const std::int64_t ic1 = std::min(panels_a, ic + MC / MR);
+            for (std::int64_t jp = 0; jp < panels_b; ++jp) {
+                const std::int64_t j0 = jp * NR;
+                const std::int64_t nr = std::min(NR, n - j0);
+                const std::int8_t* b = pb + (jp * kq_all + q0) * 4 * NR;
+                for (std::int64_t ip = ic; ip < ic1; ++ip) {
+                    const std::int64_t i0 = ip * MR;
+                    const std::int64_t mr = std::min(MR, m - i0);
+                    const std::uint8_t* a = pa + (ip * kq_all + q0) * 4 * MR;
+                    if (mr == MR && nr == NR) {
+                        kernel_6x64(kq, a, b, C + i0 * ldc + j0, ldc, pc > l0);
+                    } else {
+                        for (std::int64_t r = 0; r < mr; ++r)
+                            for (std::int64_t c = 0; c < nr; ++c)
+                                edge[static_cast<std::size_t>(r * NR + c)] = pc > l0 ? C[(i0 + r) * ldc + j0 + c] : 0;
+                        kernel_6x64(kq, a, b, edge.data(), NR, true);
+                        for (std::int64_t r = 0; r < mr; ++r)
+                            for (std::int64_t c = 0; c < nr; ++c)
+                                C[(i0 + r) * ldc + j0 + c] = edge[static_cast<std::size_t>(r * NR + c)];
                     }
                 }
             }
@@ -200,9 +167,31 @@ void gemm_u8s8(std::int64_t m, std::int64_t n, std::int64_t k, const std::uint8_
     }
 }
 
+void gemm_u8s8(std::int64_t m, std::int64_t n, std::int64_t k, const std::uint8_t* A, std::int64_t lda,
+               const std::int8_t* B, std::int64_t ldb, std::int32_t* C, std::int64_t ldc)
+{
+    if (k > kMaxDepth) throw Error("exact_gemm::int8::gemm_u8s8: k = " + std::to_string(k) + " exceeds 2^16");
+    if (m <= 0 || n <= 0) return;
+    thread_local std::vector<std::uint8_t> pa;
+    thread_local std::vector<std::int8_t> pb;
+    pa.assign(packed_a_size(m, k), 0);
+    pb.assign(packed_b_size(n, k), 0);
+    for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t l = 0; l < k; ++l) pa[packed_a_index(i, l, k)] = A[i * lda + l];
+    for (std::int64_t j = 0; j < n; ++j)
+        for (std::int64_t l = 0; l < k; ++l) pb[packed_b_index(j, l, k)] = B[j * ldb + l];
+    gemm_packed(m, n, k, 0, k, pa.data(), pb.data(), C, ldc);
+}
+
 #else // not x86
 
 bool available() { return false; }
+
+void gemm_packed(std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, const std::uint8_t*,
+                 const std::int8_t*, std::int32_t*, std::int64_t)
+{
+    throw Error("exact_gemm::int8::gemm_packed: not built for this CPU (x86-64 AVX-512 VNNI only)");
+}
 
 void gemm_u8s8(std::int64_t, std::int64_t, std::int64_t, const std::uint8_t*, std::int64_t, const std::int8_t*,
                std::int64_t, std::int32_t*, std::int64_t)
