@@ -89,9 +89,40 @@ struct Operand {
 // which follows the products present rather than 2^(e_i + f_j)) before the per-element
 // kernel. Whatever the engine, every element is kept only when its interval rounds to one
 // double: the bits do not depend on it. FLAMEX_EXACT_GEMM_ENGINE = auto | four | six |
-// screen (tests, benchmarks; anything else: flamex::Error).
-enum class Engine { Auto, Four, Six, Screen };
+// screen | modular (tests, benchmarks; anything else: flamex::Error).
+//   Modular: no dgemm. Rows of op(A) scaled by 2^(P - e_i), columns of op(B) by
+//        2^(P - f_j), rounded to integers A', B' (|A'|, |B'| <= 2^P), rests R_A, R_B
+//        (|R| <= 1/2); A'B' exactly by the Chinese remainder theorem from N int8
+//        products of the residues modulo N coprime moduli <= 256 (AVX-512 VNNI:
+//        blas/exact_int8_gemm.hpp; reconstruction: blas/exact_modular.hpp), M = prod
+//        m_t >= 4 k 2^(2P). The dropped R_A b + A' R_B are not computed: bounded by
+//        2^-P (sum_l |R_A,il| + sum_l |R_B,lj|) of 2^(e_i + f_j) (ModularBound).
+//        A scaled entry within 2^(P - 53) of its row's largest is an integer: R = 0
+//        there. N = 18 and the largest P it allows (k = 2048: P = 63), more moduli
+//        where that P would fall below 62 (modular_geometry). Only where the CPU has
+//        AVX-512 VNNI and op(A)'s residues (N m k bytes a thread) fit in 512 MiB;
+//        elsewhere, forced, it is Four. Auto does not take it (docs/exact-tuning.md).
+enum class Engine { Auto, Four, Six, Screen, Modular };
 Engine engine_from_environment();
+
+// The Modular engine's choice for depth k: P, the moduli N, and the most terms one
+// int8 product sums before it is reduced (int32 accumulators: 2^16).
+struct ModularGeometry {
+    int P = 0, moduli = 0;
+    index_t depth = 0;
+};
+// 0 moduli: the engine does not apply (k too large for 20 moduli at P >= 56).
+ModularGeometry modular_geometry(index_t k);
+
+// Tests: override P, the number of moduli and the depth of one int8 product (a
+// multiple of 4) for calls planned after this (0: the default of each). A number of
+// moduli too small for P and k breaks the CRT: the tests that set one check that
+// it is caught.
+struct ModularSettings {
+    int P = 0, moduli = 0;
+    index_t depth = 0;
+};
+void set_modular_settings(const ModularSettings& s);
 
 // Slice widths for depth k: W = 53 - ceil(log2 k) bits of exact product per term.
 struct Geometry {
@@ -116,6 +147,8 @@ struct Profile {
     std::uint64_t products = 0, kept = 0, per_element = 0, tiles_four = 0, tiles_six = 0, tiles_elementwise = 0;
     std::uint64_t screened = 0; // of kept: decided by the double-double screen (exact_gemm.cpp, screen)
     std::uint64_t tiles_screen = 0;
+    double residue_s = 0, reconstruct_s = 0; // Modular: residues of A and B; the CRT (product_s: its int8 gemms)
+    std::uint64_t tiles_modular = 0;
 };
 Profile profile();
 void reset_profile();
@@ -128,6 +161,7 @@ struct Plan {
     index_t crs = 0, ccs = 0;
     Geometry geometry;
     Engine engine = Engine::Auto;
+    ModularGeometry modular; // Engine::Modular
     index_t mb = 0, nb = 0;
     std::vector<int> row_exp, col_exp; // e_i, f_j; NO_EXPONENT: the row / column goes per element
 };

@@ -123,7 +123,7 @@ const Blas& split2() { return backends().split(2); }
 
 // The split with each engine forced in turn (FLAMEX_EXACT_GEMM_ENGINE, read when a
 // backend is made: exact_gemm.hpp), 1 and 2 threads, and the default (Auto).
-const char* const kEngines[] = {"four", "six", "screen"};
+const char* const kEngines[] = {"four", "six", "screen", "modular"};
 const std::vector<const Blas*>& split_backends()
 {
     static const std::vector<std::unique_ptr<flamex::test::SplitPathBackends>> forced = [] {
