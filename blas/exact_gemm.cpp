@@ -637,16 +637,15 @@ void modular_rows(const Plan& p, ModularWork& w, Slicer& sa)
         total += int8::packed_b_size(std::min(p.mb, p.m - t * p.mb), k);
     }
     w.a_stride = total;
-    w.a_res.assign(static_cast<std::size_t>(N) * total, 0);
+    w.a_res.resize(static_cast<std::size_t>(N) * total); // every byte written (pads too)
     w.a_rest.assign(static_cast<std::size_t>(p.m), 0.0);
     for (index_t t = 0; t < tiles; ++t) {
         const index_t ib = t * p.mb, mr = std::min(p.mb, p.m - ib);
         sa.start(ib, mr);
         w.pieces.resize(static_cast<std::size_t>(4 * mr * k));
         modular::split(mr, k, sa.rest.data(), w.geo.P, w.pieces.data(), w.a_rest.data() + ib);
-        for (int r = 0; r < N; ++r)
-            modular::residues_s8(mr, k, w.pieces.data(), *w.basis, r,
-                                 w.a_res.data() + static_cast<std::size_t>(r) * w.a_stride + w.a_offset[static_cast<std::size_t>(t)]);
+        modular::residues_s8(mr, k, w.pieces.data(), *w.basis, w.a_res.data() + w.a_offset[static_cast<std::size_t>(t)],
+                             w.a_stride);
     }
 }
 
@@ -655,13 +654,11 @@ void modular_columns(index_t nc, index_t k, ModularWork& w, const Slicer& sb)
 {
     const int N = w.geo.moduli;
     w.b_stride = int8::packed_a_size(nc, k);
-    w.b_res.assign(static_cast<std::size_t>(N) * w.b_stride, 0);
+    w.b_res.resize(static_cast<std::size_t>(N) * w.b_stride);
     w.b_rest.assign(static_cast<std::size_t>(nc), 0.0);
     w.pieces.resize(static_cast<std::size_t>(4 * nc * k));
     modular::split(nc, k, sb.rest.data(), w.geo.P, w.pieces.data(), w.b_rest.data());
-    for (int r = 0; r < N; ++r)
-        modular::residues_u8(nc, k, w.pieces.data(), *w.basis, r,
-                             w.b_res.data() + static_cast<std::size_t>(r) * w.b_stride);
+    modular::residues_u8(nc, k, w.pieces.data(), *w.basis, w.b_res.data(), w.b_stride);
 }
 
 // A Modular tile: A'B' exactly from the N residue products (int8 gemm, chunks of at
@@ -736,6 +733,56 @@ struct ModularBound {
     double operator()(double na, double nb) const { return c * (na + nb + kr) + kf; }
 };
 
+// Auto's choice of the Modular engine for a call (speed only: the bits do not depend
+// on it), from a sample of 8 rows of op(A) and 8 columns of op(B) (evenly spaced, those
+// with an exponent): each sampled element's sum s / 2^(e_i + f_j) in plain double
+// arithmetic and its Modular bound 2^-P (sum |R_A,il| + sum |R_B,lj|), predicted lost
+// when |s| does not exceed 2^55 times the bound, as choose_engine does. Modular when at
+// most 1/16 of the sample is predicted lost: a lost element costs its screen (about
+// 0.4 ns a term), 5x what the engine saves an element at k = 2048 (uniform data lose
+// about 2^-12; data spread over 2^+-20 lose nearly all, their small entries' rests
+// being up to 1/2 each: Four's rounded products keep them).
+bool modular_pays(index_t m, index_t n, index_t k, Operand A, Operand B, const std::vector<int>& row_exp,
+                  const std::vector<int>& col_exp, int P)
+{
+    constexpr index_t S = 8;
+    const double scale = std::ldexp(1.0, P);
+    std::vector<double> ra(static_cast<std::size_t>(S * k)), rb(static_cast<std::size_t>(S * k));
+    double rest_a[S] = {}, rest_b[S] = {};
+    index_t na = 0, nb = 0;
+    for (index_t s = 0; s < S && s < m; ++s) {
+        const index_t i = s * m / std::min(S, m);
+        const int e = row_exp[static_cast<std::size_t>(i)];
+        if (e == NO_EXPONENT) continue;
+        for (index_t l = 0; l < k; ++l) {
+            const double v = A(i, l) * pow2(-e);
+            ra[static_cast<std::size_t>(na * k + l)] = v;
+            rest_a[na] += std::fabs(v * scale - std::nearbyint(v * scale));
+        }
+        ++na;
+    }
+    for (index_t s = 0; s < S && s < n; ++s) {
+        const index_t j = s * n / std::min(S, n);
+        const int f = col_exp[static_cast<std::size_t>(j)];
+        if (f == NO_EXPONENT) continue;
+        for (index_t l = 0; l < k; ++l) {
+            const double v = B(l, j) * pow2(-f);
+            rb[static_cast<std::size_t>(nb * k + l)] = v;
+            rest_b[nb] += std::fabs(v * scale - std::nearbyint(v * scale));
+        }
+        ++nb;
+    }
+    index_t lost = 0, sampled = 0;
+    for (index_t s = 0; s < na; ++s)
+        for (index_t t = 0; t < nb; ++t) {
+            double sum = 0.0;
+            for (index_t l = 0; l < k; ++l) sum += ra[static_cast<std::size_t>(s * k + l)] * rb[static_cast<std::size_t>(t * k + l)];
+            ++sampled;
+            lost += std::fabs(sum) <= std::ldexp(rest_a[s] + rest_b[t], -P) * 0x1p55;
+        }
+    return sampled > 0 && lost * 16 <= sampled;
+}
+
 } // namespace
 
 // Above k = 8192 the rounded products' bound (~k^2 2^-(53 + 2 beta)) leaves too
@@ -775,11 +822,17 @@ bool plan(index_t m, index_t n, index_t k, double alpha, Operand A, Operand B, d
     for (index_t j = 0; j < n; ++j) out.col_exp[static_cast<std::size_t>(j)] = exponent_of_max(cmax[static_cast<std::size_t>(j)]);
     out.geometry = geometry_for(k);
     out.engine = tiling.engine;
-    if (out.engine == Engine::Modular) {
+    // Modular: forced, or Auto's where it applies (AVX-512 VNNI, the residues' memory)
+    // and pays (k past the screen's, 64 rows and columns, the sample: modular_pays).
+    const bool auto_modular = out.engine == Engine::Auto && k > SCREEN_MAX_K && m >= 64 && n >= 64;
+    if (out.engine == Engine::Modular || auto_modular) {
         out.modular = modular_geometry(k);
         const bool fits_memory = static_cast<double>(out.modular.moduli) * static_cast<double>(m + 64) *
                                      static_cast<double>(k + 4) <= MODULAR_MAX_BYTES;
-        if (!int8::available() || out.modular.moduli == 0 || !fits_memory) out.engine = Engine::Four;
+        const bool applies = int8::available() && out.modular.moduli > 0 && fits_memory;
+        if (out.engine == Engine::Modular && !applies) out.engine = Engine::Four;
+        if (auto_modular && applies && modular_pays(m, n, k, A, B, out.row_exp, out.col_exp, out.modular.P))
+            out.engine = Engine::Modular;
     }
     out.m = m;
     out.n = n;

@@ -184,27 +184,31 @@ void words(std::int64_t rows, const std::uint8_t* __restrict b, std::int64_t str
                    (b2 ? static_cast<std::uint32_t>(b2[i]) << 16 : 0);
 }
 
-// The residues of all entries (bytes, column-major rows x k), then packed: panels of
-// `panel` rows, each [k/4][panel] words.
-void pack_residues(std::int64_t rows, std::int64_t k, const std::uint16_t* pieces, const Basis& b, int t,
-                   bool balanced, std::int64_t panel, std::uint8_t* packed)
+// The residues for every modulus, packed: panels of `panel` rows, each [k/4][panel]
+// words, modulus t's panels at packed + t stride. Four columns at a time (their
+// pieces stay in L1 across the moduli).
+void pack_residues(std::int64_t rows, std::int64_t k, const std::uint16_t* pieces, const Basis& b, bool balanced,
+                   std::int64_t panel, std::uint8_t* packed, std::size_t stride)
 {
     thread_local std::vector<std::uint8_t> bytes;
     thread_local std::vector<std::uint32_t> w;
     const std::int64_t n = rows * k;
-    bytes.resize(static_cast<std::size_t>(n));
+    bytes.resize(static_cast<std::size_t>(4 * rows));
     w.resize(static_cast<std::size_t>(rows));
-    residue_bytes(n, pieces, n, static_cast<std::int32_t>(b.m[t]), b.inv_mf[t], b.c16[t], b.offset[t], balanced,
-                  bytes.data());
     const std::int64_t kq = (k + 3) / 4;
-    auto* out = reinterpret_cast<std::uint32_t*>(packed);
     for (std::int64_t g = 0; g < kq; ++g) {
         const int columns = static_cast<int>(std::min<std::int64_t>(4, k - 4 * g));
-        words(rows, bytes.data() + 4 * g * rows, rows, columns, w.data());
-        for (std::int64_t p0 = 0; p0 < rows; p0 += panel) {
-            std::uint32_t* dst = out + (p0 / panel) * kq * panel + g * panel;
-            const std::int64_t r1 = std::min(panel, rows - p0);
-            std::memcpy(dst, w.data() + p0, sizeof(std::uint32_t) * static_cast<std::size_t>(r1));
+        for (int t = 0; t < b.count; ++t) {
+            residue_bytes(columns * rows, pieces + 4 * g * rows, n, static_cast<std::int32_t>(b.m[t]), b.inv_mf[t],
+                          b.c16[t], b.offset[t], balanced, bytes.data());
+            words(rows, bytes.data(), rows, columns, w.data());
+            auto* out = reinterpret_cast<std::uint32_t*>(packed + static_cast<std::size_t>(t) * stride);
+            for (std::int64_t p0 = 0; p0 < rows; p0 += panel) {
+                std::uint32_t* dst = out + (p0 / panel) * kq * panel + g * panel;
+                const std::int64_t r1 = std::min(panel, rows - p0);
+                std::memcpy(dst, w.data() + p0, sizeof(std::uint32_t) * static_cast<std::size_t>(r1));
+                std::fill(dst + r1, dst + panel, 0u); // the last panel's rows past the matrix
+            }
         }
     }
 }
@@ -218,16 +222,16 @@ int residue(const std::uint16_t* y, const Basis& b, int t)
     return r;
 }
 
-void residues_u8(std::int64_t rows, std::int64_t k, const std::uint16_t* pieces, const Basis& b, int t,
-                 std::uint8_t* packed)
+void residues_u8(std::int64_t rows, std::int64_t k, const std::uint16_t* pieces, const Basis& b,
+                 std::uint8_t* packed, std::size_t stride)
 {
-    pack_residues(rows, k, pieces, b, t, false, int8::PANEL_A, packed);
+    pack_residues(rows, k, pieces, b, false, int8::PANEL_A, packed, stride);
 }
 
-void residues_s8(std::int64_t rows, std::int64_t k, const std::uint16_t* pieces, const Basis& b, int t,
-                 std::int8_t* packed)
+void residues_s8(std::int64_t rows, std::int64_t k, const std::uint16_t* pieces, const Basis& b,
+                 std::int8_t* packed, std::size_t stride)
 {
-    pack_residues(rows, k, pieces, b, t, true, int8::PANEL_B, reinterpret_cast<std::uint8_t*>(packed));
+    pack_residues(rows, k, pieces, b, true, int8::PANEL_B, reinterpret_cast<std::uint8_t*>(packed), stride);
 }
 
 [[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]]

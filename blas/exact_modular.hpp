@@ -53,15 +53,15 @@ void split(std::int64_t rows, std::int64_t k, const double* v, int P, std::uint1
 // (s < 2^26), reduced with a float quotient estimate corrected by one step either way.
 int residue(const std::uint16_t* y, const Basis& b, int t);
 
-// The residues mod m_t of those integers (pieces as split leaves them) into packed
-// panels (blas/exact_int8_gemm.hpp) of depth k: residues_u8 as the u8 operand (A's
-// panels, residues in [0, m_t)), residues_s8 as the s8 operand (B's panels,
-// balanced: [-128, 127], the residue minus m_t above 127). Pad bytes are left as
-// they are (the caller zeroes the buffer once).
-void residues_u8(std::int64_t rows, std::int64_t k, const std::uint16_t* pieces, const Basis& b, int t,
-                 std::uint8_t* packed);
-void residues_s8(std::int64_t rows, std::int64_t k, const std::uint16_t* pieces, const Basis& b, int t,
-                 std::int8_t* packed);
+// The residues of those integers (pieces as split leaves them) for every modulus of
+// the basis into packed panels (blas/exact_int8_gemm.hpp) of depth k, modulus t's at
+// packed + t stride: residues_u8 as the u8 operand (A's panels, residues in [0, m_t)),
+// residues_s8 as the s8 operand (B's panels, balanced: [-128, 127], the residue
+// minus m_t above 127). Every byte of the panels is written (pads: zeros).
+void residues_u8(std::int64_t rows, std::int64_t k, const std::uint16_t* pieces, const Basis& b,
+                 std::uint8_t* packed, std::size_t stride);
+void residues_s8(std::int64_t rows, std::int64_t k, const std::uint16_t* pieces, const Basis& b,
+                 std::int8_t* packed, std::size_t stride);
 
 // X from its residues r[t] (r[t] = X mod m_t in [0, m_t), t < b.count), |X| <= M / 4:
 // hi + lo within 2^-100 (4 |X| + 2^32) of X. The scalar form of accumulate / finish.
