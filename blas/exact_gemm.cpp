@@ -1348,7 +1348,6 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, Product
     out.err.assign(count, 0.0);
     out.per_element.assign(count, 0);
     if (count == 0 || k <= 0) return true; // an empty sum: exactly zero
-    if (engine == Engine::Modular) engine = Engine::Four; // the trsm's small products: not the Modular engine's
     struct Work {
         std::vector<double> rmax, cmax, prod, sample;
         std::vector<int> row_exp, col_exp;
@@ -1374,6 +1373,50 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, Product
             any = any || split;
         }
     if (!any) return true;
+    if (engine == Engine::Modular) { // forced only (Auto never passes it): where it applies, else Four
+        Plan p;
+        p.modular = modular_geometry(k);
+        if (int8::available() && p.modular.moduli > 0 &&
+            static_cast<double>(p.modular.moduli) * static_cast<double>(m + 64) * static_cast<double>(k + 4) <= MODULAR_MAX_BYTES) {
+            p.m = m;
+            p.n = n;
+            p.k = k;
+            p.mb = m;
+            p.nb = n;
+            p.row_exp = w.row_exp;
+            p.col_exp = w.col_exp;
+            static thread_local ModularWork mw;
+            static thread_local TileState st;
+            mw.geo = p.modular;
+            mw.basis = &modular::basis(p.modular.moduli);
+            w.sa.X = A;
+            w.sa.keep_scaled = false;
+            w.sb.X = Operand{B.p, B.cs, B.rs};
+            w.sa.k = w.sb.k = k;
+            w.sa.exp = w.row_exp.data();
+            w.sb.exp = w.col_exp.data();
+            Profile prof;
+            modular_rows(p, mw, w.sa);
+            w.sb.start(0, n);
+            modular_columns(n, k, mw, w.sb);
+            st.hi.assign(count, 0.0);
+            st.lo.assign(count, 0.0);
+            st.open = w.open;
+            modular_tile(p, mw, 0, 0, m, 0, n, st, prof);
+            const ModularBound tail(p.modular.P, k);
+            for (index_t j = 0; j < n; ++j)
+                for (index_t i = 0; i < m; ++i) {
+                    const std::size_t q = static_cast<std::size_t>(i + j * m);
+                    if (w.open[q] != 1) continue;
+                    out.hi[q] = st.hi[q];
+                    out.lo[q] = st.lo[q];
+                    out.err[q] = tail(mw.a_rest[static_cast<std::size_t>(i)], mw.b_rest[static_cast<std::size_t>(j)]) *
+                                 pow2(w.row_exp[static_cast<std::size_t>(i)] + w.col_exp[static_cast<std::size_t>(j)]);
+                }
+            return true;
+        }
+        engine = Engine::Four;
+    }
     const Geometry g = geometry_for(k);
     w.sa.X = A;
     w.sa.keep_scaled = false;

@@ -411,7 +411,8 @@ TEST(ExactGemmSplit, EveryTileSizeAndColumnSplit)
         const Case c = make_case(rng, m, n, k, Trans::No, Trans::No, -1.0, 1.0, kind);
         const Matrix want = run_gemm(elementwise(), c);
         for (const auto& [mb, nb] : std::vector<std::pair<Dim, Dim>>{{1, 1}, {8, 8}, {24, 40}, {64, 17}, {200, 200}})
-            for (const eg::Engine engine : {eg::Engine::Auto, eg::Engine::Four, eg::Engine::Six, eg::Engine::Screen}) {
+            for (const eg::Engine engine : {eg::Engine::Auto, eg::Engine::Four, eg::Engine::Six, eg::Engine::Screen,
+                                             eg::Engine::Modular}) {
                 Matrix C = c.C0;
                 eg::Plan plan;
                 ASSERT_TRUE(eg::plan(m, n, k, c.alpha, {c.A.view().buffer(), 1, c.A.view().col_stride()},
