@@ -259,9 +259,10 @@ TEST(ExactModular, DepthChunksMatchMpfr)
 }
 
 // The CRT range near its limit: every entry of magnitude 1 - 2^-53 (A', B' = 2^P -
-// 2^(P-53) rounded), one sign per row and column, so |A'B'| = k (2^P - ...)^2, with 17
-// moduli and the largest P they allow at this k (M / 4 about 1.6 |A'B'|); then the
-// same with one modulus fewer must be wrong somewhere (the reconstruction wraps).
+// 2^(P-53) rounded), one sign per row and column, so |A'B'| = k (2^P - ...)^2, with the
+// default geometry, then with 17 moduli and the largest P they allow at this k (M / 4
+// about 1.6 |A'B'|); then the same with one modulus fewer must be wrong somewhere (the
+// reconstruction wraps).
 TEST(ExactModular, CrtRangeAtItsLimit)
 {
     if (!i8::available()) GTEST_SKIP() << "no AVX-512 VNNI";
@@ -276,13 +277,17 @@ TEST(ExactModular, CrtRangeAtItsLimit)
     for (std::int64_t j = 0; j < n; ++j)
         for (std::int64_t l = 0; l < k; ++l) B[static_cast<std::size_t>(l + j * k)] = j % 3 ? top : -top;
     for (auto& x : C) x = std::uniform_real_distribution<double>(-1.0, 1.0)(rng);
+    // The default geometry (18 moduli, P = 62: |A'B'| = 2^132.2 against M / 4 = 2^138.5).
+    eg::Profile prof;
+    eg::set_modular_settings({});
+    EXPECT_EQ(modular_gemm_wrong(m, n, k, A, B, C, prof), 0);
+    EXPECT_GT(prof.tiles_modular, 0u);
     eg::set_modular_settings({0, 17, 0});
     const eg::ModularGeometry g = eg::modular_geometry(k);
     EXPECT_EQ(g.moduli, 17);
     EXPECT_EQ(g.P, 61);
     // 4 k 2^(2P) within a factor 2 of M: the largest |A'B'| near a quarter of M.
     EXPECT_LT(md::basis(17).log2_m - (2 + std::log2(static_cast<double>(k)) + 2 * g.P), 1.0);
-    eg::Profile prof;
     EXPECT_EQ(modular_gemm_wrong(m, n, k, A, B, C, prof), 0);
     EXPECT_GT(prof.tiles_modular, 0u);
     EXPECT_LE(prof.per_element + prof.screened, static_cast<std::uint64_t>(m * n / 64));
