@@ -605,6 +605,11 @@ bool fits(int e, int f) { return e != NO_EXPONENT && f != NO_EXPONENT && e + f >
 ModularSettings modular_override; // tests: P, the moduli, the depth of one int8 product (0: the defaults)
 std::mutex modular_mutex;
 
+// Auto's Modular from this depth on: the reconstruction costs the same per element
+// whatever k (18 moduli, about 25 ns), the products N k / 190 ns (m = n = 1792, k =
+// 256: Modular 5.1-5.4x dgemm, Four 5.2-5.3x; see docs/exact-tuning.md).
+constexpr index_t MODULAR_MIN_K = 512;
+
 // Bytes of residues the engine holds for op(A) per thread (N m k): beyond, Four.
 constexpr double MODULAR_MAX_BYTES = 512.0 * (1 << 20);
 
@@ -824,7 +829,7 @@ bool plan(index_t m, index_t n, index_t k, double alpha, Operand A, Operand B, d
     out.engine = tiling.engine;
     // Modular: forced, or Auto's where it applies (AVX-512 VNNI, the residues' memory)
     // and pays (k past the screen's, 64 rows and columns, the sample: modular_pays).
-    const bool auto_modular = out.engine == Engine::Auto && k > SCREEN_MAX_K && m >= 64 && n >= 64;
+    const bool auto_modular = out.engine == Engine::Auto && k >= MODULAR_MIN_K && m >= 64 && n >= 64;
     if (out.engine == Engine::Modular || auto_modular) {
         out.modular = modular_geometry(k);
         const bool fits_memory = static_cast<double>(out.modular.moduli) * static_cast<double>(m + 64) *
@@ -846,8 +851,11 @@ bool plan(index_t m, index_t n, index_t k, double alpha, Operand A, Operand B, d
     out.ccs = ccs;
     // Tiles: five matrices of k x (mb + nb) within about 48 MiB.
     const index_t side = std::clamp<index_t>((index_t{48} << 20) / (8 * 5 * 2 * k) / 8 * 8, 64, 1024);
-    out.mb = tiling.mb > 0 ? tiling.mb : side;
-    out.nb = tiling.nb > 0 ? tiling.nb : side;
+    // Modular: tiles of at most 384 (a multiple of its int8 kernel's 6 rows and 64
+    // columns), whose N int32 products (19 x 4 bytes an element) stay within 12 MiB.
+    const index_t modular_side = 384;
+    out.mb = tiling.mb > 0 ? tiling.mb : out.engine == Engine::Modular ? modular_side : side;
+    out.nb = tiling.nb > 0 ? tiling.nb : out.engine == Engine::Modular ? modular_side : side;
     return true;
 }
 
