@@ -1165,6 +1165,7 @@ void run(const Plan& p, index_t j0, index_t j1)
     sb.exp = p.col_exp.data();
     sa.bits = sb.bits = g.six_bits;
     const bool modular = p.engine == Engine::Modular; // plan() checked that it applies
+    sb.keep_scaled = !modular; // Modular reads the scaled columns once (rest), before any slicing
     ModularWork& mw = buffers.modular;
     if (modular) {
         mw.geo = p.modular;
