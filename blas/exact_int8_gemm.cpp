@@ -22,7 +22,7 @@ namespace flamex::exact_gemm::int8 {
 namespace {
 
 constexpr std::int64_t MR = PANEL_A, NR = PANEL_B;
-constexpr std::int64_t KC = 256;  // terms per block: B's micro-panel, KC * NR bytes, stays in L1
+constexpr std::int64_t KC = 4096; // terms per block: up to k = 4096 one block, C written once (exact_int8_gemm.hpp)
 constexpr std::int64_t MC = 192;  // rows of A per block: MC * KC bytes in L2
 constexpr std::int64_t NC = 2048; // columns of B per block: KC * NC bytes
 

@@ -179,13 +179,13 @@ TEST(ExactModular, ResiduesOfTheSplitIntegers)
 }
 
 // The int8 gemm: every size's edges (rows past a 6-panel, columns past a 64-panel, k
-// past a group of 4 and past a KC block), extreme entries (255 x -128), and a range
+// past a group of 4 and past a KC block of 4096), extreme entries (255 x -128), and a range
 // of terms, against plain integer sums.
 TEST(ExactModular, Int8GemmMatchesIntegerSums)
 {
     if (!i8::available()) GTEST_SKIP() << "no AVX-512 VNNI";
     Rng rng(43);
-    for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{1, 1, 1}, {7, 65, 5}, {13, 130, 300}, {6, 64, 512}}) {
+    for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{1, 1, 1}, {7, 65, 5}, {13, 130, 300}, {6, 64, 512}, {5, 70, 4100}}) {
         std::vector<std::uint8_t> A(static_cast<std::size_t>(m * k));
         std::vector<std::int8_t> B(static_cast<std::size_t>(k * n));
         for (auto& a : A) a = rng() % 3 == 0 ? 255 : static_cast<std::uint8_t>(rng());
