@@ -607,7 +607,7 @@ std::mutex modular_mutex;
 
 // Auto's Modular from this depth on: the reconstruction costs the same per element
 // whatever k (18 moduli, about 25 ns), the products N k / 190 ns (m = n = 1792, k =
-// 256: Modular 5.1-5.4x dgemm, Four 5.2-5.3x; see docs/exact-tuning.md).
+// 256: Modular 5.1-5.7x dgemm, Four 5.2-5.3x; see docs/exact-tuning.md).
 constexpr index_t MODULAR_MIN_K = 512;
 
 // Bytes of residues the engine holds for op(A) per thread (N m k): beyond, Four.

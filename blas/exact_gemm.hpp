@@ -96,9 +96,9 @@ struct Operand {
 //        rows are made once per call and thread (N m k bytes), of op(B)'s columns once
 //        per column tile; tiles of 384 x 384 (N int32 products of a tile: 11 MiB).
 //        Only where the CPU has AVX-512 VNNI and op(A)'s residues fit in 512 MiB;
-//        elsewhere, forced, it is Four. Time: int8 products 190 int8 MACs/ns against
-//        BLIS dgemm's 26 fp64 MACs/ns, 18 of them 2.3-2.5 dgemms at n = 2048 (Four's
-//        four dgemms 3.75-4.4); in all 3.0-3.3x dgemm on uniform data (Four 5.1x).
+//        elsewhere, forced, it is Four. Time: int8 products about 200 int8 MACs/ns
+//        against BLIS dgemm's 26 fp64 MACs/ns, 18 of them 2.1 dgemms at n = 2048 (Four's
+//        four dgemms 3.75-4.4); in all 2.8-2.9x dgemm on uniform data (Four 5.1x).
 //   Auto (k > 128): Modular where it applies, k >= 512, m and n >= 64 and a sample of
 //        8 x 8 elements predicts at most 1/16 lost to its bound (exact_gemm.cpp,
 //        modular_pays; uniform data); else Four; a thread whose tile sent more than 1/64
