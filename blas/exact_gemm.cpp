@@ -834,7 +834,7 @@ bool plan(index_t m, index_t n, index_t k, double alpha, Operand A, Operand B, d
         out.modular = modular_geometry(k);
         const bool fits_memory = static_cast<double>(out.modular.moduli) * static_cast<double>(m + 64) *
                                      static_cast<double>(k + 4) <= MODULAR_MAX_BYTES;
-        const bool applies = int8::available() && out.modular.moduli > 0 && fits_memory;
+        const bool applies = modular_available() && out.modular.moduli > 0 && fits_memory;
         if (out.engine == Engine::Modular && !applies) out.engine = Engine::Four;
         if (auto_modular && applies && modular_pays(m, n, k, A, B, out.row_exp, out.col_exp, out.modular.P))
             out.engine = Engine::Modular;
@@ -1385,7 +1385,7 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, Product
     if (engine == Engine::Modular) { // forced only (Auto never passes it): where it applies, else Four
         Plan p;
         p.modular = modular_geometry(k);
-        if (int8::available() && p.modular.moduli > 0 &&
+        if (modular_available() && p.modular.moduli > 0 &&
             static_cast<double>(p.modular.moduli) * static_cast<double>(m + 64) * static_cast<double>(k + 4) <= MODULAR_MAX_BYTES) {
             p.m = m;
             p.n = n;
@@ -1494,6 +1494,15 @@ ModularGeometry modular_geometry(index_t k)
     }
     if (g.P < 56) g.moduli = 0;
     return g;
+}
+
+bool modular_available()
+{
+    static const bool ok = [] {
+        const std::string isa = exact::kernel_isa();
+        return int8::available() && (isa == "avx512ifma" || isa == "avx512");
+    }();
+    return ok;
 }
 
 void set_modular_settings(const ModularSettings& s)

@@ -95,8 +95,8 @@ struct Operand {
 //        moduli where P would fall below 62 (modular_geometry). Residues of op(A)'s
 //        rows are made once per call and thread (N m k bytes), of op(B)'s columns once
 //        per column tile; tiles of 384 x 384 (N int32 products of a tile: 11 MiB).
-//        Only where the CPU has AVX-512 VNNI and op(A)'s residues fit in 512 MiB;
-//        elsewhere, forced, it is Four. Time: int8 products about 200 int8 MACs/ns
+//        Only where modular_available() (AVX-512 VNNI, and FLAMEX_EXACT_ISA not below
+//        AVX-512) and op(A)'s residues fit in 512 MiB; elsewhere, forced, it is Four. Time: int8 products about 200 int8 MACs/ns
 //        against BLIS dgemm's 26 fp64 MACs/ns, 18 of them 2.1 dgemms at n = 2048 (Four's
 //        four dgemms 3.75-4.4); in all 2.8-2.9x dgemm on uniform data (Four 5.1x).
 //   Auto (k > 128): Modular where it applies, k >= 512, m and n >= 64 and a sample of
@@ -126,6 +126,11 @@ struct ModularGeometry {
 };
 // 0 moduli: the engine does not apply (k too large for 20 moduli at P >= 56).
 ModularGeometry modular_geometry(index_t k);
+
+// Whether the Modular engine can run in this process: the CPU has AVX-512 VNNI (BW)
+// and the exact kernels' set is an AVX-512 one (FLAMEX_EXACT_ISA=avx2 or generic,
+// which stand for a CPU without AVX-512, turn it off too).
+bool modular_available();
 
 // Tests: override P, the number of moduli and the depth of one int8 product (a
 // multiple of 4) for calls planned after this (0: the default of each). A number of

@@ -3,7 +3,8 @@
 // int8 gemm against plain integer sums, its bound at its worst case, the int32
 // chunking of k, and the CRT range near its limit (with one modulus fewer caught).
 // The whole gemm corpus runs with the engine forced in test_exact_gemm (kEngines).
-// Skipped where the CPU lacks AVX-512 VNNI (the engine does not apply there).
+// Skipped where the CPU lacks AVX-512 VNNI or FLAMEX_EXACT_ISA forces a set below
+// AVX-512 (the engine does not apply there: forced, it is Four).
 #include <gtest/gtest.h>
 #include <mpfr.h>
 
@@ -183,7 +184,7 @@ TEST(ExactModular, ResiduesOfTheSplitIntegers)
 // of terms, against plain integer sums.
 TEST(ExactModular, Int8GemmMatchesIntegerSums)
 {
-    if (!i8::available()) GTEST_SKIP() << "no AVX-512 VNNI";
+    if (!i8::available()) GTEST_SKIP() << "no AVX-512 VNNI on this CPU";
     Rng rng(43);
     for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{1, 1, 1}, {7, 65, 5}, {13, 130, 300}, {6, 64, 512}, {5, 70, 4100}}) {
         std::vector<std::uint8_t> A(static_cast<std::size_t>(m * k));
@@ -236,7 +237,7 @@ int modular_gemm_wrong(std::int64_t m, std::int64_t n, std::int64_t k, const std
 // products reduced and summed (exact_modular.hpp, add_residues); bits against MPFR.
 TEST(ExactModular, DepthChunksMatchMpfr)
 {
-    if (!i8::available()) GTEST_SKIP() << "no AVX-512 VNNI";
+    if (!eg::modular_available()) GTEST_SKIP() << "the Modular engine does not apply here (no VNNI, or FLAMEX_EXACT_ISA)";
     flamex::test::widen_mpfr_range();
     Rng rng(44);
     const std::int64_t m = 70, n = 67, k = 301;
@@ -265,7 +266,7 @@ TEST(ExactModular, DepthChunksMatchMpfr)
 // reconstruction wraps).
 TEST(ExactModular, CrtRangeAtItsLimit)
 {
-    if (!i8::available()) GTEST_SKIP() << "no AVX-512 VNNI";
+    if (!eg::modular_available()) GTEST_SKIP() << "the Modular engine does not apply here (no VNNI, or FLAMEX_EXACT_ISA)";
     flamex::test::widen_mpfr_range();
     Rng rng(45);
     const std::int64_t m = 64, n = 64, k = 300;
@@ -303,7 +304,7 @@ TEST(ExactModular, CrtRangeAtItsLimit)
 // must lie within err of hi + lo, and come within 1% of it (a bound 1% too tight fails).
 TEST(ExactModular, SumsLieWithinTheirBoundAtItsWorstCase)
 {
-    if (!i8::available()) GTEST_SKIP() << "no AVX-512 VNNI";
+    if (!eg::modular_available()) GTEST_SKIP() << "the Modular engine does not apply here (no VNNI, or FLAMEX_EXACT_ISA)";
     flamex::test::widen_mpfr_range();
     Rng rng(46);
     const int P = 40;
