@@ -15,6 +15,8 @@
 #include <string>
 #include <ctime>
 
+#include "blas/exact_int8_gemm.hpp"
+#include "blas/exact_modular.hpp"
 #include "flame/flame.hpp"
 
 namespace flamex::exact_gemm {
@@ -45,6 +47,9 @@ void add_profile(const Profile& p)
     t.tiles_four += p.tiles_four;
     t.tiles_six += p.tiles_six;
     t.tiles_elementwise += p.tiles_elementwise;
+    t.residue_s += p.residue_s;
+    t.reconstruct_s += p.reconstruct_s;
+    t.tiles_modular += p.tiles_modular;
 }
 
 // 2^e for e in [-1022, 1023], from its bits (vectorizable; no libm call).
@@ -595,6 +600,194 @@ int exponent_of_max(double largest)
 
 bool fits(int e, int f) { return e != NO_EXPONENT && f != NO_EXPONENT && e + f >= MIN_EXP_SUM && e + f <= MAX_EXP_SUM; }
 
+// --- The Modular engine (exact_gemm.hpp; the arithmetic in exact_modular.hpp) ---
+
+ModularSettings modular_override; // tests: P, the moduli, the depth of one int8 product (0: the defaults)
+std::mutex modular_mutex;
+
+// Auto's Modular from this depth on: the reconstruction costs the same per element
+// whatever k (18 moduli, about 25 ns), the products N k / 190 ns (m = n = 1792, k =
+// 256: Modular 5.1-5.7x dgemm, Four 5.2-5.3x; see docs/exact-tuning.md).
+constexpr index_t MODULAR_MIN_K = 512;
+
+// Bytes of residues the engine holds for op(A) per thread (N m k): beyond, Four.
+constexpr double MODULAR_MAX_BYTES = 512.0 * (1 << 20);
+
+// The thread's Modular state for one run() call: op(A)'s residues for every row tile
+// (made once), op(B)'s for the current column tile, the tile's products and sums.
+struct ModularWork {
+    ModularGeometry geo;
+    const modular::Basis* basis = nullptr;
+    std::vector<std::size_t> a_offset; // per row tile: where its panels start within a modulus's
+    std::size_t a_stride = 0, b_stride = 0;
+    std::vector<std::int8_t> a_res;    // N x a_stride: op(A)'s rows, s8 panels
+    std::vector<std::uint8_t> b_res;   // N x b_stride: the column tile's columns, u8 panels
+    std::vector<double> a_rest, b_rest; // sum_l |R| per row of op(A), per column of the tile
+    std::vector<std::uint16_t> pieces;
+    std::vector<std::int32_t> c32;
+    std::vector<std::int64_t> limbs;
+    std::vector<double> quotient;
+};
+
+// op(A)'s rows (sa: its Slicer) split and reduced for every modulus, tile by tile.
+void modular_rows(const Plan& p, ModularWork& w, Slicer& sa)
+{
+    const index_t k = p.k;
+    const int N = w.geo.moduli;
+    const index_t tiles = (p.m + p.mb - 1) / p.mb;
+    w.a_offset.assign(static_cast<std::size_t>(tiles), 0);
+    std::size_t total = 0;
+    for (index_t t = 0; t < tiles; ++t) {
+        w.a_offset[static_cast<std::size_t>(t)] = total;
+        total += int8::packed_b_size(std::min(p.mb, p.m - t * p.mb), k);
+    }
+    w.a_stride = total;
+    w.a_res.resize(static_cast<std::size_t>(N) * total); // every byte written (pads too)
+    w.a_rest.assign(static_cast<std::size_t>(p.m), 0.0);
+    for (index_t t = 0; t < tiles; ++t) {
+        const index_t ib = t * p.mb, mr = std::min(p.mb, p.m - ib);
+        sa.start(ib, mr);
+        w.pieces.resize(static_cast<std::size_t>(4 * mr * k));
+        modular::split(mr, k, sa.rest.data(), w.geo.P, w.pieces.data(), w.a_rest.data() + ib);
+        modular::residues_s8(mr, k, w.pieces.data(), *w.basis, w.a_res.data() + w.a_offset[static_cast<std::size_t>(t)],
+                             w.a_stride);
+    }
+}
+
+// The column tile's columns of op(B) (sb started on them), likewise.
+void modular_columns(index_t nc, index_t k, ModularWork& w, const Slicer& sb)
+{
+    const int N = w.geo.moduli;
+    w.b_stride = int8::packed_a_size(nc, k);
+    w.b_res.resize(static_cast<std::size_t>(N) * w.b_stride);
+    w.b_rest.assign(static_cast<std::size_t>(nc), 0.0);
+    w.pieces.resize(static_cast<std::size_t>(4 * nc * k));
+    modular::split(nc, k, sb.rest.data(), w.geo.P, w.pieces.data(), w.b_rest.data());
+    modular::residues_u8(nc, k, w.pieces.data(), *w.basis, w.b_res.data(), w.b_stride);
+}
+
+// A Modular tile: A'B' exactly from the N residue products (int8 gemm, chunks of at
+// most geo.depth terms, each reduced), as a double-double, scaled by
+// 2^(e_i + f_j - 2P) into hi, lo for the open elements (0 elsewhere).
+void modular_tile(const Plan& p, ModularWork& w, index_t tile, index_t ib, index_t mr, index_t jb, index_t nc,
+                  TileState& st, Profile& prof)
+{
+    const index_t k = p.k;
+    const std::size_t count = static_cast<std::size_t>(mr * nc);
+    const int N = w.geo.moduli;
+    w.c32.resize(count * static_cast<std::size_t>(N + 1)); // a product per modulus, and one chunk's
+    std::int32_t* chunk = w.c32.data() + count * static_cast<std::size_t>(N);
+    double t_product = 0.0, t_reconstruct = 0.0;
+    for (int r = 0; r < N; ++r) {
+        const std::int8_t* rows = w.a_res.data() + static_cast<std::size_t>(r) * w.a_stride + w.a_offset[static_cast<std::size_t>(tile)];
+        const std::uint8_t* cols = w.b_res.data() + static_cast<std::size_t>(r) * w.b_stride;
+        std::int32_t* c = w.c32.data() + count * static_cast<std::size_t>(r);
+        for (index_t l0 = 0; l0 < k; l0 += w.geo.depth) {
+            const double t0 = cpu_now();
+            // C^T (nc x mr, row-major) = the tile's column-major mr x nc.
+            int8::gemm_packed(nc, mr, k, l0, std::min(k, l0 + w.geo.depth), cols, rows, l0 == 0 ? c : chunk, mr);
+            t_product += cpu_now() - t0;
+            ++prof.products;
+            if (l0 > 0) { // a later chunk: the sum of the chunks' residues (each below 256)
+                const double t1 = cpu_now();
+                modular::add_residues(static_cast<std::int64_t>(count), chunk, *w.basis, r, c, l0 == w.geo.depth);
+                t_reconstruct += cpu_now() - t1;
+            }
+        }
+    }
+    const double t0 = cpu_now();
+    // The reconstruction in blocks of elements whose limbs stay in L1 across the moduli.
+    constexpr std::size_t BLOCK = 512;
+    w.limbs.resize(BLOCK * modular::kLimbs);
+    w.quotient.resize(BLOCK);
+    for (std::size_t q0 = 0; q0 < count; q0 += BLOCK) {
+        const auto n = static_cast<std::int64_t>(std::min(BLOCK, count - q0));
+        modular::start(n, w.limbs.data(), w.quotient.data());
+        for (int r = 0; r < N; ++r)
+            modular::accumulate(n, w.c32.data() + count * static_cast<std::size_t>(r) + q0, *w.basis, r, w.limbs.data(),
+                                w.quotient.data());
+        modular::finish(n, *w.basis, w.limbs.data(), w.quotient.data(), st.hi.data() + q0, st.lo.data() + q0);
+    }
+    for (index_t j = 0; j < nc; ++j) {
+        const int f = p.col_exp[static_cast<std::size_t>(jb + j)];
+        for (index_t i = 0; i < mr; ++i) {
+            const std::size_t q = static_cast<std::size_t>(i + j * mr);
+            const bool open = st.open[q] == 1;
+            const double scale = open ? pow2(p.row_exp[static_cast<std::size_t>(ib + i)] + f - 2 * w.geo.P) : 0.0;
+            st.hi[q] = open ? st.hi[q] * scale : 0.0;
+            st.lo[q] = open ? st.lo[q] * scale : 0.0;
+        }
+    }
+    prof.product_s += t_product;
+    prof.reconstruct_s += t_reconstruct + cpu_now() - t0;
+}
+
+// The Modular bound (exact_gemm.hpp) in Bound's form: bc (na_i + nb_j + bk) 2^(e_i + f_j),
+// na_i = sum_l |R_A,il|, nb_j = sum_l |R_B,lj| (rounded: below by k 2^-53 of them at most,
+// which the factor 1 + 2^-30 covers), bk: the reconstruction's double-double (k 2^-97
+// 2^(e_i + f_j) at most: exact_modular.hpp) and the scaled entries' underflow (below
+// 2^-1075 each, k 2^-1075 2^(e_i + f_j) in all) over bc.
+struct ModularBound {
+    double c = 0, kr = 0, kf = 0;
+    ModularBound(int P, index_t k)
+    {
+        c = std::ldexp(1.0, -P) * (1.0 + 0x1p-30);
+        kr = 0.0;
+        kf = static_cast<double>(k) * (0x1p-97 + 0x1p-1000);
+    }
+    double operator()(double na, double nb) const { return c * (na + nb + kr) + kf; }
+};
+
+// Auto's choice of the Modular engine for a call (speed only: the bits do not depend
+// on it), from a sample of 8 rows of op(A) and 8 columns of op(B) (evenly spaced, those
+// with an exponent): each sampled element's sum s / 2^(e_i + f_j) in plain double
+// arithmetic and its Modular bound 2^-P (sum |R_A,il| + sum |R_B,lj|), predicted lost
+// when |s| does not exceed 2^55 times the bound, as choose_engine does. Modular when at
+// most 1/16 of the sample is predicted lost: a lost element costs its screen (about
+// 0.4 ns a term), 5x what the engine saves an element at k = 2048 (uniform data lose
+// about 2^-12; data spread over 2^+-20 lose nearly all, their small entries' rests
+// being up to 1/2 each: Four's rounded products keep them).
+bool modular_pays(index_t m, index_t n, index_t k, Operand A, Operand B, const std::vector<int>& row_exp,
+                  const std::vector<int>& col_exp, int P)
+{
+    constexpr index_t S = 8;
+    const double scale = std::ldexp(1.0, P);
+    std::vector<double> ra(static_cast<std::size_t>(S * k)), rb(static_cast<std::size_t>(S * k));
+    double rest_a[S] = {}, rest_b[S] = {};
+    index_t na = 0, nb = 0;
+    for (index_t s = 0; s < S && s < m; ++s) {
+        const index_t i = s * m / std::min(S, m);
+        const int e = row_exp[static_cast<std::size_t>(i)];
+        if (e == NO_EXPONENT) continue;
+        for (index_t l = 0; l < k; ++l) {
+            const double v = A(i, l) * pow2(-e);
+            ra[static_cast<std::size_t>(na * k + l)] = v;
+            rest_a[na] += std::fabs(v * scale - std::nearbyint(v * scale));
+        }
+        ++na;
+    }
+    for (index_t s = 0; s < S && s < n; ++s) {
+        const index_t j = s * n / std::min(S, n);
+        const int f = col_exp[static_cast<std::size_t>(j)];
+        if (f == NO_EXPONENT) continue;
+        for (index_t l = 0; l < k; ++l) {
+            const double v = B(l, j) * pow2(-f);
+            rb[static_cast<std::size_t>(nb * k + l)] = v;
+            rest_b[nb] += std::fabs(v * scale - std::nearbyint(v * scale));
+        }
+        ++nb;
+    }
+    index_t lost = 0, sampled = 0;
+    for (index_t s = 0; s < na; ++s)
+        for (index_t t = 0; t < nb; ++t) {
+            double sum = 0.0;
+            for (index_t l = 0; l < k; ++l) sum += ra[static_cast<std::size_t>(s * k + l)] * rb[static_cast<std::size_t>(t * k + l)];
+            ++sampled;
+            lost += std::fabs(sum) <= std::ldexp(rest_a[s] + rest_b[t], -P) * 0x1p55;
+        }
+    return sampled > 0 && lost * 16 <= sampled;
+}
+
 } // namespace
 
 // Above k = 8192 the rounded products' bound (~k^2 2^-(53 + 2 beta)) leaves too
@@ -634,6 +827,18 @@ bool plan(index_t m, index_t n, index_t k, double alpha, Operand A, Operand B, d
     for (index_t j = 0; j < n; ++j) out.col_exp[static_cast<std::size_t>(j)] = exponent_of_max(cmax[static_cast<std::size_t>(j)]);
     out.geometry = geometry_for(k);
     out.engine = tiling.engine;
+    // Modular: forced, or Auto's where it applies (AVX-512 VNNI, the residues' memory)
+    // and pays (k past the screen's, 64 rows and columns, the sample: modular_pays).
+    const bool auto_modular = out.engine == Engine::Auto && k >= MODULAR_MIN_K && m >= 64 && n >= 64;
+    if (out.engine == Engine::Modular || auto_modular) {
+        out.modular = modular_geometry(k);
+        const bool fits_memory = static_cast<double>(out.modular.moduli) * static_cast<double>(m + 64) *
+                                     static_cast<double>(k + 4) <= MODULAR_MAX_BYTES;
+        const bool applies = modular_available() && out.modular.moduli > 0 && fits_memory;
+        if (out.engine == Engine::Modular && !applies) out.engine = Engine::Four;
+        if (auto_modular && applies && modular_pays(m, n, k, A, B, out.row_exp, out.col_exp, out.modular.P))
+            out.engine = Engine::Modular;
+    }
     out.m = m;
     out.n = n;
     out.k = k;
@@ -646,8 +851,11 @@ bool plan(index_t m, index_t n, index_t k, double alpha, Operand A, Operand B, d
     out.ccs = ccs;
     // Tiles: five matrices of k x (mb + nb) within about 48 MiB.
     const index_t side = std::clamp<index_t>((index_t{48} << 20) / (8 * 5 * 2 * k) / 8 * 8, 64, 1024);
-    out.mb = tiling.mb > 0 ? tiling.mb : side;
-    out.nb = tiling.nb > 0 ? tiling.nb : side;
+    // Modular: tiles of at most 384 (a multiple of its int8 kernel's 6 rows and 64
+    // columns), whose N int32 products (19 x 4 bytes an element) stay within 12 MiB.
+    const index_t modular_side = 384;
+    out.mb = tiling.mb > 0 ? tiling.mb : out.engine == Engine::Modular ? modular_side : side;
+    out.nb = tiling.nb > 0 ? tiling.nb : out.engine == Engine::Modular ? modular_side : side;
     return true;
 }
 
@@ -942,6 +1150,7 @@ void run(const Plan& p, index_t j0, index_t j1)
     struct Buffers {
         TileState st;
         Slicer sa{{nullptr, 0, 0}, 0, nullptr, 0}, sb{{nullptr, 0, 0}, 0, nullptr, 0};
+        ModularWork modular;
     };
     static thread_local Buffers buffers;
     TileState& st = buffers.st;
@@ -955,6 +1164,15 @@ void run(const Plan& p, index_t j0, index_t j1)
     sa.exp = p.row_exp.data();
     sb.exp = p.col_exp.data();
     sa.bits = sb.bits = g.six_bits;
+    const bool modular = p.engine == Engine::Modular; // plan() checked that it applies
+    sb.keep_scaled = !modular; // Modular reads the scaled columns once (rest), before any slicing
+    ModularWork& mw = buffers.modular;
+    if (modular) {
+        mw.geo = p.modular;
+        mw.basis = &modular::basis(p.modular.moduli);
+        Clock clock{&prof.residue_s};
+        modular_rows(p, mw, sa);
+    }
     for (index_t jb = j0; jb < j1; jb += p.nb) {
         const index_t nc = std::min(p.nb, j1 - jb);
         bool sb_started = false;
@@ -967,10 +1185,14 @@ void run(const Plan& p, index_t j0, index_t j1)
             bool elementwise = false; // Auto: the tile goes per element from the start
             const double t_scan = cpu_now();
             if (!dot2) {
-                sa.start(ib, mr);
+                if (!modular) sa.start(ib, mr);
                 if (!sb_started) {
                     sb.start(jb, nc);
                     sb_started = true;
+                    if (modular) {
+                        Clock clock{&prof.residue_s};
+                        modular_columns(nc, k, mw, sb);
+                    }
                 }
                 if (p.engine == Engine::Auto) {
                     engine = choose_engine(sa, sb, k, g, st.sample, elementwise);
@@ -984,7 +1206,7 @@ void run(const Plan& p, index_t j0, index_t j1)
                 screen_tile(p, ib, mr, jb, nc, st, sign, abs_alpha);
                 ++prof.tiles_screen;
             } else {
-                if (!elementwise) {
+                if (!elementwise && !modular) {
                     if (sb_engine != engine && sb_engine != Engine::Auto) sb.start(jb, nc); // sliced for the other engine
                     sb_engine = engine;
                     set_widths(engine, g, sa, sb);
@@ -1013,19 +1235,30 @@ void run(const Plan& p, index_t j0, index_t j1)
                 const Engine tile_engine = engine;
                 if (elementwise)
                     ++prof.tiles_elementwise;
+                else if (modular)
+                    ++prof.tiles_modular;
                 else
                     ++(engine == Engine::Four ? prof.tiles_four : prof.tiles_six);
-                if (open > 0)
+                if (open > 0 && modular)
+                    modular_tile(p, mw, ib / p.mb, ib, mr, jb, nc, st, prof);
+                else if (open > 0)
                     sum_products(engine, g, sa, sb, mr, nc, k, p.row_exp.data() + ib, p.col_exp.data() + jb, st.hi.data(),
                                  st.lo.data(), st.prod.data(), st.open.data(), prof);
                 const double t_decide = cpu_now();
                 // An element the bound cannot decide goes per element (the screen first).
-                const Bound tail(rest_exponent(tile_engine, g), k, g.chunk);
+                // The bound: bc (na_i + nb_j + bk) 2^(e_i + f_j), Bound's or ModularBound's.
+                const Bound split_tail(rest_exponent(tile_engine, g), k, g.chunk);
+                const ModularBound modular_tail(p.modular.P, k);
+                const double bc = modular ? modular_tail.c : split_tail.c;
+                const double bk = modular ? modular_tail.kr + modular_tail.kf / modular_tail.c
+                                          : split_tail.kr + split_tail.kf / split_tail.c;
+                const double* na = modular ? mw.a_rest.data() + ib : sa.norm.data();
+                const double* nb = modular ? mw.b_rest.data() : sb.norm.data();
                 const bool unit = sign != 0.0 && (p.beta == 0.0 || p.beta == 1.0 || p.beta == -1.0);
                 if (unit) // alpha = +-1, beta 0 or +-1 (the LUs' updates): vectorized
-                    decide_unit(mr, nc, tail.c, tail.kr + tail.kf / tail.c, sign, p.beta, p.row_exp.data() + ib,
-                                p.col_exp.data() + jb, sa.norm.data(), sb.norm.data(), st.hi.data(), st.lo.data(),
-                                p.c + ib * p.crs + jb * p.ccs, p.crs, p.ccs, st.open.data());
+                    decide_unit(mr, nc, bc, bk, sign, p.beta, p.row_exp.data() + ib, p.col_exp.data() + jb, na, nb,
+                                st.hi.data(), st.lo.data(), p.c + ib * p.crs + jb * p.ccs, p.crs, p.ccs,
+                                st.open.data());
                 else {
                     // Decide what can be decided.
                     for (index_t j = 0; j < nc; ++j) {
@@ -1035,7 +1268,7 @@ void run(const Plan& p, index_t j0, index_t j1)
                             if (st.open[q] != 1) continue;
                             const int e = p.row_exp[static_cast<std::size_t>(ib + i)];
                             const int state = decide_one(p, sign, abs_alpha, st.hi[q], st.lo[q],
-                                                         tail(sa.norm[static_cast<std::size_t>(i)], sb.norm[static_cast<std::size_t>(j)]) * pow2(e + f),
+                                                         bc * (na[i] + nb[j] + bk) * pow2(e + f),
                                                          p.c[(ib + i) * p.crs + (jb + j) * p.ccs]);
                             if (state == 1) continue;
                             st.open[q] = static_cast<unsigned char>(state);
@@ -1149,6 +1382,50 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, Product
             any = any || split;
         }
     if (!any) return true;
+    if (engine == Engine::Modular) { // forced only (Auto never passes it): where it applies, else Four
+        Plan p;
+        p.modular = modular_geometry(k);
+        if (modular_available() && p.modular.moduli > 0 &&
+            static_cast<double>(p.modular.moduli) * static_cast<double>(m + 64) * static_cast<double>(k + 4) <= MODULAR_MAX_BYTES) {
+            p.m = m;
+            p.n = n;
+            p.k = k;
+            p.mb = m;
+            p.nb = n;
+            p.row_exp = w.row_exp;
+            p.col_exp = w.col_exp;
+            static thread_local ModularWork mw;
+            static thread_local TileState st;
+            mw.geo = p.modular;
+            mw.basis = &modular::basis(p.modular.moduli);
+            w.sa.X = A;
+            w.sa.keep_scaled = false;
+            w.sb.X = Operand{B.p, B.cs, B.rs};
+            w.sa.k = w.sb.k = k;
+            w.sa.exp = w.row_exp.data();
+            w.sb.exp = w.col_exp.data();
+            Profile prof;
+            modular_rows(p, mw, w.sa);
+            w.sb.start(0, n);
+            modular_columns(n, k, mw, w.sb);
+            st.hi.assign(count, 0.0);
+            st.lo.assign(count, 0.0);
+            st.open = w.open;
+            modular_tile(p, mw, 0, 0, m, 0, n, st, prof);
+            const ModularBound tail(p.modular.P, k);
+            for (index_t j = 0; j < n; ++j)
+                for (index_t i = 0; i < m; ++i) {
+                    const std::size_t q = static_cast<std::size_t>(i + j * m);
+                    if (w.open[q] != 1) continue;
+                    out.hi[q] = st.hi[q];
+                    out.lo[q] = st.lo[q];
+                    out.err[q] = tail(mw.a_rest[static_cast<std::size_t>(i)], mw.b_rest[static_cast<std::size_t>(j)]) *
+                                 pow2(w.row_exp[static_cast<std::size_t>(i)] + w.col_exp[static_cast<std::size_t>(j)]);
+                }
+            return true;
+        }
+        engine = Engine::Four;
+    }
     const Geometry g = geometry_for(k);
     w.sa.X = A;
     w.sa.keep_scaled = false;
@@ -1185,6 +1462,55 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, Product
 
 std::uint64_t fallback_elements() { return fallbacks.load(std::memory_order_relaxed); }
 
+ModularGeometry modular_geometry(index_t k)
+{
+    ModularSettings o;
+    {
+        const std::lock_guard<std::mutex> lock(modular_mutex);
+        o = modular_override;
+    }
+    ModularGeometry g;
+    k = std::max<index_t>(k, 1);
+    g.depth = o.depth > 0 ? o.depth : int8::kMaxDepth;
+    const double lk = std::log2(static_cast<double>(k));
+    // P <= 62: x + 2^63 must fit 64 bits (exact_modular.hpp, split).
+    auto largest_p = [&](int n) {
+        return std::min(62, static_cast<int>(std::floor((modular::basis(n).log2_m - 2.0 - lk) / 2.0 - 1e-9)));
+    };
+    if (o.moduli > 0) {
+        g.moduli = o.moduli;
+        g.P = o.P > 0 ? std::min(o.P, 62) : largest_p(o.moduli);
+        return g;
+    }
+    if (o.P > 0) {
+        g.P = std::min(o.P, 62);
+        g.moduli = modular::moduli_for(k, g.P);
+        return g;
+    }
+    for (int n = 18; n <= modular::kMaxModuli; ++n) {
+        g.moduli = n;
+        g.P = largest_p(n);
+        if (g.P >= 62) return g;
+    }
+    if (g.P < 56) g.moduli = 0;
+    return g;
+}
+
+bool modular_available()
+{
+    static const bool ok = [] {
+        const std::string isa = exact::kernel_isa();
+        return int8::available() && (isa == "avx512ifma" || isa == "avx512");
+    }();
+    return ok;
+}
+
+void set_modular_settings(const ModularSettings& s)
+{
+    const std::lock_guard<std::mutex> lock(modular_mutex);
+    modular_override = s;
+}
+
 Geometry geometry(index_t k) { return geometry_for(std::max<index_t>(k, 1)); }
 
 Profile profile()
@@ -1208,7 +1534,8 @@ Engine engine_from_environment()
     if (value == "four") return Engine::Four;
     if (value == "six") return Engine::Six;
     if (value == "screen") return Engine::Screen;
-    throw Error("exact backend: FLAMEX_EXACT_GEMM_ENGINE must be auto, four, six or screen, got '" + value + "'");
+    if (value == "modular") return Engine::Modular;
+    throw Error("exact backend: FLAMEX_EXACT_GEMM_ENGINE must be auto, four, six, screen or modular, got '" + value + "'");
 }
 
 } // namespace flamex::exact_gemm

@@ -45,7 +45,8 @@
 // transposed (m k doubles, up to 64 MiB; beyond, one tile's). The buffers are the
 // thread's, kept between calls.
 //
-// Since issue 30 this is the engine Six; Engine below names the others, and the
+// Since issue 30 this is the engine Six; Engine below names the others (Four, Screen,
+// and Modular, which replaces the dgemms by int8 products and the CRT), and the
 // bound is taken per element from its row's and column's 1-norms (exact_gemm.cpp,
 // struct Bound).
 #pragma once
@@ -68,7 +69,7 @@ struct Operand {
     double operator()(index_t i, index_t j) const { return p[i * rs + j * cs]; }
 };
 
-// The engines: dgemm products per element of C.
+// The engines: dgemm (Modular: int8) products per element of C.
 //   Six: the header's (two slices of beta bits per operand, four exact products, two
 //        rounded ones; the rest's error about k^2 2^-(53 + 2 beta) of 2^(e_i + f_j)).
 //   Four: op(A) in one slice of L bits, A_full = round(a 2^L); op(B) in two, of W - L
@@ -76,22 +77,70 @@ struct Operand {
 //        A_full B_0 and A_full B_1 are exact (terms below 2^W, k of them below 2^53);
 //        A_full R_B and R_A b rounded, each term below 2^-(L+1) of 2^(e_i + f_j): the
 //        error about k^2 2^-(53 + L) (2^-59 at k = 2048, against 2^-73 for Six).
-//   Auto (k > 128): Four; a thread whose tile sent more than 1/64 of its elements per element
-//        takes Six for its following tiles (spread data, whose results lie far below
-//        2^(e_i + f_j)); a Six tile that sent more than 7/8 per element sends the
-//        following tiles per element from the start.
+//   Modular (issue 30, third round): no dgemm. Rows of op(A) scaled by 2^(P - e_i),
+//        columns of op(B) by 2^(P - f_j), rounded to integers A', B' (|A'|, |B'| <=
+//        2^P), rests R_A, R_B (|R| <= 1/2); A'B' exactly by the Chinese remainder
+//        theorem from N int8 products of the residues modulo N pairwise coprime moduli
+//        <= 256 (256, 255, 253, 251, 247, 241, ...), M = prod m_t >= 4 k 2^(2P): the
+//        residues u8 / s8 in an int8 gemm on AVX-512 VNNI (blas/exact_int8_gemm.hpp,
+//        int32 sums, k in chunks of at most 2^16 terms), each product reduced mod m_t
+//        and all N summed as sum r_t W_t in five 32-bit limbs, q = round(S / M) taken
+//        off, the integer as a double-double (blas/exact_modular.hpp). The dropped
+//        R_A b + A' R_B are not computed: bounded by 2^-P (sum_l |R_A,il| + sum_l
+//        |R_B,lj|) of 2^(e_i + f_j) (exact_gemm.cpp, ModularBound). A scaled entry
+//        within 2^(P - 53) of its row's largest is an integer: R = 0 there, so uniform
+//        data have a bound near 2^-61 (Four: 2^-64), while data spread over 2^+-20
+//        have rests of up to 1/2 in nearly every entry and lose nearly every element.
+//        N = 18 and the largest P it allows, at most 62 (k = 2048: P = 62), more
+//        moduli where P would fall below 62 (modular_geometry). Residues of op(A)'s
+//        rows are made once per call and thread (N m k bytes), of op(B)'s columns once
+//        per column tile; tiles of 384 x 384 (N int32 products of a tile: 11 MiB).
+//        Only where modular_available() (AVX-512 VNNI, and FLAMEX_EXACT_ISA not below
+//        AVX-512) and op(A)'s residues fit in 512 MiB; elsewhere, forced, it is Four. Time: int8 products about 200 int8 MACs/ns
+//        against BLIS dgemm's 26 fp64 MACs/ns, 18 of them 2.1 dgemms at n = 2048 (Four's
+//        four dgemms 3.75-4.4); in all 2.8-2.9x dgemm on uniform data (Four 5.1x).
+//   Auto (k > 128): Modular where it applies, k >= 512, m and n >= 64 and a sample of
+//        8 x 8 elements predicts at most 1/16 lost to its bound (exact_gemm.cpp,
+//        modular_pays; uniform data); else Four; a thread whose tile sent more than 1/64
+//        of its elements per element takes Six for its following tiles (spread data,
+//        whose results lie far below 2^(e_i + f_j)); a Six tile that sent more than 7/8
+//        per element sends the following tiles per element from the start.
 //   Screen: no products; every element's dot product in double-double (Dot2, one
 //        chain of k terms, the tile's rows in the vector lanes), its interval from the
 //        sum of the products' magnitudes: about 2k^2 2^-106 of it, whatever 2^(e_i + f_j).
-//   Auto: Screen for k <= 128; else as below.
+//   Auto: Screen for k <= 128; else as above.
 // Every engine sends the elements it leaves undecided through the screen (exact_gemm.cpp,
 // screen: the element's dot product in double-double, Dot2, with its own error bound,
 // which follows the products present rather than 2^(e_i + f_j)) before the per-element
 // kernel. Whatever the engine, every element is kept only when its interval rounds to one
 // double: the bits do not depend on it. FLAMEX_EXACT_GEMM_ENGINE = auto | four | six |
-// screen (tests, benchmarks; anything else: flamex::Error).
-enum class Engine { Auto, Four, Six, Screen };
+// screen | modular (tests, benchmarks; anything else: flamex::Error).
+enum class Engine { Auto, Four, Six, Screen, Modular };
 Engine engine_from_environment();
+
+// The Modular engine's choice for depth k: P, the moduli N, and the most terms one
+// int8 product sums before it is reduced (int32 accumulators: 2^16).
+struct ModularGeometry {
+    int P = 0, moduli = 0;
+    index_t depth = 0;
+};
+// 0 moduli: the engine does not apply (k too large for 20 moduli at P >= 56).
+ModularGeometry modular_geometry(index_t k);
+
+// Whether the Modular engine can run in this process: the CPU has AVX-512 VNNI (BW)
+// and the exact kernels' set is an AVX-512 one (FLAMEX_EXACT_ISA=avx2 or generic,
+// which stand for a CPU without AVX-512, turn it off too).
+bool modular_available();
+
+// Tests: override P, the number of moduli and the depth of one int8 product (a
+// multiple of 4) for calls planned after this (0: the default of each). A number of
+// moduli too small for P and k breaks the CRT: the tests that set one check that
+// it is caught.
+struct ModularSettings {
+    int P = 0, moduli = 0;
+    index_t depth = 0;
+};
+void set_modular_settings(const ModularSettings& s);
 
 // Slice widths for depth k: W = 53 - ceil(log2 k) bits of exact product per term.
 struct Geometry {
@@ -116,6 +165,8 @@ struct Profile {
     std::uint64_t products = 0, kept = 0, per_element = 0, tiles_four = 0, tiles_six = 0, tiles_elementwise = 0;
     std::uint64_t screened = 0; // of kept: decided by the double-double screen (exact_gemm.cpp, screen)
     std::uint64_t tiles_screen = 0;
+    double residue_s = 0, reconstruct_s = 0; // Modular: residues of A and B; the CRT (product_s: its int8 gemms)
+    std::uint64_t tiles_modular = 0;
 };
 Profile profile();
 void reset_profile();
@@ -128,6 +179,7 @@ struct Plan {
     index_t crs = 0, ccs = 0;
     Geometry geometry;
     Engine engine = Engine::Auto;
+    ModularGeometry modular; // Engine::Modular
     index_t mb = 0, nb = 0;
     std::vector<int> row_exp, col_exp; // e_i, f_j; NO_EXPONENT: the row / column goes per element
 };
@@ -202,7 +254,8 @@ struct ProductSums {
 // False when some entry of A or B is not finite (then nothing is computed).
 // engine: as for gemm (Auto: chosen from a sample of the data; when it predicts
 // that the split would lose nearly every element, every representable element is
-// marked per_element instead, and nothing is computed).
+// marked per_element instead, and nothing is computed; Auto never takes Modular
+// here, Modular forced is taken where it applies, the err its bound's).
 bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, ProductSums& out,
                   Engine engine = Engine::Six);
 

@@ -123,7 +123,7 @@ const Blas& split2() { return backends().split(2); }
 
 // The split with each engine forced in turn (FLAMEX_EXACT_GEMM_ENGINE, read when a
 // backend is made: exact_gemm.hpp), 1 and 2 threads, and the default (Auto).
-const char* const kEngines[] = {"four", "six", "screen"};
+const char* const kEngines[] = {"four", "six", "screen", "modular"};
 const std::vector<const Blas*>& split_backends()
 {
     static const std::vector<std::unique_ptr<flamex::test::SplitPathBackends>> forced = [] {
@@ -411,7 +411,8 @@ TEST(ExactGemmSplit, EveryTileSizeAndColumnSplit)
         const Case c = make_case(rng, m, n, k, Trans::No, Trans::No, -1.0, 1.0, kind);
         const Matrix want = run_gemm(elementwise(), c);
         for (const auto& [mb, nb] : std::vector<std::pair<Dim, Dim>>{{1, 1}, {8, 8}, {24, 40}, {64, 17}, {200, 200}})
-            for (const eg::Engine engine : {eg::Engine::Auto, eg::Engine::Four, eg::Engine::Six, eg::Engine::Screen}) {
+            for (const eg::Engine engine : {eg::Engine::Auto, eg::Engine::Four, eg::Engine::Six, eg::Engine::Screen,
+                                             eg::Engine::Modular}) {
                 Matrix C = c.C0;
                 eg::Plan plan;
                 ASSERT_TRUE(eg::plan(m, n, k, c.alpha, {c.A.view().buffer(), 1, c.A.view().col_stride()},
