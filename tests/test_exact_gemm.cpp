@@ -528,6 +528,44 @@ double sums_error(const Matrix& A, const Matrix& B, const eg::ProductSums& sums,
     return std::fabs(exref::to_double(diff.get()));
 }
 
+// Auto's Hybrid (where Modular applies but the sample does not take it): the tiles the
+// sample gives to Four are Hybrid, the others Six, in the same column tiles in either
+// order (a column tile sliced for Six first, then its residues for Hybrid: the slicer
+// restarted), bits as the per-element kernel's, on one thread and split columns.
+TEST(ExactGemmSplit, AutoTakesHybridForFourTiles)
+{
+    if (!eg::modular_available()) GTEST_SKIP() << "the Hybrid engine does not apply here (no VNNI, or FLAMEX_EXACT_ISA)";
+    Rng rng(24);
+    const Dim m = 128, n = 128, k = 1100; // k > 1024: Six tiles stay Six (SCREEN_SPREAD_MAX_K)
+    Case c{Trans::No, Trans::No, -1.0, 1.0, Matrix(m, k), Matrix(k, n), Matrix(m, n)};
+    for (Dim p = 0; p < k; ++p) {
+        for (Dim i = 0; i < m; ++i) c.A(i, p) = flamex::test::random_double(rng, i < 64 ? -200 : -20, i < 64 ? 200 : 20);
+        for (Dim j = 0; j < n; ++j) c.B(p, j) = flamex::test::random_double(rng, j < 64 ? -200 : -20, j < 64 ? 200 : 20);
+    }
+    for (Dim j = 0; j < n; ++j)
+        for (Dim i = 0; i < m; ++i) c.C0(i, j) = flamex::test::random_double(rng, -20, 20);
+    const Matrix want = run_gemm(elementwise(), c);
+    // Tiles (rows, columns): 2^+-200 x 2^+-200 Six; the others (one operand 2^+-20) Hybrid.
+    for (const Dim split : {n, Dim{64}}) {
+        Matrix C = c.C0;
+        eg::Plan plan;
+        ASSERT_TRUE(eg::plan(m, n, k, c.alpha, {c.A.view().buffer(), 1, c.A.view().col_stride()},
+                             {c.B.view().buffer(), 1, c.B.view().col_stride()}, c.beta, C.view().buffer(), 1,
+                             C.view().col_stride(), {64, 64, eg::Engine::Auto}, plan));
+        EXPECT_TRUE(plan.hybrid);
+        EXPECT_EQ(plan.engine, eg::Engine::Auto);
+        eg::reset_profile();
+        eg::run(plan, 0, split);
+        eg::run(plan, split, n);
+        const eg::Profile prof = eg::profile();
+        EXPECT_TRUE(same(C, want)) << split;
+        EXPECT_EQ(prof.tiles_hybrid, 3u) << split;
+        EXPECT_EQ(prof.tiles_six, 1u) << split;
+        EXPECT_EQ(prof.tiles_four + prof.tiles_modular, 0u) << split;
+        EXPECT_LE(prof.per_element + prof.screened, static_cast<std::uint64_t>(m * n / 8)) << split;
+    }
+}
+
 // Each engine's sums (exact_gemm::product_sums, forced) against MPFR: the exact sum
 // within err of hi + lo, on data that drives Four's slices to their limit (op(A)
 // in [1 - 2^-4, 1): A_full near 2^L, all its bits random; op(B) below a half-integer at its first cut: B_1
