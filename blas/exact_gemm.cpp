@@ -629,8 +629,8 @@ constexpr index_t MODULAR_MIN_K = 512;
 constexpr double MODULAR_MAX_BYTES = 512.0 * (1 << 20);
 
 // Whether Auto's Four tiles are Hybrid where Modular applies (k >= MODULAR_MIN_K) but
-// was not taken (n = 2048, one thread: 2^+-20 and 2^+-40 4.0-4.2x dgemm against Four's
-// 4.9-5.3x; n = 1024 4.6x against 4.8-5.0x; docs/exact-tuning.md).
+// was not taken (n = 2048, one thread: 2^+-20 and 2^+-40 3.8-3.9x dgemm against Four's
+// 5.0-5.3x; n = 1024 4.4-4.5x against 5.1x; docs/exact-tuning.md).
 constexpr bool HYBRID_AUTO = true;
 
 // The thread's Modular state for one run() call: op(A)'s residues for every row tile

@@ -110,7 +110,9 @@ struct Operand {
 //        size, so spread data (2^+-20, 2^+-40) keep nearly every element, as with Four,
 //        at 9 int8 products and 2 dgemms rather than 4 dgemms. Where modular_available()
 //        (else, forced, it is Four); op(A)'s residues of a row tile are made when a tile
-//        first takes the engine, op(B)'s once per column tile.
+//        first takes the engine, op(B)'s once per column tile; tiles of 768 (or the
+//        whole dimension up to 1024) for k <= 2048. n = 2048, one thread: 2^+-20 and
+//        2^+-40 3.8-3.9x dgemm (Four 5.0-5.3x).
 //   Auto (k > 128): Modular where it applies, k >= 512, m and n >= 64 and a sample of
 //        8 x 8 elements predicts at most 1/16 lost to its bound (exact_gemm.cpp,
 //        modular_pays; uniform data); else Four; a thread whose tile sent more than 1/64
