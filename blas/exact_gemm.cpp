@@ -50,6 +50,7 @@ void add_profile(const Profile& p)
     t.residue_s += p.residue_s;
     t.reconstruct_s += p.reconstruct_s;
     t.tiles_modular += p.tiles_modular;
+    t.tiles_hybrid += p.tiles_hybrid;
 }
 
 // 2^e for e in [-1022, 1023], from its bits (vectorizable; no libm call).
@@ -273,7 +274,10 @@ Geometry geometry_for(index_t k)
 }
 
 // The exponent R of the rest (struct Bound).
-int rest_exponent(Engine e, const Geometry& g) { return e == Engine::Four ? g.four_bits : 2 * g.six_bits; }
+int rest_exponent(Engine e, const Geometry& g)
+{
+    return e == Engine::Four ? g.four_bits : e == Engine::Hybrid ? g.hybrid_bits : 2 * g.six_bits;
+}
 
 // Sets the slicers' widths for an engine and starts them on their rows.
 void set_widths(Engine e, const Geometry& g, Slicer& sa, Slicer& sb)
@@ -283,6 +287,9 @@ void set_widths(Engine e, const Geometry& g, Slicer& sa, Slicer& sb)
         sa.widths[1] = 0;
         sb.widths[0] = g.width - g.four_bits;     // B_0 = round(b 2^(W - L))
         sb.widths[1] = 2 * g.four_bits - g.width; // B_1: the next 2L - W bits
+    } else if (e == Engine::Hybrid) {
+        sa.widths[0] = sb.widths[0] = g.hybrid_bits; // A' = round(a 2^P), B' = round(b 2^P)
+        sa.widths[1] = sb.widths[1] = 0;
     } else {
         sa.widths[0] = sa.widths[1] = sb.widths[0] = sb.widths[1] = 0;
         sa.bits = sb.bits = g.six_bits;
@@ -421,6 +428,8 @@ void fold_terms(index_t mr, index_t nc, int nterms, const double* prod, const in
 //        products (the header).
 //   Four: A_full B_0 and A_full B_1 exact (units 2^-W and 2^-2L), A_full R_B and
 //        R_A b rounded (units 2^-2L and 2^-L; each term below 2^-(L+1) of 2^(e+f)).
+//   Hybrid: A' R_B and R_A b alone, rounded (units 2^-2P and 2^-P), added to A'B'
+//        (modular_tile's hi, lo).
 void sum_products(Engine engine, const Geometry& g, Slicer& sa, Slicer& sb, index_t mr, index_t nc, index_t k,
                   const int* row_exp, const int* col_exp, double* hi, double* lo, double* prod,
                   const unsigned char* open, Profile& prof)
@@ -446,6 +455,12 @@ void sum_products(Engine engine, const Geometry& g, Slicer& sa, Slicer& sb, inde
             terms[nterms++] = {a0, b1, 2 * L};
             terms[nterms++] = {a0, sb.rest.data(), 2 * L};          // A_full R_B
             terms[nterms++] = {sa.rest.data(), sb.scaled.data(), L}; // R_A b
+        } else if (engine == Engine::Hybrid) {
+            const int P = g.hybrid_bits;
+            const double* a0 = sa.slice(0);
+            sb.slice(0);
+            terms[nterms++] = {a0, sb.rest.data(), 2 * P};          // A' R_B
+            terms[nterms++] = {sa.rest.data(), sb.scaled.data(), P}; // R_A b
         } else {
             const int bits = g.six_bits;
             const double* a0 = sa.slice(0);
@@ -613,12 +628,18 @@ constexpr index_t MODULAR_MIN_K = 512;
 // Bytes of residues the engine holds for op(A) per thread (N m k): beyond, Four.
 constexpr double MODULAR_MAX_BYTES = 512.0 * (1 << 20);
 
+// Whether Auto's Four tiles are Hybrid where Modular applies (k >= MODULAR_MIN_K) but
+// was not taken (n = 2048, one thread: 2^+-20 and 2^+-40 3.8-3.9x dgemm against Four's
+// 5.0-5.3x; n = 1024 4.4-4.5x against 5.1x; docs/exact-tuning.md).
+constexpr bool HYBRID_AUTO = true;
+
 // The thread's Modular state for one run() call: op(A)'s residues for every row tile
 // (made once), op(B)'s for the current column tile, the tile's products and sums.
 struct ModularWork {
     ModularGeometry geo;
     const modular::Basis* basis = nullptr;
     std::vector<std::size_t> a_offset; // per row tile: where its panels start within a modulus's
+    std::vector<unsigned char> rows_done; // per row tile: its panels are made (Hybrid makes them when first needed)
     std::size_t a_stride = 0, b_stride = 0;
     std::vector<std::int8_t> a_res;    // N x a_stride: op(A)'s rows, s8 panels
     std::vector<std::uint8_t> b_res;   // N x b_stride: the column tile's columns, u8 panels
@@ -629,28 +650,42 @@ struct ModularWork {
     std::vector<double> quotient;
 };
 
-// op(A)'s rows (sa: its Slicer) split and reduced for every modulus, tile by tile.
-void modular_rows(const Plan& p, ModularWork& w, Slicer& sa)
+// Where op(A)'s row tiles' panels go (none made yet: rows_done all 0).
+void modular_layout(const Plan& p, ModularWork& w)
 {
-    const index_t k = p.k;
     const int N = w.geo.moduli;
     const index_t tiles = (p.m + p.mb - 1) / p.mb;
     w.a_offset.assign(static_cast<std::size_t>(tiles), 0);
+    w.rows_done.assign(static_cast<std::size_t>(tiles), 0);
     std::size_t total = 0;
     for (index_t t = 0; t < tiles; ++t) {
         w.a_offset[static_cast<std::size_t>(t)] = total;
-        total += int8::packed_b_size(std::min(p.mb, p.m - t * p.mb), k);
+        total += int8::packed_b_size(std::min(p.mb, p.m - t * p.mb), p.k);
     }
     w.a_stride = total;
     w.a_res.resize(static_cast<std::size_t>(N) * total); // every byte written (pads too)
     w.a_rest.assign(static_cast<std::size_t>(p.m), 0.0);
-    for (index_t t = 0; t < tiles; ++t) {
-        const index_t ib = t * p.mb, mr = std::min(p.mb, p.m - ib);
-        sa.start(ib, mr);
-        w.pieces.resize(static_cast<std::size_t>(4 * mr * k));
-        modular::split(mr, k, sa.rest.data(), w.geo.P, w.pieces.data(), w.a_rest.data() + ib);
-        modular::residues_s8(mr, k, w.pieces.data(), *w.basis, w.a_res.data() + w.a_offset[static_cast<std::size_t>(t)],
-                             w.a_stride);
+}
+
+// Row tile t of op(A) (sa started on its rows, not yet sliced: rest holds the scaled
+// rows) split and reduced for every modulus.
+void modular_row_tile(const Plan& p, ModularWork& w, const Slicer& sa, index_t t)
+{
+    const index_t ib = t * p.mb, mr = std::min(p.mb, p.m - ib), k = p.k;
+    w.pieces.resize(static_cast<std::size_t>(4 * mr * k));
+    modular::split(mr, k, sa.rest.data(), w.geo.P, w.pieces.data(), w.a_rest.data() + ib);
+    modular::residues_s8(mr, k, w.pieces.data(), *w.basis, w.a_res.data() + w.a_offset[static_cast<std::size_t>(t)],
+                         w.a_stride);
+    w.rows_done[static_cast<std::size_t>(t)] = 1;
+}
+
+// op(A)'s rows (sa: its Slicer) split and reduced for every modulus, tile by tile.
+void modular_rows(const Plan& p, ModularWork& w, Slicer& sa)
+{
+    modular_layout(p, w);
+    for (index_t t = 0; t * p.mb < p.m; ++t) {
+        sa.start(t * p.mb, std::min(p.mb, p.m - t * p.mb));
+        modular_row_tile(p, w, sa, t);
     }
 }
 
@@ -737,6 +772,18 @@ struct ModularBound {
     }
     double operator()(double na, double nb) const { return c * (na + nb + kr) + kf; }
 };
+
+// The bound of a tile's engine (Four, Six, Hybrid) in Bound's form. Hybrid: Four's
+// argument with R = P (A' within 2^-(P+1) of a, R_A and R_B within 2^-(P+1): the same
+// two rounded products in chunks of g.chunk), plus the CRT's error (A'B' as a
+// double-double within 2^-100 (4 |A'B'| + 2^32) of it, |A'B'| <= k 2^(2P): below k 2^-97
+// of 2^(e_i + f_j), ModularBound's kf).
+Bound split_bound(Engine e, const Geometry& g, index_t k)
+{
+    Bound b(rest_exponent(e, g), k, g.chunk);
+    if (e == Engine::Hybrid) b.kf += ModularBound(g.hybrid_bits, k).kf;
+    return b;
+}
 
 // Auto's choice of the Modular engine for a call (speed only: the bits do not depend
 // on it), from a sample of 8 rows of op(A) and 8 columns of op(B) (evenly spaced, those
@@ -830,14 +877,28 @@ bool plan(index_t m, index_t n, index_t k, double alpha, Operand A, Operand B, d
     // Modular: forced, or Auto's where it applies (AVX-512 VNNI, the residues' memory)
     // and pays (k past the screen's, 64 rows and columns, the sample: modular_pays).
     const bool auto_modular = out.engine == Engine::Auto && k >= MODULAR_MIN_K && m >= 64 && n >= 64;
+    auto modular_applies = [&](const ModularGeometry& g) {
+        const bool fits_memory =
+            static_cast<double>(g.moduli) * static_cast<double>(m + 64) * static_cast<double>(k + 4) <= MODULAR_MAX_BYTES;
+        return modular_available() && g.moduli > 0 && fits_memory;
+    };
     if (out.engine == Engine::Modular || auto_modular) {
         out.modular = modular_geometry(k);
-        const bool fits_memory = static_cast<double>(out.modular.moduli) * static_cast<double>(m + 64) *
-                                     static_cast<double>(k + 4) <= MODULAR_MAX_BYTES;
-        const bool applies = modular_available() && out.modular.moduli > 0 && fits_memory;
+        const bool applies = modular_applies(out.modular);
         if (out.engine == Engine::Modular && !applies) out.engine = Engine::Four;
         if (auto_modular && applies && modular_pays(m, n, k, A, B, out.row_exp, out.col_exp, out.modular.P))
             out.engine = Engine::Modular;
+    }
+    // Hybrid: forced, or Auto's Four tiles where Modular was not taken but applies.
+    out.hybrid = false;
+    if (out.engine == Engine::Hybrid || (out.engine == Engine::Auto && auto_modular && HYBRID_AUTO)) {
+        const ModularGeometry hg = hybrid_geometry(k);
+        if (modular_applies(hg)) {
+            out.modular = hg;
+            out.geometry.hybrid_bits = hg.P;
+            out.hybrid = true;
+        } else if (out.engine == Engine::Hybrid)
+            out.engine = Engine::Four;
     }
     out.m = m;
     out.n = n;
@@ -854,8 +915,13 @@ bool plan(index_t m, index_t n, index_t k, double alpha, Operand A, Operand B, d
     // Modular: tiles of at most 384 (a multiple of its int8 kernel's 6 rows and 64
     // columns), whose N int32 products (19 x 4 bytes an element) stay within 12 MiB.
     const index_t modular_side = 384;
-    out.mb = tiling.mb > 0 ? tiling.mb : out.engine == Engine::Modular ? modular_side : side;
-    out.nb = tiling.nb > 0 ? tiling.nb : out.engine == Engine::Modular ? modular_side : side;
+    // Hybrid: larger tiles (op(A)'s rows are scaled again for every column tile, and
+    // its dgemms and int8 products run on larger blocks): 768 (two of Modular's), or the
+    // whole dimension up to 1024, for k <= 2048 (n = 2048, 2^+-20: 1.28-1.29 s against
+    // 1.45 with 384; n = 1024: 0.181 s whole against 0.193), 384 beyond.
+    auto hybrid_side = [&](index_t dim) { return k > 2048 ? modular_side : dim <= 1024 ? dim : 2 * modular_side; };
+    out.mb = tiling.mb > 0 ? tiling.mb : out.engine == Engine::Modular ? modular_side : out.hybrid ? hybrid_side(m) : side;
+    out.nb = tiling.nb > 0 ? tiling.nb : out.engine == Engine::Modular ? modular_side : out.hybrid ? hybrid_side(n) : side;
     return true;
 }
 
@@ -1167,15 +1233,19 @@ void run(const Plan& p, index_t j0, index_t j1)
     const bool modular = p.engine == Engine::Modular; // plan() checked that it applies
     sb.keep_scaled = !modular; // Modular reads the scaled columns once (rest), before any slicing
     ModularWork& mw = buffers.modular;
-    if (modular) {
+    if (modular || p.hybrid) {
         mw.geo = p.modular;
         mw.basis = &modular::basis(p.modular.moduli);
         Clock clock{&prof.residue_s};
-        modular_rows(p, mw, sa);
+        if (modular)
+            modular_rows(p, mw, sa);
+        else
+            modular_layout(p, mw); // Hybrid: a row tile's residues when a tile first needs them
     }
     for (index_t jb = j0; jb < j1; jb += p.nb) {
         const index_t nc = std::min(p.nb, j1 - jb);
         bool sb_started = false;
+        bool cols_done = false; // Hybrid: the column tile's residues are made
         Engine sb_engine = Engine::Auto; // the engine sb's slices were made for (Auto: none yet)
         for (index_t ib = 0; ib < p.m; ib += p.mb) {
             const index_t mr = std::min(p.mb, p.m - ib);
@@ -1199,6 +1269,19 @@ void run(const Plan& p, index_t j0, index_t j1)
                     // Spread data: Screen rather than the kernel, and rather than Six up
                     // to k = 1024 (SCREEN_SPREAD_MAX_K).
                     dot2 = elementwise || (engine == Engine::Six && k <= SCREEN_SPREAD_MAX_K);
+                    if (p.hybrid && engine == Engine::Four) engine = Engine::Hybrid;
+                }
+                // Hybrid: the residues of the tile's rows and columns, from the scaled
+                // (not yet sliced) entries, once each.
+                if (engine == Engine::Hybrid && !dot2 && !elementwise) {
+                    Clock clock{&prof.residue_s};
+                    const index_t tile = ib / p.mb;
+                    if (!mw.rows_done[static_cast<std::size_t>(tile)]) modular_row_tile(p, mw, sa, tile);
+                    if (!cols_done) {
+                        if (sb.made > 0) sb.start(jb, nc); // sliced for another engine
+                        modular_columns(nc, k, mw, sb);
+                        cols_done = true;
+                    }
                 }
             }
             if (dot2) {
@@ -1237,17 +1320,19 @@ void run(const Plan& p, index_t j0, index_t j1)
                     ++prof.tiles_elementwise;
                 else if (modular)
                     ++prof.tiles_modular;
+                else if (engine == Engine::Hybrid)
+                    ++prof.tiles_hybrid;
                 else
                     ++(engine == Engine::Four ? prof.tiles_four : prof.tiles_six);
-                if (open > 0 && modular)
-                    modular_tile(p, mw, ib / p.mb, ib, mr, jb, nc, st, prof);
-                else if (open > 0)
+                if (open > 0 && (modular || (engine == Engine::Hybrid && !elementwise)))
+                    modular_tile(p, mw, ib / p.mb, ib, mr, jb, nc, st, prof); // Hybrid: A'B', the rests below
+                if (open > 0 && !modular)
                     sum_products(engine, g, sa, sb, mr, nc, k, p.row_exp.data() + ib, p.col_exp.data() + jb, st.hi.data(),
                                  st.lo.data(), st.prod.data(), st.open.data(), prof);
                 const double t_decide = cpu_now();
                 // An element the bound cannot decide goes per element (the screen first).
                 // The bound: bc (na_i + nb_j + bk) 2^(e_i + f_j), Bound's or ModularBound's.
-                const Bound split_tail(rest_exponent(tile_engine, g), k, g.chunk);
+                const Bound split_tail = split_bound(tile_engine, g, k);
                 const ModularBound modular_tail(p.modular.P, k);
                 const double bc = modular ? modular_tail.c : split_tail.c;
                 const double bk = modular ? modular_tail.kr + modular_tail.kf / modular_tail.c
@@ -1426,7 +1511,58 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, Product
         }
         engine = Engine::Four;
     }
-    const Geometry g = geometry_for(k);
+    Geometry g = geometry_for(k);
+    if (engine == Engine::Hybrid) { // forced only, as Modular: where it applies, else Four
+        const ModularGeometry hg = hybrid_geometry(k);
+        if (modular_available() && hg.moduli > 0 &&
+            static_cast<double>(hg.moduli) * static_cast<double>(m + 64) * static_cast<double>(k + 4) <= MODULAR_MAX_BYTES) {
+            Plan p;
+            p.modular = hg;
+            p.m = m;
+            p.n = n;
+            p.k = k;
+            p.mb = m;
+            p.nb = n;
+            p.row_exp = w.row_exp;
+            p.col_exp = w.col_exp;
+            g.hybrid_bits = hg.P;
+            static thread_local ModularWork mw;
+            mw.geo = hg;
+            mw.basis = &modular::basis(hg.moduli);
+            w.sa.X = A;
+            w.sa.keep_scaled = false;
+            w.sb.X = Operand{B.p, B.cs, B.rs};
+            w.sb.keep_scaled = true;
+            w.sa.k = w.sb.k = k;
+            w.sa.exp = w.row_exp.data();
+            w.sb.exp = w.col_exp.data();
+            Profile prof;
+            modular_rows(p, mw, w.sa); // leaves sa started on all rows, not sliced
+            w.sb.start(0, n);
+            modular_columns(n, k, mw, w.sb);
+            static thread_local TileState st;
+            st.hi.assign(count, 0.0);
+            st.lo.assign(count, 0.0);
+            st.open = w.open;
+            modular_tile(p, mw, 0, 0, m, 0, n, st, prof); // A'B'
+            set_widths(Engine::Hybrid, g, w.sa, w.sb);
+            w.prod.resize(6 * count);
+            sum_products(Engine::Hybrid, g, w.sa, w.sb, m, n, k, w.row_exp.data(), w.col_exp.data(), st.hi.data(),
+                         st.lo.data(), w.prod.data(), w.open.data(), prof); // A' R_B, R_A b
+            const Bound tail = split_bound(Engine::Hybrid, g, k);
+            for (index_t j = 0; j < n; ++j)
+                for (index_t i = 0; i < m; ++i) {
+                    const std::size_t q = static_cast<std::size_t>(i + j * m);
+                    if (w.open[q] != 1) continue;
+                    out.hi[q] = st.hi[q];
+                    out.lo[q] = st.lo[q];
+                    out.err[q] = tail(w.sa.norm[static_cast<std::size_t>(i)], w.sb.norm[static_cast<std::size_t>(j)]) *
+                                 pow2(w.row_exp[static_cast<std::size_t>(i)] + w.col_exp[static_cast<std::size_t>(j)]);
+                }
+            return true;
+        }
+        engine = Engine::Four;
+    }
     w.sa.X = A;
     w.sa.keep_scaled = false;
     w.sb.X = Operand{B.p, B.cs, B.rs}; // columns of B are the rows of B^T
@@ -1462,6 +1598,16 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, Product
 
 std::uint64_t fallback_elements() { return fallbacks.load(std::memory_order_relaxed); }
 
+namespace {
+// The largest P (at most 62) for which n moduli reach 4 k 2^(2P).
+int largest_p(int n, index_t k)
+{
+    const double lk = std::log2(static_cast<double>(std::max<index_t>(k, 1)));
+    // P <= 62: x + 2^63 must fit 64 bits (exact_modular.hpp, split).
+    return std::min(62, static_cast<int>(std::floor((modular::basis(n).log2_m - 2.0 - lk) / 2.0 - 1e-9)));
+}
+} // namespace
+
 ModularGeometry modular_geometry(index_t k)
 {
     ModularSettings o;
@@ -1472,14 +1618,9 @@ ModularGeometry modular_geometry(index_t k)
     ModularGeometry g;
     k = std::max<index_t>(k, 1);
     g.depth = o.depth > 0 ? o.depth : int8::kMaxDepth;
-    const double lk = std::log2(static_cast<double>(k));
-    // P <= 62: x + 2^63 must fit 64 bits (exact_modular.hpp, split).
-    auto largest_p = [&](int n) {
-        return std::min(62, static_cast<int>(std::floor((modular::basis(n).log2_m - 2.0 - lk) / 2.0 - 1e-9)));
-    };
     if (o.moduli > 0) {
         g.moduli = o.moduli;
-        g.P = o.P > 0 ? std::min(o.P, 62) : largest_p(o.moduli);
+        g.P = o.P > 0 ? std::min(o.P, 62) : largest_p(o.moduli, k);
         return g;
     }
     if (o.P > 0) {
@@ -1489,10 +1630,34 @@ ModularGeometry modular_geometry(index_t k)
     }
     for (int n = 18; n <= modular::kMaxModuli; ++n) {
         g.moduli = n;
-        g.P = largest_p(n);
+        g.P = largest_p(n, k);
         if (g.P >= 62) return g;
     }
     if (g.P < 56) g.moduli = 0;
+    return g;
+}
+
+ModularGeometry hybrid_geometry(index_t k)
+{
+    ModularSettings o;
+    {
+        const std::lock_guard<std::mutex> lock(modular_mutex);
+        o = modular_override;
+    }
+    ModularGeometry g;
+    k = std::max<index_t>(k, 1);
+    g.depth = o.depth > 0 ? o.depth : int8::kMaxDepth;
+    if (o.moduli > 0 || o.P > 0) { // the tests' settings, as Modular's
+        g.moduli = o.moduli > 0 ? o.moduli : modular::moduli_for(k, std::min(o.P, 62));
+        g.P = o.P > 0 ? std::min(o.P, 62) : largest_p(g.moduli, k);
+        return g;
+    }
+    for (int n = 9; n <= modular::kMaxModuli; ++n) {
+        g.moduli = n;
+        g.P = largest_p(n, k);
+        if (g.P >= 28) return g;
+    }
+    if (g.P < 20) g.moduli = 0;
     return g;
 }
 
@@ -1535,7 +1700,9 @@ Engine engine_from_environment()
     if (value == "six") return Engine::Six;
     if (value == "screen") return Engine::Screen;
     if (value == "modular") return Engine::Modular;
-    throw Error("exact backend: FLAMEX_EXACT_GEMM_ENGINE must be auto, four, six, screen or modular, got '" + value + "'");
+    if (value == "hybrid") return Engine::Hybrid;
+    throw Error("exact backend: FLAMEX_EXACT_GEMM_ENGINE must be auto, four, six, screen, modular or hybrid, got '" + value +
+                "'");
 }
 
 } // namespace flamex::exact_gemm

@@ -99,12 +99,28 @@ struct Operand {
 //        AVX-512) and op(A)'s residues fit in 512 MiB; elsewhere, forced, it is Four. Time: int8 products about 200 int8 MACs/ns
 //        against BLIS dgemm's 26 fp64 MACs/ns, 18 of them 2.1 dgemms at n = 2048 (Four's
 //        four dgemms 3.75-4.4); in all 2.8-2.9x dgemm on uniform data (Four 5.1x).
+//   Hybrid (issue 30, third round, helper hybrid): Four's remainders with Modular's
+//        exact part. Rows of op(A) and columns of op(B) each in one slice of P bits,
+//        A' = round(a 2^P), B' = round(b 2^P) (rests R_A, R_B, |R| <= 1/2); A'B' exactly
+//        by Modular's CRT (its residues, int8 products and reconstruction) with the
+//        fewest moduli from 9 that give P >= 28 (k = 2048: 9 moduli, P = 29: |A'B'| <=
+//        k 2^58 against M / 4 = 2^69.6), A' R_B and R_A b by BLIS dgemm, rounded, in
+//        chunks of 256 terms, covered by Bound with R = P (as Four with R = L), plus the
+//        reconstruction's k 2^-97 (hybrid_geometry). The bound follows the rests' real
+//        size, so spread data (2^+-20, 2^+-40) keep nearly every element, as with Four,
+//        at 9 int8 products and 2 dgemms rather than 4 dgemms. Where modular_available()
+//        (else, forced, it is Four); op(A)'s residues of a row tile are made when a tile
+//        first takes the engine, op(B)'s once per column tile; tiles of 768 (or the
+//        whole dimension up to 1024) for k <= 2048. n = 2048, one thread: 2^+-20 and
+//        2^+-40 3.8-3.9x dgemm (Four 5.0-5.3x).
 //   Auto (k > 128): Modular where it applies, k >= 512, m and n >= 64 and a sample of
 //        8 x 8 elements predicts at most 1/16 lost to its bound (exact_gemm.cpp,
 //        modular_pays; uniform data); else Four; a thread whose tile sent more than 1/64
 //        of its elements per element takes Six for its following tiles (spread data,
 //        whose results lie far below 2^(e_i + f_j)); a Six tile that sent more than 7/8
-//        per element sends the following tiles per element from the start.
+//        per element sends the following tiles per element from the start. Where Modular
+//        is not taken but applies (modular_available(), k >= 512, m, n >= 64), a tile
+//        the sample gives to Four is Hybrid instead (Plan::hybrid).
 //   Screen: no products; every element's dot product in double-double (Dot2, one
 //        chain of k terms, the tile's rows in the vector lanes), its interval from the
 //        sum of the products' magnitudes: about 2k^2 2^-106 of it, whatever 2^(e_i + f_j).
@@ -114,8 +130,8 @@ struct Operand {
 // which follows the products present rather than 2^(e_i + f_j)) before the per-element
 // kernel. Whatever the engine, every element is kept only when its interval rounds to one
 // double: the bits do not depend on it. FLAMEX_EXACT_GEMM_ENGINE = auto | four | six |
-// screen | modular (tests, benchmarks; anything else: flamex::Error).
-enum class Engine { Auto, Four, Six, Screen, Modular };
+// screen | modular | hybrid (tests, benchmarks; anything else: flamex::Error).
+enum class Engine { Auto, Four, Six, Screen, Modular, Hybrid };
 Engine engine_from_environment();
 
 // The Modular engine's choice for depth k: P, the moduli N, and the most terms one
@@ -126,6 +142,11 @@ struct ModularGeometry {
 };
 // 0 moduli: the engine does not apply (k too large for 20 moduli at P >= 56).
 ModularGeometry modular_geometry(index_t k);
+
+// The Hybrid engine's choice for depth k: the fewest moduli from 9 on whose largest P
+// (M >= 4 k 2^(2P), P <= 62) is at least 28, and that P (the settings below override
+// either as for Modular).
+ModularGeometry hybrid_geometry(index_t k);
 
 // Whether the Modular engine can run in this process: the CPU has AVX-512 VNNI (BW)
 // and the exact kernels' set is an AVX-512 one (FLAMEX_EXACT_ISA=avx2 or generic,
@@ -148,6 +169,7 @@ struct Geometry {
     int width = 0;     // W (of the chunk)
     int six_bits = 0;  // beta = floor(W / 2)
     int four_bits = 0; // L = floor((2W + 1) / 3)
+    int hybrid_bits = 0; // Hybrid's P (plan() sets it where the engine may run)
 };
 
 // The geometry for depth k (tests).
@@ -167,6 +189,7 @@ struct Profile {
     std::uint64_t tiles_screen = 0;
     double residue_s = 0, reconstruct_s = 0; // Modular: residues of A and B; the CRT (product_s: its int8 gemms)
     std::uint64_t tiles_modular = 0;
+    std::uint64_t tiles_hybrid = 0;
 };
 Profile profile();
 void reset_profile();
@@ -179,7 +202,8 @@ struct Plan {
     index_t crs = 0, ccs = 0;
     Geometry geometry;
     Engine engine = Engine::Auto;
-    ModularGeometry modular; // Engine::Modular
+    ModularGeometry modular; // Engine::Modular; Hybrid's where hybrid
+    bool hybrid = false;     // Hybrid runs: forced, or Auto's tiles that the sample gives to Four
     index_t mb = 0, nb = 0;
     std::vector<int> row_exp, col_exp; // e_i, f_j; NO_EXPONENT: the row / column goes per element
 };
@@ -255,7 +279,7 @@ struct ProductSums {
 // engine: as for gemm (Auto: chosen from a sample of the data; when it predicts
 // that the split would lose nearly every element, every representable element is
 // marked per_element instead, and nothing is computed; Auto never takes Modular
-// here, Modular forced is taken where it applies, the err its bound's).
+// here, Modular and Hybrid forced are taken where they apply, the err their bounds').
 bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, ProductSums& out,
                   Engine engine = Engine::Six);
 

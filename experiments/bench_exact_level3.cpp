@@ -157,9 +157,10 @@ void gemm_tables(const Level3Options& o, const Report& report)
                             static_cast<unsigned long long>(prof.tiles_elementwise));
                 if (std::getenv("FLAMEX_BENCH_PROFILE") != nullptr) // where the exact gemm's time went (thread CPU s, all runs)
                     std::printf("<!-- profile: scan %.3f slice %.3f product %.3f fold %.3f decide %.3f element %.3f "
-                                "residue %.3f reconstruct %.3f; tiles modular %llu, screened %llu -->\n",
+                                "residue %.3f reconstruct %.3f; tiles modular %llu, hybrid %llu, screened %llu -->\n",
                                 prof.scan_s, prof.slice_s, prof.product_s, prof.fold_s, prof.decide_s, prof.element_s,
                                 prof.residue_s, prof.reconstruct_s, static_cast<unsigned long long>(prof.tiles_modular),
+                                static_cast<unsigned long long>(prof.tiles_hybrid),
                                 static_cast<unsigned long long>(prof.screened));
                 std::fflush(stdout);
             }

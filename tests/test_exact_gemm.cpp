@@ -123,7 +123,7 @@ const Blas& split2() { return backends().split(2); }
 
 // The split with each engine forced in turn (FLAMEX_EXACT_GEMM_ENGINE, read when a
 // backend is made: exact_gemm.hpp), 1 and 2 threads, and the default (Auto).
-const char* const kEngines[] = {"four", "six", "screen", "modular"};
+const char* const kEngines[] = {"four", "six", "screen", "modular", "hybrid"};
 const std::vector<const Blas*>& split_backends()
 {
     static const std::vector<std::unique_ptr<flamex::test::SplitPathBackends>> forced = [] {
@@ -233,6 +233,11 @@ int count_wrong_against_mpfr(const Case& c, Obj C, const std::string& what)
 
 const double kAlphas[] = {1.0, -1.0, 0.0, 0.7853981633974483, -3.0, 0x1p-40};
 const double kBetas[] = {0.0, 1.0, -1.0, 1.4142135623730951, 0x1p+30, -0.1};
+
+const char* engine_name(eg::Engine e)
+{
+    return e == eg::Engine::Four ? "Four" : e == eg::Engine::Six ? "Six" : e == eg::Engine::Hybrid ? "Hybrid" : "other";
+}
 
 } // namespace
 
@@ -412,7 +417,7 @@ TEST(ExactGemmSplit, EveryTileSizeAndColumnSplit)
         const Matrix want = run_gemm(elementwise(), c);
         for (const auto& [mb, nb] : std::vector<std::pair<Dim, Dim>>{{1, 1}, {8, 8}, {24, 40}, {64, 17}, {200, 200}})
             for (const eg::Engine engine : {eg::Engine::Auto, eg::Engine::Four, eg::Engine::Six, eg::Engine::Screen,
-                                             eg::Engine::Modular}) {
+                                             eg::Engine::Modular, eg::Engine::Hybrid}) {
                 Matrix C = c.C0;
                 eg::Plan plan;
                 ASSERT_TRUE(eg::plan(m, n, k, c.alpha, {c.A.view().buffer(), 1, c.A.view().col_stride()},
@@ -523,6 +528,44 @@ double sums_error(const Matrix& A, const Matrix& B, const eg::ProductSums& sums,
     return std::fabs(exref::to_double(diff.get()));
 }
 
+// Auto's Hybrid (where Modular applies but the sample does not take it): the tiles the
+// sample gives to Four are Hybrid, the others Six, in the same column tiles in either
+// order (a column tile sliced for Six first, then its residues for Hybrid: the slicer
+// restarted), bits as the per-element kernel's, on one thread and split columns.
+TEST(ExactGemmSplit, AutoTakesHybridForFourTiles)
+{
+    if (!eg::modular_available()) GTEST_SKIP() << "the Hybrid engine does not apply here (no VNNI, or FLAMEX_EXACT_ISA)";
+    Rng rng(24);
+    const Dim m = 128, n = 128, k = 1100; // k > 1024: Six tiles stay Six (SCREEN_SPREAD_MAX_K)
+    Case c{Trans::No, Trans::No, -1.0, 1.0, Matrix(m, k), Matrix(k, n), Matrix(m, n)};
+    for (Dim p = 0; p < k; ++p) {
+        for (Dim i = 0; i < m; ++i) c.A(i, p) = flamex::test::random_double(rng, i < 64 ? -200 : -20, i < 64 ? 200 : 20);
+        for (Dim j = 0; j < n; ++j) c.B(p, j) = flamex::test::random_double(rng, j < 64 ? -200 : -20, j < 64 ? 200 : 20);
+    }
+    for (Dim j = 0; j < n; ++j)
+        for (Dim i = 0; i < m; ++i) c.C0(i, j) = flamex::test::random_double(rng, -20, 20);
+    const Matrix want = run_gemm(elementwise(), c);
+    // Tiles (rows, columns): 2^+-200 x 2^+-200 Six; the others (one operand 2^+-20) Hybrid.
+    for (const Dim split : {n, Dim{64}}) {
+        Matrix C = c.C0;
+        eg::Plan plan;
+        ASSERT_TRUE(eg::plan(m, n, k, c.alpha, {c.A.view().buffer(), 1, c.A.view().col_stride()},
+                             {c.B.view().buffer(), 1, c.B.view().col_stride()}, c.beta, C.view().buffer(), 1,
+                             C.view().col_stride(), {64, 64, eg::Engine::Auto}, plan));
+        EXPECT_TRUE(plan.hybrid);
+        EXPECT_EQ(plan.engine, eg::Engine::Auto);
+        eg::reset_profile();
+        eg::run(plan, 0, split);
+        eg::run(plan, split, n);
+        const eg::Profile prof = eg::profile();
+        EXPECT_TRUE(same(C, want)) << split;
+        EXPECT_EQ(prof.tiles_hybrid, 3u) << split;
+        EXPECT_EQ(prof.tiles_six, 1u) << split;
+        EXPECT_EQ(prof.tiles_four + prof.tiles_modular, 0u) << split;
+        EXPECT_LE(prof.per_element + prof.screened, static_cast<std::uint64_t>(m * n / 8)) << split;
+    }
+}
+
 // Each engine's sums (exact_gemm::product_sums, forced) against MPFR: the exact sum
 // within err of hi + lo, on data that drives Four's slices to their limit (op(A)
 // in [1 - 2^-4, 1): A_full near 2^L, all its bits random; op(B) below a half-integer at its first cut: B_1
@@ -533,7 +576,7 @@ TEST(ExactGemmSplit, EngineSumsLieWithinTheirBoundAtTheLimit)
 {
     Rng rng(23);
     int wrong = 0;
-    for (const eg::Engine engine : {eg::Engine::Four, eg::Engine::Six})
+    for (const eg::Engine engine : {eg::Engine::Four, eg::Engine::Six, eg::Engine::Hybrid})
         for (const Dim k : {Dim{200}, Dim{256}, Dim{700}}) {
             const eg::Geometry g = eg::geometry(k);
             const int cut = g.width - g.four_bits; // B_0's width
@@ -563,15 +606,15 @@ TEST(ExactGemmSplit, EngineSumsLieWithinTheirBoundAtTheLimit)
                     ASSERT_EQ(sums.per_element[q], 0);
                     const double d = sums_error(A, B, sums, i, j, m);
                     if (!(d <= sums.err[q]) && ++wrong <= 3)
-                        ADD_FAILURE() << (engine == eg::Engine::Four ? "Four" : "Six") << " k " << k << " (" << i << ","
-                                      << j << "): |S - hi - lo| " << exref::hex(d) << " > err " << exref::hex(sums.err[q]);
+                        ADD_FAILURE() << engine_name(engine) << " k " << k << " (" << i << "," << j
+                                      << "): |S - hi - lo| " << exref::hex(d) << " > err " << exref::hex(sums.err[q]);
                 }
         }
     EXPECT_EQ(wrong, 0);
 }
 
 // The bound of the rounded products (exact_gemm.cpp, struct Bound) on data where it is
-// nearly tight: the rest R (R = L for Four, 2 beta for Six) of the leading entries
+// nearly tight: the rest R (R = L for Four, 2 beta for Six, P for Hybrid) of the leading entries
 // exactly half a unit, a_0 = b_0 = 1/2 + 2^-(R+1) (the first terms of A_full R_B and
 // R_A b 2^(R-2) and about 1/4: powers of two from above), then k - 1 terms each just
 // below half an ulp of that partial sum (a_l = (3/2 - 2^-10) 2^-R, b_l = (1 - 2^-10)
@@ -581,10 +624,13 @@ TEST(ExactGemmSplit, EngineSumsLieWithinTheirBoundAtTheLimit)
 // from it, fails here (checked).
 TEST(ExactGemmSplit, RoundedProductsAtTheirWorstCaseStayWithinTheBound)
 {
-    for (const eg::Engine engine : {eg::Engine::Four, eg::Engine::Six})
+    for (const eg::Engine engine : {eg::Engine::Four, eg::Engine::Six, eg::Engine::Hybrid})
         for (const Dim k : {Dim{64}, Dim{128}, Dim{256}}) {
+            if (engine == eg::Engine::Hybrid && !eg::modular_available()) continue; // (forced, it is Four: done)
             const eg::Geometry g = eg::geometry(k);
-            const int R = engine == eg::Engine::Four ? g.four_bits : 2 * g.six_bits;
+            const int R = engine == eg::Engine::Four   ? g.four_bits
+                          : engine == eg::Engine::Hybrid ? eg::hybrid_geometry(k).P
+                                                         : 2 * g.six_bits;
             const Dim m = 4, n = 4;
             Matrix A(m, k), B(k, n);
             for (Dim i = 0; i < m; ++i) {
@@ -605,8 +651,7 @@ TEST(ExactGemmSplit, RoundedProductsAtTheirWorstCaseStayWithinTheBound)
                     const std::size_t q = static_cast<std::size_t>(i + j * m);
                     ASSERT_EQ(sums.per_element[q], 0);
                     const double d = sums_error(A, B, sums, i, j, m);
-                    EXPECT_LE(d, sums.err[q]) << (engine == eg::Engine::Four ? "Four" : "Six") << " k " << k << " (" << i
-                                              << "," << j << ")";
+                    EXPECT_LE(d, sums.err[q]) << engine_name(engine) << " k " << k << " (" << i << "," << j << ")";
                     tightest = std::max(tightest, d / sums.err[q]);
                     error[q] = d;
                 }
@@ -615,10 +660,10 @@ TEST(ExactGemmSplit, RoundedProductsAtTheirWorstCaseStayWithinTheBound)
             // mostly the double-double sums' term, 1.01 k 2^-95, which this data does not
             // approach: 2-8% of it.)
             if (std::getenv("FLAMEX_PRINT_TIGHTEST") != nullptr)
-                std::printf("%s k %ld: |S - hi - lo| / err up to %.3f\n", engine == eg::Engine::Four ? "Four" : "Six",
-                            static_cast<long>(k), tightest);
-            if (engine != eg::Engine::Four) continue;
-            EXPECT_GT(tightest, 0.5) << "Four k " << k;
+                std::printf("%s k %ld: |S - hi - lo| / err up to %.3f\n", engine_name(engine), static_cast<long>(k),
+                            tightest);
+            if (engine == eg::Engine::Six) continue;
+            EXPECT_GT(tightest, 0.5) << engine_name(engine) << " k " << k;
             // The gemm's decision on the same data: C := A B + beta C with c_ij chosen so
             // that the computed sum lies delta below a midpoint M and the exact one above
             // it, delta = 0.85 of the error made (about 0.62 err). A bound keeps M inside
@@ -656,9 +701,9 @@ TEST(ExactGemmSplit, RoundedProductsAtTheirWorstCaseStayWithinTheBound)
                 eg::Plan plan;
                 ASSERT_TRUE(eg::plan(m, n, k, 1.0, {A.view().buffer(), 1, A.view().col_stride()},
                                      {B.view().buffer(), 1, B.view().col_stride()}, beta, C.view().buffer(), 1,
-                                     C.view().col_stride(), {m, n, eg::Engine::Four}, plan));
+                                     C.view().col_stride(), {m, n, engine}, plan));
                 eg::run(plan, 0, n);
-                EXPECT_TRUE(same(C, want)) << "Four k " << k << " beta " << beta;
+                EXPECT_TRUE(same(C, want)) << engine_name(engine) << " k " << k << " beta " << beta;
             }
         }
 }

@@ -205,17 +205,17 @@ TEST(ExactModular, Int8GemmMatchesIntegerSums)
 
 namespace {
 
-// C := A B + C through plan/run with the Modular engine forced (whatever the
-// settings say), every element against MPFR (correctly rounded); the profile's
+// C := A B + C through plan/run with the Modular engine (or another) forced (whatever
+// the settings say), every element against MPFR (correctly rounded); the profile's
 // Modular tiles and int8 products returned.
 int modular_gemm_wrong(std::int64_t m, std::int64_t n, std::int64_t k, const std::vector<double>& A,
-                       const std::vector<double>& B, const std::vector<double>& C0, eg::Profile& prof)
+                       const std::vector<double>& B, const std::vector<double>& C0, eg::Profile& prof,
+                       eg::Engine engine = eg::Engine::Modular)
 {
     std::vector<double> C = C0;
     eg::Plan plan;
     eg::reset_profile();
-    if (!eg::plan(m, n, k, 1.0, {A.data(), 1, m}, {B.data(), 1, k}, 1.0, C.data(), 1, m, {0, 0, eg::Engine::Modular},
-                  plan))
+    if (!eg::plan(m, n, k, 1.0, {A.data(), 1, m}, {B.data(), 1, k}, 1.0, C.data(), 1, m, {0, 0, engine}, plan))
         return -1;
     eg::run(plan, 0, n);
     prof = eg::profile();
@@ -295,6 +295,39 @@ TEST(ExactModular, CrtRangeAtItsLimit)
     eg::set_modular_settings({g.P, 16, 0}); // one modulus too few for P: M / 4 < |A'B'|
     EXPECT_GT(modular_gemm_wrong(m, n, k, A, B, C, prof), 0);
     eg::set_modular_settings({});
+
+    // The Hybrid engine (A'B' by the same CRT, A' R_B and R_A b by dgemm): its default
+    // geometry at this k, 9 moduli and P = 30 (|A'B'| = 2^68.2 against M / 4 = 2^69.6),
+    // bits against MPFR; then 8 moduli at that P must be wrong somewhere.
+    const eg::ModularGeometry h = eg::hybrid_geometry(k);
+    EXPECT_EQ(h.moduli, 9);
+    EXPECT_EQ(h.P, 30);
+    EXPECT_LT(md::basis(9).log2_m - (2 + std::log2(static_cast<double>(k)) + 2 * h.P), 1.5);
+    EXPECT_EQ(modular_gemm_wrong(m, n, k, A, B, C, prof, eg::Engine::Hybrid), 0);
+    EXPECT_EQ(prof.tiles_hybrid, 1u);
+    EXPECT_EQ(prof.tiles_modular, 0u);
+    EXPECT_LE(prof.per_element + prof.screened, static_cast<std::uint64_t>(m * n / 64));
+    eg::set_modular_settings({h.P, 8, 0});
+    EXPECT_GT(modular_gemm_wrong(m, n, k, A, B, C, prof, eg::Engine::Hybrid), 0);
+    eg::set_modular_settings({});
+}
+
+// Hybrid's geometry: 9 moduli and P >= 28 through k = 8192 (k = 2048: P = 29), P at the
+// largest that 9 moduli allow, more moduli only where 9 would give P < 28.
+TEST(ExactModular, HybridGeometry)
+{
+    for (const std::int64_t k : {std::int64_t{1}, std::int64_t{64}, std::int64_t{300}, std::int64_t{2048}, std::int64_t{8192},
+                                 std::int64_t{1} << 20}) {
+        const eg::ModularGeometry h = eg::hybrid_geometry(k);
+        const double need = 2 + std::log2(static_cast<double>(k)) + 2 * h.P;
+        EXPECT_GE(md::basis(h.moduli).log2_m, need) << k;          // M >= 4 k 2^(2P)
+        EXPECT_LT(md::basis(h.moduli).log2_m, need + 2.0) << k;    // and P the largest
+        EXPECT_GE(h.P, 28) << k;
+        if (k <= 8192) {
+            EXPECT_EQ(h.moduli, 9) << k;
+        }
+    }
+    EXPECT_EQ(eg::hybrid_geometry(2048).P, 29);
 }
 
 // The Modular sums (product_sums, forced) at the bound's worst case: scaled entries
