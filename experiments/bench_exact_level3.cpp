@@ -98,7 +98,7 @@ bool same_pivots(const Pivots& a, const Pivots& b)
 
 const Table kGemm{"bench_exact.level3_gemm",
                   "| n | data | threads | blis dgemm [s] | order-fixed [s] | ratio | exact (correctly rounded) [s] | ratio | "
-                  "exact, 2 threads vs 1 | per element | engine tiles Four / Six / per element |",
+                  "exact, 2 threads vs 1 | per element | engine tiles Modular / Hybrid / Four / Six / per element |",
                   "|---|---|---|---|---|---|---|---|---|---|---|"};
 const Table kTrsm{"bench_exact.level3_trsm",
                   "| side, uplo, diag | triangle | right-hand sides | data | threads | blis dtrsm [s] | exact per element [s] | "
@@ -149,10 +149,11 @@ void gemm_tables(const Level3Options& o, const Report& report)
                 char speedup[32] = "";
                 if (threads == 2 && exact_one_thread > 0) std::snprintf(speedup, sizeof speedup, "%.2fx", exact_one_thread / te[1]);
                 const double elements = static_cast<double>(prof.kept + prof.per_element);
-                std::printf("| %ld | %s | %d | %.4g | %.4g | %.2f | %.4g | %.1f | %s | %.2g%% | %llu / %llu / %llu |\n", n,
+                std::printf("| %ld | %s | %d | %.4g | %.4g | %.2f | %.4g | %.1f | %s | %.2g%% | %llu / %llu / %llu / %llu / %llu |\n", n,
                             data.c_str(), threads, std::min(t[0], te[0]), t[1], t[1] / std::min(t[0], te[0]), te[1],
                             te[1] / std::min(t[0], te[0]), speedup,
                             elements > 0 ? 100.0 * static_cast<double>(prof.per_element) / elements : 0.0,
+                            static_cast<unsigned long long>(prof.tiles_modular), static_cast<unsigned long long>(prof.tiles_hybrid),
                             static_cast<unsigned long long>(prof.tiles_four), static_cast<unsigned long long>(prof.tiles_six),
                             static_cast<unsigned long long>(prof.tiles_elementwise));
                 if (std::getenv("FLAMEX_BENCH_PROFILE") != nullptr) // where the exact gemm's time went (thread CPU s, all runs)
