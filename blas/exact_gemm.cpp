@@ -799,31 +799,29 @@ bool modular_pays(index_t m, index_t n, index_t k, Operand A, Operand B, const s
 {
     constexpr index_t S = 8;
     const double scale = std::ldexp(1.0, P);
+    // Up to S evenly spaced vectors of length k (rows of op(A) or columns of op(B), entry
+    // (v, l) from entry(v, l)) with an exponent, scaled by it, into `scaled`; their rests'
+    // sums into `rest`. Returns how many were taken.
+    const auto sample = [&](index_t count, const std::vector<int>& exps, auto entry, std::vector<double>& scaled,
+                            double (&rest)[S]) {
+        index_t taken = 0;
+        for (index_t s = 0; s < S && s < count; ++s) {
+            const index_t v = s * count / std::min(S, count);
+            const int e = exps[static_cast<std::size_t>(v)];
+            if (e == NO_EXPONENT) continue;
+            for (index_t l = 0; l < k; ++l) {
+                const double x = entry(v, l) * pow2(-e);
+                scaled[static_cast<std::size_t>(taken * k + l)] = x;
+                rest[taken] += std::fabs(x * scale - std::nearbyint(x * scale));
+            }
+            ++taken;
+        }
+        return taken;
+    };
     std::vector<double> ra(static_cast<std::size_t>(S * k)), rb(static_cast<std::size_t>(S * k));
     double rest_a[S] = {}, rest_b[S] = {};
-    index_t na = 0, nb = 0;
-    for (index_t s = 0; s < S && s < m; ++s) {
-        const index_t i = s * m / std::min(S, m);
-        const int e = row_exp[static_cast<std::size_t>(i)];
-        if (e == NO_EXPONENT) continue;
-        for (index_t l = 0; l < k; ++l) {
-            const double v = A(i, l) * pow2(-e);
-            ra[static_cast<std::size_t>(na * k + l)] = v;
-            rest_a[na] += std::fabs(v * scale - std::nearbyint(v * scale));
-        }
-        ++na;
-    }
-    for (index_t s = 0; s < S && s < n; ++s) {
-        const index_t j = s * n / std::min(S, n);
-        const int f = col_exp[static_cast<std::size_t>(j)];
-        if (f == NO_EXPONENT) continue;
-        for (index_t l = 0; l < k; ++l) {
-            const double v = B(l, j) * pow2(-f);
-            rb[static_cast<std::size_t>(nb * k + l)] = v;
-            rest_b[nb] += std::fabs(v * scale - std::nearbyint(v * scale));
-        }
-        ++nb;
-    }
+    const index_t na = sample(m, row_exp, [&](index_t i, index_t l) { return A(i, l); }, ra, rest_a);
+    const index_t nb = sample(n, col_exp, [&](index_t j, index_t l) { return B(l, j); }, rb, rest_b);
     index_t lost = 0, sampled = 0;
     for (index_t s = 0; s < na; ++s)
         for (index_t t = 0; t < nb; ++t) {
