@@ -1606,7 +1606,11 @@ int largest_p(int n, index_t k)
 }
 } // namespace
 
-ModularGeometry modular_geometry(index_t k)
+namespace {
+// The geometry both CRT engines take for depth k: the tests' override where set, else the
+// fewest moduli from `fewest` on whose largest P reaches `wanted`; no engine (0 moduli)
+// where even kMaxModuli leave P below `least`.
+ModularGeometry crt_geometry(index_t k, int fewest, int wanted, int least)
 {
     ModularSettings o;
     {
@@ -1616,48 +1620,24 @@ ModularGeometry modular_geometry(index_t k)
     ModularGeometry g;
     k = std::max<index_t>(k, 1);
     g.depth = o.depth > 0 ? o.depth : int8::kMaxDepth;
-    if (o.moduli > 0) {
-        g.moduli = o.moduli;
-        g.P = o.P > 0 ? std::min(o.P, 62) : largest_p(o.moduli, k);
-        return g;
-    }
-    if (o.P > 0) {
-        g.P = std::min(o.P, 62);
-        g.moduli = modular::moduli_for(k, g.P);
-        return g;
-    }
-    for (int n = 18; n <= modular::kMaxModuli; ++n) {
-        g.moduli = n;
-        g.P = largest_p(n, k);
-        if (g.P >= 62) return g;
-    }
-    if (g.P < 56) g.moduli = 0;
-    return g;
-}
-
-ModularGeometry hybrid_geometry(index_t k)
-{
-    ModularSettings o;
-    {
-        const std::lock_guard<std::mutex> lock(modular_mutex);
-        o = modular_override;
-    }
-    ModularGeometry g;
-    k = std::max<index_t>(k, 1);
-    g.depth = o.depth > 0 ? o.depth : int8::kMaxDepth;
-    if (o.moduli > 0 || o.P > 0) { // the tests' settings, as Modular's
+    if (o.moduli > 0 || o.P > 0) {
         g.moduli = o.moduli > 0 ? o.moduli : modular::moduli_for(k, std::min(o.P, 62));
         g.P = o.P > 0 ? std::min(o.P, 62) : largest_p(g.moduli, k);
         return g;
     }
-    for (int n = 9; n <= modular::kMaxModuli; ++n) {
+    for (int n = fewest; n <= modular::kMaxModuli; ++n) {
         g.moduli = n;
         g.P = largest_p(n, k);
-        if (g.P >= 28) return g;
+        if (g.P >= wanted) return g;
     }
-    if (g.P < 20) g.moduli = 0;
+    if (g.P < least) g.moduli = 0;
     return g;
 }
+} // namespace
+
+ModularGeometry modular_geometry(index_t k) { return crt_geometry(k, 18, 62, 56); }
+
+ModularGeometry hybrid_geometry(index_t k) { return crt_geometry(k, 9, 28, 20); }
 
 bool modular_available()
 {
