@@ -373,3 +373,119 @@ TEST(ExactModular, SumsLieWithinTheirBoundAtItsWorstCase)
     EXPECT_GT(worst, 0.99);
     eg::set_modular_settings({});
 }
+
+// The Modular bound where it is nearly attained, against MPFR, at the default geometry
+// (P = 62 at k = 256). Row i of op(A): a_i0 = 1 - 2^-53 (e_i = 0: A' = 2^62 - 2^9, no
+// rest), then k - 1 small entries (N + r) 2^-62, N < 2^50, r in [1/8, 3/8]: each with
+// a rest +r. Every b_lj in [1 - 2^-40, 1) (B' = b 2^62, no rest). The dropped sum
+// R_A b 2^-62 is then 2^-62 sum_l r_l b_lj, at least 1 - 2^-40 of the rests' term of the
+// bound, 2^-62 (1 + 2^-30) sum_l r_l: |S - hi - lo| reaches 1 - 2^-29 of err (the
+// slack 2^-30 covers the norms' rounding, and k 2^-97 the reconstruction). The gemm on
+// the same data with c_ij placed so that the computed sum lies delta below a midpoint
+// and the exact one above it, delta just below the error made: the true bound leaves
+// the element undecided (the screen rounds it up), a bound (1 - 2^-28) of it keeps the
+// computed sum's side, rounded down, wrong (beta 1: the vectorized decision, beta 2
+// the general one). Then entries without rests (all in [1/2, 1): A', B' integers), where
+// err is k 2^-97 alone: A'B' near k 2^124 has more bits than its double-double, whose
+// error must lie within err (that term dropped fails here). A bound one ulp tighter
+// (times 1 - 2^-52) is caught by no test: it stays within the slack above, and within
+// decide's own (its interval is widened by 2^-40 and its double-double sum's 2^-96),
+// so it cannot keep a wrong result.
+TEST(ExactModular, BoundAttainedAtTheDefaultGeometryDecidesAgainstMpfr)
+{
+    if (!eg::modular_available()) GTEST_SKIP() << "the Modular engine does not apply here (no VNNI, or FLAMEX_EXACT_ISA)";
+    flamex::test::widen_mpfr_range();
+    Rng rng(47);
+    const std::int64_t m = 4, n = 4, k = 256;
+    ASSERT_EQ(eg::modular_geometry(k).P, 62);
+    std::vector<double> A(static_cast<std::size_t>(m * k)), B(static_cast<std::size_t>(k * n));
+    std::uniform_int_distribution<std::int64_t> small(std::int64_t{1} << 48, (std::int64_t{1} << 50) - 1);
+    std::uniform_int_distribution<int> eighths(1, 3);
+    std::uniform_int_distribution<std::int64_t> top((std::int64_t{1} << 53) - (std::int64_t{1} << 13), (std::int64_t{1} << 53) - 1);
+    for (std::int64_t i = 0; i < m; ++i) {
+        A[static_cast<std::size_t>(i)] = 1.0 - 0x1p-53;
+        for (std::int64_t l = 1; l < k; ++l)
+            A[static_cast<std::size_t>(i + l * m)] = std::ldexp(static_cast<double>(small(rng)) + eighths(rng) / 8.0, -62);
+    }
+    for (auto& x : B) x = std::ldexp(static_cast<double>(top(rng)), -53);
+    auto exact_minus = [&](std::int64_t i, std::int64_t j, flamex::test::Big& s) {
+        for (std::int64_t l = 0; l < k; ++l) s.add_product(A[static_cast<std::size_t>(i + l * m)], B[static_cast<std::size_t>(l + j * k)]);
+    };
+    eg::ProductSums sums;
+    ASSERT_TRUE(eg::product_sums(m, n, k, {A.data(), 1, m}, {B.data(), 1, k}, sums, eg::Engine::Modular));
+    std::vector<double> error(static_cast<std::size_t>(m * n)); // S - hi - lo, rounded down (positive here)
+    double tightest = 1.0;
+    for (std::int64_t j = 0; j < n; ++j)
+        for (std::int64_t i = 0; i < m; ++i) {
+            const std::size_t q = static_cast<std::size_t>(i + j * m);
+            ASSERT_EQ(sums.per_element[q], 0);
+            flamex::test::Big d;
+            exact_minus(i, j, d);
+            d.add(-sums.hi[q]);
+            d.add(-sums.lo[q]);
+            ASSERT_GT(mpfr_sgn(d.get()), 0);
+            error[q] = mpfr_get_d(d.get(), MPFR_RNDD);
+            EXPECT_LE(mpfr_get_d(d.get(), MPFR_RNDU), sums.err[q]) << "(" << i << "," << j << ")";
+            tightest = std::min(tightest, error[q] / sums.err[q]);
+        }
+    std::printf("Modular, rests at the bound: |S - hi - lo| / err at least 1 - 2^%.2f\n", std::log2(1.0 - tightest));
+    EXPECT_GT(tightest, 1.0 - 0x1p-29);
+    for (const double beta : {1.0, 2.0}) {
+        std::vector<double> C0(static_cast<std::size_t>(m * n)), want(C0.size());
+        for (std::int64_t j = 0; j < n; ++j)
+            for (std::int64_t i = 0; i < m; ++i) {
+                const std::size_t q = static_cast<std::size_t>(i + j * m);
+                const double h = sums.hi[q], l = sums.lo[q], r = h + l;
+                const double u = std::nextafter(r, 2.0 * r) - r;
+                ASSERT_LT(sums.err[q], 0.25 * u); // the bound alone decides nearly every c
+                // c: h + l + c = M - delta (M = r + u / 2) with delta the error made less
+                // about 2^-100, c rounded; then S + c - M, exactly, positive and below
+                // 2^-35 of the error: the exact sum just above M, the computed one below.
+                const double delta = std::ldexp(std::floor(std::ldexp(error[q], 100)) - 1.0, -100);
+                const double c = (((r - h) - l) + 0.5 * u) - delta;
+                flamex::test::Big gap; // S + c - M
+                exact_minus(i, j, gap);
+                gap.add(c);
+                gap.add(-r);
+                gap.add(-0.5 * u);
+                ASSERT_GT(mpfr_sgn(gap.get()), 0);
+                ASSERT_LT(mpfr_get_d(gap.get(), MPFR_RNDU), error[q] * 0x1p-35);
+                C0[q] = c / beta;
+                flamex::test::Big s;
+                exact_minus(i, j, s);
+                s.add(c);
+                want[q] = flamex::test::reference_round(s.get());
+                ASSERT_EQ(want[q], r + u); // above the midpoint: rounded up
+            }
+        std::vector<double> C = C0;
+        eg::Plan plan;
+        eg::reset_profile();
+        ASSERT_TRUE(eg::plan(m, n, k, 1.0, {A.data(), 1, m}, {B.data(), 1, k}, beta, C.data(), 1, m,
+                             {m, n, eg::Engine::Modular}, plan));
+        eg::run(plan, 0, n);
+        EXPECT_EQ(eg::profile().tiles_modular, 1u);
+        for (std::size_t q = 0; q < C.size(); ++q)
+            EXPECT_EQ(C[q], want[q]) << "beta " << beta << " element " << q << ": " << flamex::test::bits_of(C[q])
+                                     << " against MPFR's " << flamex::test::bits_of(want[q]);
+    }
+
+    // No rests: err is the reconstruction's term alone, k 2^-97 2^(e_i + f_j).
+    std::uniform_real_distribution<double> half(0.5, 1.0);
+    for (auto& x : A) x = half(rng);
+    for (auto& x : B) x = half(rng);
+    ASSERT_TRUE(eg::product_sums(m, n, k, {A.data(), 1, m}, {B.data(), 1, k}, sums, eg::Engine::Modular));
+    int inexact = 0;
+    for (std::int64_t j = 0; j < n; ++j)
+        for (std::int64_t i = 0; i < m; ++i) {
+            const std::size_t q = static_cast<std::size_t>(i + j * m);
+            ASSERT_EQ(sums.per_element[q], 0);
+            flamex::test::Big d;
+            exact_minus(i, j, d);
+            d.add(-sums.hi[q]);
+            d.add(-sums.lo[q]);
+            inexact += mpfr_sgn(d.get()) != 0;
+            mpfr_abs(d.get(), d.get(), MPFR_RNDN);
+            EXPECT_LE(mpfr_get_d(d.get(), MPFR_RNDU), sums.err[q]) << "no rests (" << i << "," << j << ")";
+        }
+    EXPECT_GT(inexact, 0); // the data is what it claims: the double-double does not hold A'B'
+}
