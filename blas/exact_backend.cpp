@@ -590,7 +590,14 @@ dim_t ExactBackend::iamax(Obj x) const
 void ExactBackend::apply_pivots(PivObj p, Obj A) const
 {
     check::pivots("apply_pivots", p, A);
-    apply_pivots_reference(p, A);
+    // The threads take disjoint blocks of columns (multiples of the reference's 32):
+    // only data moves, so the result is the reference's whatever the split. (The
+    // blocked LUs' interchanges, serial, were 7% of a two-thread var5 at n = 2048.)
+    const index_t n = A.width();
+    parallel(parts_for(p.length() * n), [&](int t, int T) {
+        const auto [lo, hi] = share(n, t, T, 32);
+        if (lo < hi) apply_pivots_reference(p, A.sub(0, lo, A.length(), hi - lo));
+    });
 }
 
 void ExactBackend::gemm_ordered(Obj A, Obj B, Obj C) const

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "blas/backend_factories.hpp"
 #include "blas/blas.hpp"
 #include "exact/exblas.hpp"
 #include "exact/exact.hpp"
@@ -531,6 +532,26 @@ TEST(ExactBackend, ApplyPivotsSwapsRowsAsBlis)
     expect_same(a, b, "apply_pivots");
     p[3] = 5;
     EXPECT_THROW(exact1().apply_pivots(p, a), Error);
+    // With threads the columns are split in blocks of 32 (500 columns: every thread
+    // count below leaves a partial block; 9 x 500 swaps pass the lowered threshold):
+    // the same rows as BLIS's, every column.
+    const Matrix W = wide_matrix(9, 500, 10);
+    Pivots q(9);
+    const int wide_offsets[9] = {8, 0, 3, 5, 1, 0, 2, 1, 0};
+    for (int i = 0; i < 9; ++i) q[i] = wide_offsets[i];
+    Matrix want = W;
+    blis().apply_pivots(q, want);
+    for (const int threads : {1, 2, 3}) {
+        Matrix w = W;
+        const std::uint64_t runs = flamex::exact_backend_parallel_runs();
+        backend({threads, 0}).apply_pivots(q, w);
+        EXPECT_EQ(flamex::exact_backend_parallel_runs() - runs, threads > 1 ? 1u : 0u) << threads;
+        expect_same(w, want, "apply_pivots, threads " + std::to_string(threads));
+        Matrix bad = W;
+        q[8] = 1;
+        EXPECT_THROW(backend({threads, 0}).apply_pivots(q, bad), Error);
+        q[8] = 0;
+    }
 }
 
 // --- gemv ---------------------------------------------------------------------------------
