@@ -564,12 +564,19 @@ bool largest_magnitudes(index_t m, index_t n, index_t k, Operand A, Operand B, s
 // is predicted lost when |s_ij| does not exceed 2^55 times it. More than 1/32 of the
 // sample predicted lost by Four (a per-element dot costs about 50 dgemm products'
 // share of an element: 2/50 of the elements pay for Six's two more products): Six;
-// more than 7/8 lost by Six too: the tile goes per element from the start.
+// more than 7/8 lost by Six too: the tile goes per element from the start. hybrid (a
+// call of spread data with Hybrid's wider geometry, Plan::hybrid_spread): a tile that
+// would be Six is Hybrid unless its bound predicts more than 1/8 of the sample lost
+// beyond Six's (a screen costs about 1 us at k = 2048, Hybrid saves Six about 0.2 us an
+// element; n = 2048, forced: 2^+-200 Hybrid 1.3% screened, 1.7 s against Six's 2.4 s;
+// 2^+-300 11% / 9.7%, 2.0 s against 2.8; 2^+-400 28% / 26%, 2.7 s against 3.4).
 // sa started on the tile's rows (rest: the scaled rows), sb on its columns (scaled).
 // (The largest |a_il b_lj| alone, without the cancellation, predicted 3-5% where
 // 6% were lost: 2^+-40, k = 300.)
+Bound split_bound(Engine e, const Geometry& g, index_t k);
+
 Engine choose_engine(const Slicer& sa, const Slicer& sb, index_t k, const Geometry& g, std::vector<double>& buf,
-                     bool& elementwise)
+                     bool& elementwise, bool hybrid)
 {
     const index_t rows = std::min<index_t>(8, sa.mr), cols = std::min<index_t>(8, sb.mr);
     buf.resize(static_cast<std::size_t>((rows + cols) * k));
@@ -584,7 +591,8 @@ Engine choose_engine(const Slicer& sa, const Slicer& sb, index_t k, const Geomet
         for (index_t l = 0; l < k; ++l) rb[t * k + l] = sb.scaled[static_cast<std::size_t>(j + l * sb.mr)];
     }
     const Bound four(g.four_bits, k, g.chunk), six(2 * g.six_bits, k, g.chunk);
-    index_t lost_four = 0, lost_six = 0, sampled = 0;
+    const Bound hyb = split_bound(Engine::Hybrid, g, k); // (g.hybrid_bits: where hybrid)
+    index_t lost_four = 0, lost_six = 0, lost_hybrid = 0, sampled = 0;
     for (index_t s = 0; s < rows; ++s)
         for (index_t t = 0; t < cols; ++t) {
             double sum = 0.0, m = 0.0, na = 0.0, nb = 0.0;
@@ -599,9 +607,12 @@ Engine choose_engine(const Slicer& sa, const Slicer& sb, index_t k, const Geomet
             ++sampled;
             lost_four += std::fabs(sum) <= four(na, nb) * 0x1p55;
             lost_six += std::fabs(sum) <= six(na, nb) * 0x1p55;
+            lost_hybrid += std::fabs(sum) <= hyb(na, nb) * 0x1p55;
         }
     elementwise = lost_six * 8 > sampled * 7;
-    return lost_four * 32 > sampled ? Engine::Six : Engine::Four;
+    if (lost_four * 32 <= sampled) return Engine::Four;
+    if (hybrid && (lost_hybrid - lost_six) * 8 <= sampled) return Engine::Hybrid;
+    return Engine::Six;
 }
 
 // e_i of a row (f_j of a column) from its largest magnitude; NO_EXPONENT when it
@@ -632,6 +643,12 @@ constexpr double MODULAR_MAX_BYTES = 512.0 * (1 << 20);
 // was not taken (n = 2048, one thread: 2^+-20 and 2^+-40 3.8-3.9x dgemm against Four's
 // 5.0-5.3x; n = 1024 4.4-4.5x against 5.1x; docs/exact-tuning.md).
 constexpr bool HYBRID_AUTO = true;
+
+// Whether Auto takes Hybrid with its wider geometry (hybrid_spread_geometry: P >= 40,
+// 12 moduli at k = 2048) for the tiles of spread data that would be Six (n = 2048,
+// 2^+-200, one thread: 5.2x dgemm and 1.3% of the elements screened, against Six's
+// 7.1x; with the default 9 moduli, P = 29: 6.6x and 20% screened; docs/exact-tuning.md).
+constexpr bool HYBRID_SPREAD_AUTO = true;
 
 // The thread's Modular state for one run() call: op(A)'s residues for every row tile
 // (made once), op(B)'s for the current column tile, the tile's products and sums.
@@ -794,8 +811,15 @@ Bound split_bound(Engine e, const Geometry& g, index_t k)
 // 0.4 ns a term), 5x what the engine saves an element at k = 2048 (uniform data lose
 // about 2^-12; data spread over 2^+-20 lose nearly all, their small entries' rests
 // being up to 1/2 each: Four's rounded products keep them).
-bool modular_pays(index_t m, index_t n, index_t k, Operand A, Operand B, const std::vector<int>& row_exp,
-                  const std::vector<int>& col_exp, int P)
+// The same sample also predicts Four's loss (Bound with R = L, from the sampled rows' and
+// columns' 1-norms, as choose_engine): lost_four.
+struct CallSample {
+    index_t sampled = 0, lost_modular = 0, lost_four = 0;
+    bool modular_pays() const { return sampled > 0 && lost_modular * 16 <= sampled; }
+    bool spread() const { return sampled > 0 && lost_four * 32 > sampled; }
+};
+CallSample sample_call(index_t m, index_t n, index_t k, Operand A, Operand B, const std::vector<int>& row_exp,
+                       const std::vector<int>& col_exp, int P, const Geometry& g)
 {
     constexpr index_t S = 8;
     const double scale = std::ldexp(1.0, P);
@@ -803,7 +827,7 @@ bool modular_pays(index_t m, index_t n, index_t k, Operand A, Operand B, const s
     // (v, l) from entry(v, l)) with an exponent, scaled by it, into `scaled`; their rests'
     // sums into `rest`. Returns how many were taken.
     const auto sample = [&](index_t count, const std::vector<int>& exps, auto entry, std::vector<double>& scaled,
-                            double (&rest)[S]) {
+                            double (&rest)[S], double (&norm)[S]) {
         index_t taken = 0;
         for (index_t s = 0; s < S && s < count; ++s) {
             const index_t v = s * count / std::min(S, count);
@@ -813,24 +837,27 @@ bool modular_pays(index_t m, index_t n, index_t k, Operand A, Operand B, const s
                 const double x = entry(v, l) * pow2(-e);
                 scaled[static_cast<std::size_t>(taken * k + l)] = x;
                 rest[taken] += std::fabs(x * scale - std::nearbyint(x * scale));
+                norm[taken] += std::fabs(x);
             }
             ++taken;
         }
         return taken;
     };
     std::vector<double> ra(static_cast<std::size_t>(S * k)), rb(static_cast<std::size_t>(S * k));
-    double rest_a[S] = {}, rest_b[S] = {};
-    const index_t na = sample(m, row_exp, [&](index_t i, index_t l) { return A(i, l); }, ra, rest_a);
-    const index_t nb = sample(n, col_exp, [&](index_t j, index_t l) { return B(l, j); }, rb, rest_b);
-    index_t lost = 0, sampled = 0;
+    double rest_a[S] = {}, rest_b[S] = {}, norm_a[S] = {}, norm_b[S] = {};
+    const index_t na = sample(m, row_exp, [&](index_t i, index_t l) { return A(i, l); }, ra, rest_a, norm_a);
+    const index_t nb = sample(n, col_exp, [&](index_t j, index_t l) { return B(l, j); }, rb, rest_b, norm_b);
+    const Bound four(g.four_bits, k, g.chunk);
+    CallSample out;
     for (index_t s = 0; s < na; ++s)
         for (index_t t = 0; t < nb; ++t) {
             double sum = 0.0;
             for (index_t l = 0; l < k; ++l) sum += ra[static_cast<std::size_t>(s * k + l)] * rb[static_cast<std::size_t>(t * k + l)];
-            ++sampled;
-            lost += std::fabs(sum) <= std::ldexp(rest_a[s] + rest_b[t], -P) * 0x1p55;
+            ++out.sampled;
+            out.lost_modular += std::fabs(sum) <= std::ldexp(rest_a[s] + rest_b[t], -P) * 0x1p55;
+            out.lost_four += std::fabs(sum) <= four(norm_a[s], norm_b[t]) * 0x1p55;
         }
-    return sampled > 0 && lost * 16 <= sampled;
+    return out;
 }
 
 } // namespace
@@ -880,21 +907,29 @@ bool plan(index_t m, index_t n, index_t k, double alpha, Operand A, Operand B, d
             static_cast<double>(g.moduli) * static_cast<double>(m + 64) * static_cast<double>(k + 4) <= MODULAR_MAX_BYTES;
         return modular_available() && g.moduli > 0 && fits_memory;
     };
+    CallSample call; // Auto: the call's sample (Modular's and Four's predicted losses)
     if (out.engine == Engine::Modular || auto_modular) {
         out.modular = modular_geometry(k);
         const bool applies = modular_applies(out.modular);
         if (out.engine == Engine::Modular && !applies) out.engine = Engine::Four;
-        if (auto_modular && applies && modular_pays(m, n, k, A, B, out.row_exp, out.col_exp, out.modular.P))
-            out.engine = Engine::Modular;
+        if (auto_modular && applies) {
+            call = sample_call(m, n, k, A, B, out.row_exp, out.col_exp, out.modular.P, out.geometry);
+            if (call.modular_pays()) out.engine = Engine::Modular;
+        }
     }
-    // Hybrid: forced, or Auto's Four tiles where Modular was not taken but applies.
-    out.hybrid = false;
+    // Hybrid: forced, or Auto's Four tiles where Modular was not taken but applies; on
+    // spread data (the sample: Four would lose more than 1/32) past the screen's depth,
+    // with the wider geometry (P >= 40), also the tiles that would be Six
+    // (hybrid_spread_geometry).
+    out.hybrid = out.hybrid_spread = false;
     if (out.engine == Engine::Hybrid || (out.engine == Engine::Auto && auto_modular && HYBRID_AUTO)) {
-        const ModularGeometry hg = hybrid_geometry(k);
+        const bool spread = out.engine == Engine::Auto && HYBRID_SPREAD_AUTO && k > SCREEN_SPREAD_MAX_K && call.spread();
+        const ModularGeometry hg = spread ? hybrid_spread_geometry(k) : hybrid_geometry(k);
         if (modular_applies(hg)) {
             out.modular = hg;
             out.geometry.hybrid_bits = hg.P;
             out.hybrid = true;
+            out.hybrid_spread = spread;
         } else if (out.engine == Engine::Hybrid)
             out.engine = Engine::Four;
     }
@@ -1263,7 +1298,7 @@ void run(const Plan& p, index_t j0, index_t j1)
                     }
                 }
                 if (p.engine == Engine::Auto) {
-                    engine = choose_engine(sa, sb, k, g, st.sample, elementwise);
+                    engine = choose_engine(sa, sb, k, g, st.sample, elementwise, p.hybrid && p.hybrid_spread);
                     // Spread data: Screen rather than the kernel, and rather than Six up
                     // to k = 1024 (SCREEN_SPREAD_MAX_K).
                     dot2 = elementwise || (engine == Engine::Six && k <= SCREEN_SPREAD_MAX_K);
@@ -1571,7 +1606,7 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, Product
     w.sb.start(0, n);
     if (engine == Engine::Auto || engine == Engine::Screen) {
         bool elementwise = engine == Engine::Screen;
-        if (!elementwise) engine = choose_engine(w.sa, w.sb, k, g, w.sample, elementwise);
+        if (!elementwise) engine = choose_engine(w.sa, w.sb, k, g, w.sample, elementwise, false);
         if (elementwise) { // the caller computes every element exactly (cheaper than the split here)
             for (std::size_t q = 0; q < count; ++q)
                 if (w.open[q] == 1) out.per_element[q] = 1;
@@ -1638,6 +1673,8 @@ ModularGeometry crt_geometry(index_t k, int fewest, int wanted, int least)
 ModularGeometry modular_geometry(index_t k) { return crt_geometry(k, 18, 62, 56); }
 
 ModularGeometry hybrid_geometry(index_t k) { return crt_geometry(k, 9, 28, 20); }
+
+ModularGeometry hybrid_spread_geometry(index_t k) { return crt_geometry(k, 9, 40, 20); }
 
 bool modular_available()
 {

@@ -120,7 +120,12 @@ struct Operand {
 //        whose results lie far below 2^(e_i + f_j)); a Six tile that sent more than 7/8
 //        per element sends the following tiles per element from the start. Where Modular
 //        is not taken but applies (modular_available(), k >= 512, m, n >= 64), a tile
-//        the sample gives to Four is Hybrid instead (Plan::hybrid).
+//        the sample gives to Four is Hybrid instead (Plan::hybrid); where moreover k >
+//        1024 and the call's sample (8 x 8) says Four would lose more than 1/32 (spread
+//        data), Hybrid takes its wider geometry (hybrid_spread_geometry, P >= 40) and
+//        also the tiles that would be Six, unless its bound predicts more than 1/8 of the
+//        tile's sample lost beyond Six's (Plan::hybrid_spread; n = 2048, 2^+-200: 4.8x
+//        dgemm, 1.3% screened, against Six's 7.0-7.2x).
 //   Screen: no products; every element's dot product in double-double (Dot2, one
 //        chain of k terms, the tile's rows in the vector lanes), its interval from the
 //        sum of the products' magnitudes: about 2k^2 2^-106 of it, whatever 2^(e_i + f_j).
@@ -147,6 +152,11 @@ ModularGeometry modular_geometry(index_t k);
 // (M >= 4 k 2^(2P), P <= 62) is at least 28, and that P (the settings below override
 // either as for Modular).
 ModularGeometry hybrid_geometry(index_t k);
+
+// Hybrid's geometry for Auto's calls of spread data (Plan::hybrid_spread): the fewest
+// moduli from 9 whose largest P is at least 40 (k = 2048: 12 moduli, P = 41), a bound
+// 2^-(P - 29) of the default's, so that data spread over 2^+-200 keep nearly every element.
+ModularGeometry hybrid_spread_geometry(index_t k);
 
 // Whether the Modular engine can run in this process: the CPU has AVX-512 VNNI (BW)
 // and the exact kernels' set is an AVX-512 one (FLAMEX_EXACT_ISA=avx2 or generic,
@@ -204,6 +214,7 @@ struct Plan {
     Engine engine = Engine::Auto;
     ModularGeometry modular; // Engine::Modular; Hybrid's where hybrid
     bool hybrid = false;     // Hybrid runs: forced, or Auto's tiles that the sample gives to Four
+    bool hybrid_spread = false; // Auto, spread data: hybrid_spread_geometry, and Hybrid also for tiles that would be Six
     index_t mb = 0, nb = 0;
     std::vector<int> row_exp, col_exp; // e_i, f_j; NO_EXPONENT: the row / column goes per element
 };

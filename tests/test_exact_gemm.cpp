@@ -531,7 +531,10 @@ double sums_error(const Matrix& A, const Matrix& B, const eg::ProductSums& sums,
 // Auto's Hybrid (where Modular applies but the sample does not take it): the tiles the
 // sample gives to Four are Hybrid, the others Six, in the same column tiles in either
 // order (a column tile sliced for Six first, then its residues for Hybrid: the slicer
-// restarted), bits as the per-element kernel's, on one thread and split columns.
+// restarted), bits as the per-element kernel's, on one thread and split columns. The
+// spread rows and columns (2^+-300) are 16 of 128 each: the call's sample (8 x 8) meets
+// one spread pair, not spread data (Hybrid keeps its default geometry, and Six its tiles),
+// the first tile's sample four (Four would lose them: Six).
 TEST(ExactGemmSplit, AutoTakesHybridForFourTiles)
 {
     if (!eg::modular_available()) GTEST_SKIP() << "the Hybrid engine does not apply here (no VNNI, or FLAMEX_EXACT_ISA)";
@@ -539,13 +542,13 @@ TEST(ExactGemmSplit, AutoTakesHybridForFourTiles)
     const Dim m = 128, n = 128, k = 1100; // k > 1024: Six tiles stay Six (SCREEN_SPREAD_MAX_K)
     Case c{Trans::No, Trans::No, -1.0, 1.0, Matrix(m, k), Matrix(k, n), Matrix(m, n)};
     for (Dim p = 0; p < k; ++p) {
-        for (Dim i = 0; i < m; ++i) c.A(i, p) = flamex::test::random_double(rng, i < 64 ? -200 : -20, i < 64 ? 200 : 20);
-        for (Dim j = 0; j < n; ++j) c.B(p, j) = flamex::test::random_double(rng, j < 64 ? -200 : -20, j < 64 ? 200 : 20);
+        for (Dim i = 0; i < m; ++i) c.A(i, p) = flamex::test::random_double(rng, i < 16 ? -300 : -20, i < 16 ? 300 : 20);
+        for (Dim j = 0; j < n; ++j) c.B(p, j) = flamex::test::random_double(rng, j < 16 ? -300 : -20, j < 16 ? 300 : 20);
     }
     for (Dim j = 0; j < n; ++j)
         for (Dim i = 0; i < m; ++i) c.C0(i, j) = flamex::test::random_double(rng, -20, 20);
     const Matrix want = run_gemm(elementwise(), c);
-    // Tiles (rows, columns): 2^+-200 x 2^+-200 Six; the others (one operand 2^+-20) Hybrid.
+    // Tiles of 64 (rows, columns): the first Six; the others (one operand 2^+-20) Hybrid.
     for (const Dim split : {n, Dim{64}}) {
         Matrix C = c.C0;
         eg::Plan plan;
@@ -553,6 +556,7 @@ TEST(ExactGemmSplit, AutoTakesHybridForFourTiles)
                              {c.B.view().buffer(), 1, c.B.view().col_stride()}, c.beta, C.view().buffer(), 1,
                              C.view().col_stride(), {64, 64, eg::Engine::Auto}, plan));
         EXPECT_TRUE(plan.hybrid);
+        EXPECT_FALSE(plan.hybrid_spread);
         EXPECT_EQ(plan.engine, eg::Engine::Auto);
         eg::reset_profile();
         eg::run(plan, 0, split);
@@ -564,6 +568,55 @@ TEST(ExactGemmSplit, AutoTakesHybridForFourTiles)
         EXPECT_EQ(prof.tiles_four + prof.tiles_modular, 0u) << split;
         EXPECT_LE(prof.per_element + prof.screened, static_cast<std::uint64_t>(m * n / 8)) << split;
     }
+}
+
+// Auto on spread data past the screen's depth (k > 1024): the call's sample finds that
+// Four would lose more than 1/32, so Hybrid takes its wider geometry (P >= 40:
+// hybrid_spread_geometry) and the tiles that would be Six (2^+-200 x 2^+-200) are
+// Hybrid, bits as the per-element kernel's (one thread, split columns), at most 1/8 of
+// the elements screened (7%: k = 1100 has a wider bound than n = 2048's 1.3%). The same call on 2^+-20 data keeps the default geometry; at k = 1024 spread
+// data keep Auto's Screen.
+TEST(ExactGemmSplit, AutoTakesWideHybridForSpreadTiles)
+{
+    if (!eg::modular_available()) GTEST_SKIP() << "the Hybrid engine does not apply here (no VNNI, or FLAMEX_EXACT_ISA)";
+    EXPECT_GE(eg::hybrid_spread_geometry(2048).P, 40);
+    EXPECT_EQ(eg::hybrid_spread_geometry(2048).moduli, 12);
+    Rng rng(25);
+    for (const int spread : {200, 20})
+        for (const Dim k : {Dim{1100}, Dim{1024}}) {
+            const Dim m = 128, n = 128;
+            Case c{Trans::No, Trans::No, 1.0, 1.0, Matrix(m, k), Matrix(k, n), Matrix(m, n)};
+            for (Dim p = 0; p < k; ++p) {
+                for (Dim i = 0; i < m; ++i) c.A(i, p) = flamex::test::random_double(rng, -spread, spread);
+                for (Dim j = 0; j < n; ++j) c.B(p, j) = flamex::test::random_double(rng, -spread, spread);
+            }
+            for (Dim j = 0; j < n; ++j)
+                for (Dim i = 0; i < m; ++i) c.C0(i, j) = flamex::test::random_double(rng, -spread, spread);
+            const Matrix want = run_gemm(elementwise(), c);
+            const bool wide = spread == 200 && k > 1024;
+            const std::string what = "2^+-" + std::to_string(spread) + " k " + std::to_string(k);
+            for (const Dim split : {n, Dim{64}}) {
+                Matrix C = c.C0;
+                eg::Plan plan;
+                ASSERT_TRUE(eg::plan(m, n, k, c.alpha, {c.A.view().buffer(), 1, c.A.view().col_stride()},
+                                     {c.B.view().buffer(), 1, c.B.view().col_stride()}, c.beta, C.view().buffer(), 1,
+                                     C.view().col_stride(), {64, 64, eg::Engine::Auto}, plan));
+                EXPECT_TRUE(plan.hybrid) << what;
+                EXPECT_EQ(plan.hybrid_spread, wide) << what;
+                EXPECT_EQ(plan.modular.P, wide ? eg::hybrid_spread_geometry(k).P : eg::hybrid_geometry(k).P) << what;
+                eg::reset_profile();
+                eg::run(plan, 0, split);
+                eg::run(plan, split, n);
+                const eg::Profile prof = eg::profile();
+                EXPECT_TRUE(same(C, want)) << what << " split " << split;
+                if (spread == 200 && !wide) { // Six's tiles up to k = 1024 are Screen's
+                    EXPECT_EQ(prof.tiles_screen, 4u) << what;
+                    continue;
+                }
+                EXPECT_EQ(prof.tiles_hybrid, 4u) << what;
+                EXPECT_LE(prof.per_element + prof.screened, static_cast<std::uint64_t>(m * n / 8)) << what;
+            }
+        }
 }
 
 // Each engine's sums (exact_gemm::product_sums, forced) against MPFR: the exact sum
