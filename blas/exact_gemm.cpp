@@ -646,8 +646,9 @@ constexpr bool HYBRID_AUTO = true;
 
 // Whether Auto takes Hybrid with its wider geometry (hybrid_spread_geometry: P >= 40,
 // 12 moduli at k = 2048) for the tiles of spread data that would be Six (n = 2048,
-// 2^+-200, one thread: 5.2x dgemm and 1.3% of the elements screened, against Six's
-// 7.1x; with the default 9 moduli, P = 29: 6.6x and 20% screened; docs/exact-tuning.md).
+// 2^+-200, one thread: 4.5-4.8x dgemm and 1.3% of the elements screened, against Six's
+// 7.0-7.2x; forced with the default 9 moduli, P = 29: 6.6x and 20% screened;
+// docs/exact-tuning.md).
 constexpr bool HYBRID_SPREAD_AUTO = true;
 
 // The thread's Modular state for one run() call: op(A)'s residues for every row tile
