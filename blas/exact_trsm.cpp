@@ -362,6 +362,7 @@ struct Work {
     std::vector<double> ecoef, ss, se, sm; // screen_across: E's row in solving order, the lanes' sums
     std::vector<index_t> offset;          // screen_across: each lane's right-hand side in X's rows
     std::vector<int> range; // wide's scratch
+    exact_gemm::GrowingColumns grown; // the tile's solved rows, sliced once (Slicing::Once)
 };
 
 // The screen (exact_gemm.hpp, screen_dot) for an element the split left undecided:
@@ -529,6 +530,16 @@ Screen screen_from_environment()
     throw Error("exact backend: FLAMEX_EXACT_TRSM_SCREEN must be auto, across or element, got '" + value + "'");
 }
 
+Slicing slicing_from_environment()
+{
+    const char* env = std::getenv("FLAMEX_EXACT_TRSM_SLICING");
+    if (env == nullptr || *env == '\0') return Slicing::Once;
+    const std::string value(env);
+    if (value == "once") return Slicing::Once;
+    if (value == "block") return Slicing::PerBlock;
+    throw Error("exact backend: FLAMEX_EXACT_TRSM_SLICING must be once or block, got '" + value + "'");
+}
+
 Split split_from_environment()
 {
     return exact_gemm::split_from_environment({"FLAMEX_EXACT_TRSM_SPLIT", "FLAMEX_EXACT_GEMM_SPLIT"});
@@ -566,11 +577,14 @@ void solve(const System& s, index_t r0, index_t r1, const PerElement& per_elemen
     // X's columns strided, its rows across the right-hand sides contiguous (the right side):
     // the screen across the right-hand sides; else element by element (FLAMEX_EXACT_TRSM_SCREEN).
     const bool across = s.screen == Screen::Across || (s.screen == Screen::Auto && s.step == 1 && s.inc != 1);
+    // X's rows sliced once where Four's slices are what the sums take (Auto mostly, Four).
+    const bool once = s.slicing == Slicing::Once && (s.engine == exact_gemm::Engine::Auto || s.engine == exact_gemm::Engine::Four);
     std::uint64_t alone = 0, tiles_given_up = 0, tiles_dd = 0, across_count = 0;
     for (index_t rt = r0; rt < r1; rt += TILE) {
         const index_t nr = std::min(TILE, r1 - rt);
         const std::uint64_t alone_at_tile = alone;
         bool dd_all = false; // every term added one by one (DD_MAX), from the second block on
+        if (once) w.grown.reset(nr, (n - 1) / BLOCK * BLOCK); // the last block's depth
         if (per_element) { // the tile's B, to give it back as it came
             w.saved.resize(static_cast<std::size_t>(n * nr));
             copy_tile(o, rt, 0, n, nr, w.saved.data(), true);
@@ -596,9 +610,11 @@ void solve(const System& s, index_t r0, index_t r1, const PerElement& per_elemen
                     copy_tile(o, rt, flushed, upto, nr, w.xb.data() + (flushed - lead) * nr, false);
                 flushed = std::max(flushed, upto);
             };
-            const bool summed = std::isfinite(s.alpha) && (dd_all ||
-                                exact_gemm::product_sums(nb, nr, i0, {o.e + i0 * o.rs, o.rs, o.cs},
-                                                         {o.x + rt * o.step, o.inc, o.step}, w.sums, s.engine));
+            const exact_gemm::Operand e_block{o.e + i0 * o.rs, o.rs, o.cs}, x_done{o.x + rt * o.step, o.inc, o.step};
+            const bool summed = std::isfinite(s.alpha) &&
+                                (dd_all || (once ? exact_gemm::product_sums(nb, nr, i0, e_block, x_done, w.grown, w.sums,
+                                                                            s.engine)
+                                                 : exact_gemm::product_sums(nb, nr, i0, e_block, x_done, w.sums, s.engine)));
             for (index_t u = i0; u < i0 + nb; ++u) {
                 const index_t count = u - lead;
                 bool row_ok = summed;
@@ -678,6 +694,7 @@ void solve(const System& s, index_t r0, index_t r1, const PerElement& per_elemen
                 fold_range(nr, xb_row, w.xlo.data(), w.xhi.data());
             }
             flush(i0 + nb);
+            if (once && !dd_all && i0 + nb < n) w.grown.append(nb, w.xb.data(), nr, 1); // lead == i0: row u at (u - i0) nr
             if (i0 == 0 && small && nb < n) {
                 dd_all = wide(w.xb.data(), nb, nr, w.range);
                 if (dd_all) ++tiles_dd;

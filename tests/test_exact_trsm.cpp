@@ -373,6 +373,76 @@ TEST(ExactTrsmSplit, OrdinaryDataTakesTheSplit)
     EXPECT_EQ(count_different(X, solve(elementwise(), p, 0, 0), "uniform 300 x 200"), 0);
 }
 
+TEST(ExactTrsmSplit, GrowingSolutionsResliceTheirColumns)
+{
+    // The split slices the solved rows once (exact_gemm::GrowingColumns), each column
+    // for its largest magnitude so far. Growing: on a unit triangle whose coefficients
+    // all push the same way, x grows by about 2^3 a block of 64, so later blocks exceed
+    // every column's exponent and the columns are sliced again, all together; columns
+    // 0-2 begin otherwise: all zero through the first block (then normal), below
+    // 2^-1000 (then normal: the column goes from per element to the split), and normal,
+    // then at least 2^1000 from the third block (per element from there). Jumps: small
+    // coefficients (no growth), and only columns 3 and 4 jump by 2^20 at the second
+    // block and column 5 at the third: those alone are sliced again (the column by
+    // column way). Every side and uplo, 1 and 2 threads, against the per-element kernel
+    // and MPFR; where the trsm slices once (Auto, Four), some column re-sliced.
+    Rng rng(1540);
+    std::uniform_real_distribution<double> unit_interval(0.0, 1.0);
+    const Dim t = 230, r = 21;
+    int bad = 0;
+    for (const bool growing : {true, false})
+        for (Side side : SIDES)
+            for (Uplo uplo : UPLOS) {
+                const bool left = side == Side::Left;
+                Problem p{side, uplo, Trans::No, Diag::Unit, 1.0, Matrix(t, t), left ? Matrix(t, r) : Matrix(r, t)};
+                for (Dim j = 0; j < t; ++j)
+                    for (Dim i = 0; i < t; ++i) {
+                        const bool in_triangle = uplo == Uplo::Lower ? i > j : i < j;
+                        const double e = growing ? -unit_interval(rng) / 16.0 : (unit_interval(rng) - 0.5) / (4.0 * t);
+                        p.T(i, j) = in_triangle ? e : NaN;
+                    }
+                // Unknown u in solving order: forward (left lower, right upper), u; else t - 1 - u.
+                const bool forward = left == (uplo == Uplo::Lower);
+                for (Dim s = 0; s < r; ++s)
+                    for (Dim u = 0; u < t; ++u) {
+                        const Dim k = forward ? u : t - 1 - u;
+                        double b = 0.5 + unit_interval(rng);
+                        if (growing && s == 0 && u < 64) b = 0.0;
+                        if (growing && s == 1 && u < 64) b = std::ldexp(b, -1030);
+                        if (growing && s == 2 && u >= 128) b = std::ldexp(b, 1005);
+                        if (!growing && (s == 3 || s == 4) && u >= 64) b = std::ldexp(b, 20);
+                        if (!growing && s == 5 && u >= 128) b = std::ldexp(b, 20);
+                        (left ? p.B(k, s) : p.B(s, k)) = b;
+                    }
+                const std::string what = describe(p, p.B.length(), p.B.width(), growing ? "growing" : "jumps");
+                const std::uint64_t before = flamex::exact_gemm::GrowingColumns::resliced();
+                bad += check(p, what, 0, 0, true);
+                const auto engine = flamex::exact_gemm::engine_from_environment();
+                const bool once = flamex::exact_trsm::slicing_from_environment() == flamex::exact_trsm::Slicing::Once &&
+                                  (engine == flamex::exact_gemm::Engine::Auto || engine == flamex::exact_gemm::Engine::Four);
+                if (once) {
+                    EXPECT_GT(flamex::exact_gemm::GrowingColumns::resliced(), before + (growing ? r : 2))
+                        << what << ": too few columns sliced again";
+                }
+            }
+    EXPECT_EQ(bad, 0);
+}
+
+TEST(ExactTrsmSplit, SlicingVariableIsChecked)
+{
+    Rng rng(1541);
+    const Problem p = make_problem(rng, Side::Left, Uplo::Lower, Trans::No, Diag::NonUnit, 1.0, 70, 20, UNIFORM);
+    const char* old = std::getenv("FLAMEX_EXACT_TRSM_SLICING");
+    const std::string saved = old != nullptr ? old : "";
+    ::setenv("FLAMEX_EXACT_TRSM_SLICING", "twice", 1);
+    EXPECT_THROW(solve(split1(), p, 0, 0), flamex::Error);
+    EXPECT_THROW(solve(split2(), p, 0, 0), flamex::Error);
+    if (old != nullptr)
+        ::setenv("FLAMEX_EXACT_TRSM_SLICING", saved.c_str(), 1);
+    else
+        ::unsetenv("FLAMEX_EXACT_TRSM_SLICING");
+}
+
 TEST(ExactTrsmSplit, EnvironmentIsChecked)
 {
     ::setenv("FLAMEX_EXACT_TRSM_SPLIT", "sometimes", 1);
