@@ -1626,6 +1626,7 @@ struct GrowingColumns::Impl {
     Geometry g;
     FourCut cut{1.0, 1.0};
     bool finite = true;
+    bool six = false; // Auto took Six for a block: the following blocks sliced from op(B), as before
     std::vector<std::uint64_t> colmax; // the largest |entry| of each column so far, as bits
     std::vector<int> col_exp;          // f_j of colmax (NO_EXPONENT: zero or out of range)
     std::vector<double> scale;         // 2^-f_j (0 where NO_EXPONENT)
@@ -1648,6 +1649,7 @@ void GrowingColumns::reset(index_t n, index_t max_k)
     s.max_k = max_k;
     s.k = 0;
     s.finite = true;
+    s.six = false;
     s.g = geometry_for(std::max<index_t>(max_k, 1));
     s.cut = {std::ldexp(1.0, s.g.width - s.g.four_bits), std::ldexp(1.0, 2 * s.g.four_bits - s.g.width)};
     s.colmax.assign(static_cast<std::size_t>(n), 0);
@@ -1690,6 +1692,10 @@ void GrowingColumns::append(index_t rows, const double* x, index_t rs, index_t c
     Impl& s = *impl_;
     if (rows <= 0) return;
     if (s.k + rows > s.max_k) throw Error("exact gemm: GrowingColumns::append beyond the rows given to reset");
+    if (s.six) { // not read again
+        s.k += rows;
+        return;
+    }
     constexpr std::uint64_t INF_BITS = std::uint64_t{0x7ff} << 52;
     const std::size_t n = static_cast<std::size_t>(s.n);
     for (index_t t = 0; t < rows; ++t) {
@@ -1750,7 +1756,8 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B_op, Grow
                   Engine engine)
 {
     GrowingColumns::Impl& s = *B.impl();
-    if ((engine != Engine::Auto && engine != Engine::Four) || k != s.k || n != s.n || k <= 0 || m <= 0 || n <= 0)
+    if ((engine != Engine::Auto && engine != Engine::Four) || s.six || k != s.k || n != s.n || k <= 0 || m <= 0 ||
+        n <= 0)
         return product_sums(m, n, k, A, B_op, out, engine);
     if (!s.finite) return false;
     const std::size_t count = static_cast<std::size_t>(m * n);
@@ -1807,7 +1814,10 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B_op, Grow
                 if (w.open[q] == 1) out.per_element[q] = 1;
             return true;
         }
-        if (engine != Engine::Four) return product_sums(m, n, k, A, B_op, out, engine); // Six: sliced from op(B)
+        if (engine != Engine::Four) { // Six (spread data): this block and the following ones from op(B), as before
+            s.six = true;
+            return product_sums(m, n, k, A, B_op, out, Engine::Six);
+        }
     }
     set_widths(Engine::Four, g, w.sa, b); // b's widths are not read again: its slices are made
     w.prod.resize(6 * count);

@@ -315,7 +315,9 @@ private:
 
 // product_sums with op(B)'s k = B.rows() rows already sliced: B_op must hold the same
 // values (it is read where the operand's Four slices are not what the engine takes:
-// Six, Screen, Modular, Hybrid, Auto's choice of Six). Same results, bound and contract.
+// Six, Screen, Modular, Hybrid forced; once Auto has chosen Six for a block, B is no
+// longer sliced, and this block and the following ones take the overload above, Auto
+// choosing per block again). Same results, bound and contract.
 bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B_op, GrowingColumns& B, ProductSums& out,
                   Engine engine);
 
