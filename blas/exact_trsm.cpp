@@ -21,8 +21,9 @@ using exact_gemm::add_dd;
 
 // Unknowns per diagonal block: the terms inside a block are added one by one
 // (about BLOCK / 2 per unknown, SIMD across right-hand sides), the rest goes
-// through the split, whose operand X_{<I} is scanned and sliced again for every
-// block (measured: 64 a little faster than 32 and 128).
+// through the split (measured: 64 a little faster than 32 and 128; with X_{<I}
+// sliced once per tile rather than per block, Slicing, 32 is still 5-15% slower
+// on uniform data).
 constexpr index_t BLOCK = 64;
 // Right-hand sides solved together (the SIMD width of the block's terms; the
 // split's operands are k x (BLOCK + TILE)).

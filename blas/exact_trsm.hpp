@@ -17,7 +17,9 @@
 // its later blocks in double-double (exact_trsm.cpp, DD_MAX), without the split.
 //
 // Memory per thread (kept between calls): the split's operands, five matrices of
-// k x (64 + 256) doubles for k unknowns solved before a block (about 50 MiB at k = 4096),
+// k x (64 + 256) doubles for k unknowns solved before a block (about 50 MiB at k = 4096;
+// with X's rows sliced once, Slicing below, five n x 256 of them kept for the tile
+// instead: 40 MiB at n = 4096),
 // 64 x 256 doubles of the block's solved unknowns (n x 256 up to 256 unknowns), and (when the caller gives a
 // per-element kernel to fall back to) a copy of the tile's n x 256 right-hand sides
 // (8 MiB at n = 4096).
