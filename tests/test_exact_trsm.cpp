@@ -10,7 +10,9 @@
 // FLAMEX_EXACT_TRSM_SPLIT taking precedence over FLAMEX_EXACT_GEMM_SPLIT; and
 // exact_gemm::product_sums (its off-diagonal sums) within its bound, by MPFR; an
 // element whose Dot2 error the screen's bound must cover left to the exact path; the
-// small spread systems' double-double blocks taken.
+// small spread systems' double-double blocks taken; solved rows sliced once, their
+// columns sliced again as solutions grow; a first-block double-double whose low part's
+// roundings only its own bound covers.
 #include <gtest/gtest.h>
 #include <mpfr.h>
 
@@ -425,6 +427,38 @@ TEST(ExactTrsmSplit, GrowingSolutionsResliceTheirColumns)
                         << what << ": too few columns sliced again";
                 }
             }
+    EXPECT_EQ(bad, 0);
+}
+
+TEST(ExactTrsmSplit, DoubleDoubleLowPartRoundingIsLeftToTheExactPath)
+{
+    // The first block (no split sums: its only bound is the double-double's own). Unknowns
+    // 0-10 are x = 1 (b = 1, no coefficients); each later row u has e_u0 = 2^40, then nine
+    // random e_uj in [2^-14, 2^-13) (each below half the spacing at 2^40: lost in the high
+    // part, summed in the low part with its roundings), then e_u10 = -2^40 (the high part
+    // back to 0), b_u = 0: the double-double gives the low part's rounded sum, off the
+    // exact -sum e_uj by a few of its units in the last place, while its magnitudes are
+    // 2^41. Only the bound of the double-double's own error (per term, or
+    // unchecked_magnitudes' per row: these columns lie within 2^16 and the products need no
+    // range check) leaves these elements to the exact path. Unit and non-unit (diagonal
+    // 1), 1 and 2 threads, bits as the per-element kernel's and MPFR's.
+    Rng rng(1542);
+    std::uniform_real_distribution<double> frac(1.0, 2.0);
+    const Dim t = 64, r = 16, ones = 11;
+    int bad = 0;
+    for (Diag diag : DIAGS) {
+        Problem p{Side::Left, Uplo::Lower, Trans::No, diag, 1.0, Matrix(t, t), Matrix(t, r)};
+        for (Dim j = 0; j < t; ++j)
+            for (Dim i = 0; i < t; ++i) p.T(i, j) = i > j ? 0.0 : i == j ? (diag == Diag::Unit ? NaN : 1.0) : NaN;
+        for (Dim u = ones; u < t; ++u) {
+            p.T(u, 0) = 0x1p40;
+            for (Dim j = 1; j < ones - 1; ++j) p.T(u, j) = std::ldexp(frac(rng), -14);
+            p.T(u, ones - 1) = -0x1p40;
+        }
+        for (Dim s = 0; s < r; ++s)
+            for (Dim u = 0; u < t; ++u) p.B(u, s) = u < ones ? 1.0 : 0.0;
+        bad += check(p, describe(p, t, r, "a rounded low part"), 0, 0, true);
+    }
     EXPECT_EQ(bad, 0);
 }
 
