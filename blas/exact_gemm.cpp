@@ -1650,7 +1650,7 @@ void GrowingColumns::reset(index_t n, index_t max_k)
     s.k = 0;
     s.finite = true;
     s.six = false;
-    s.g = geometry_for(std::max<index_t>(max_k, 1));
+    s.g = geometry_for(std::min<index_t>(std::max<index_t>(max_k, 1), 64)); // the first block's, usually
     s.cut = {std::ldexp(1.0, s.g.width - s.g.four_bits), std::ldexp(1.0, 2 * s.g.four_bits - s.g.width)};
     s.colmax.assign(static_cast<std::size_t>(n), 0);
     s.col_exp.assign(static_cast<std::size_t>(n), NO_EXPONENT);
@@ -1788,6 +1788,18 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B_op, Grow
     }
     Slicer& b = s.sb;
     b.k = k;
+    // The geometry of this depth, as product_sums from op(B) takes it: W and L change while
+    // k < 256 (k = 64, 128, 192: W = 47, 46, 45), then stay; where they changed, every row is
+    // cut again (twice per tile at most). (The geometry of the tile's last depth for all
+    // blocks made Four's bound 2-4x larger at k = 64 and 128: 256 x 1792 on 2^+-200, whose
+    // elements lie near that bound, 10-20% slower.)
+    const Geometry gk = geometry_for(k);
+    if (gk.width != s.g.width || gk.four_bits != s.g.four_bits) {
+        s.cut = {std::ldexp(1.0, gk.width - gk.four_bits), std::ldexp(1.0, 2 * gk.four_bits - gk.width)};
+        b.norm.assign(static_cast<std::size_t>(n), 0.0);
+        s.cut_rows(0, k);
+    }
+    s.g = gk;
     w.open.assign(count, 0);
     bool any = false;
     for (index_t j = 0; j < n; ++j)
@@ -1808,10 +1820,7 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B_op, Grow
     w.sa.start(0, m);
     if (engine == Engine::Auto) {
         bool elementwise = false;
-        // The choice with the geometry of this depth, as product_sums from op(B) makes it (with
-        // the final depth's, the bounds it predicts from are 2-4x larger at k = 64: 2^+-200 at
-        // 256 unknowns went per element more often, 5-13% slower).
-        engine = choose_engine(w.sa, b, k, geometry_for(k), w.sample, elementwise);
+        engine = choose_engine(w.sa, b, k, g, w.sample, elementwise);
         if (elementwise) { // the caller computes every element exactly (cheaper than the split here)
             for (std::size_t q = 0; q < count; ++q)
                 if (w.open[q] == 1) out.per_element[q] = 1;

@@ -286,9 +286,9 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, Product
 // op(B) for product_sums, sliced once as it grows by rows (issue 30, fourth round: the
 // exact trsm appends each block's solved rows X_I and asks for E_{J,<J} X_{<J}; slicing
 // X_{<J} again for every block was about a tenth of its time at 1024 x 256). Four's
-// slices of each entry are made when its row is appended, with the geometry of the
-// largest depth given to reset (a slightly larger bound at smaller depths: only which
-// elements are kept can change, never a kept element's bits) and the column's exponent
+// slices of each entry are made when its row is appended, with the geometry of the depth
+// last asked (product_sums cuts every row again where W and L change: at most twice,
+// while k < 256) and the column's exponent
 // f_j of its largest magnitude so far: a row whose entry reaches 2^f_j makes the column's
 // new f_j and re-slices the column's rows so far (solutions that grow). The columns'
 // 1-norms are summed as rows arrive, in row order (as Slicer::start sums them). Memory:
