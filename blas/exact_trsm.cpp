@@ -732,11 +732,13 @@ void solve(const System& s, index_t r0, index_t r1, const PerElement& per_elemen
                 fold_range(nr, xb_row, w.xlo.data(), w.xhi.data());
             }
             flush(i0 + nb);
-            if (once && !dd_all && i0 + nb < n) w.grown.append(nb, w.xb.data(), nr, 1); // lead == i0: row u at (u - i0) nr
             if (i0 == 0 && small && nb < n) {
                 dd_all = wide(w.xb.data(), nb, nr, w.range);
                 if (dd_all) ++tiles_dd;
             }
+            // lead == i0 (dd_all was false for this block): row u at (u - i0) nr. After the
+            // choice of dd_all: a tile that goes double-double never reads them.
+            if (once && !dd_all && i0 + nb < n) w.grown.append(nb, w.xb.data(), nr, 1);
             if (per_element && (alone - alone_before) * LOSE_DEN > static_cast<std::uint64_t>(nb * nr) * LOSE_NUM) {
                 copy_tile(o, rt, 0, i0 + nb, nr, w.saved.data(), false);
                 per_element(rt, rt + nr);
