@@ -1630,6 +1630,259 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, Product
     return true;
 }
 
+// --- op(B) sliced once as it grows (GrowingColumns, exact_gemm.hpp) ---
+
+namespace {
+std::atomic<std::uint64_t> resliced_columns{0};
+
+// One entry of op(B) scaled by 2^-f_j and cut as Four's two slices of op(B) (Slicer::start
+// and two Slicer::next with Four's widths: the same operations).
+struct FourCut {
+    double w0, w1;
+    [[gnu::always_inline]] inline void operator()(double x, double scale, double& scaled, double& s0, double& s1,
+                                                  double& rest, double& norm) const
+    {
+        constexpr double magic = 0x1.8p52;
+        const double v = x * scale;
+        scaled = v;
+        norm += std::fabs(v);
+        const double t0 = v * w0;
+        const double h0 = (t0 + magic) - magic;
+        const double t1 = (t0 - h0) * w1;
+        const double h1 = (t1 + magic) - magic;
+        s0 = h0;
+        s1 = h1;
+        rest = t1 - h1;
+    }
+};
+} // namespace
+
+struct GrowingColumns::Impl {
+    index_t n = 0, max_k = 0, k = 0;
+    Geometry g;
+    FourCut cut{1.0, 1.0};
+    bool finite = true;
+    bool six = false; // Auto took Six for a block: the following blocks sliced from op(B), as before
+    std::vector<std::uint64_t> colmax; // the largest |entry| of each column so far, as bits
+    std::vector<int> col_exp;          // f_j of colmax (NO_EXPONENT: zero or out of range)
+    std::vector<double> scale;         // 2^-f_j (0 where NO_EXPONENT)
+    std::vector<unsigned char> stale;  // 1: f_j changed; the column is sliced again from op(B) by product_sums
+    std::vector<std::uint64_t> block_max;
+    std::vector<double> raw;           // the rows as appended (row l at l n): cut again where f_j changes
+    void cut_rows(index_t l0, index_t l1);
+    Slicer sb{{nullptr, 0, 0}, 0, nullptr, 0}; // made = 2: slices 0 and 1, rest, scaled and norm are the columns'
+};
+
+GrowingColumns::GrowingColumns() : impl_(new Impl) {}
+GrowingColumns::~GrowingColumns() { delete impl_; }
+index_t GrowingColumns::rows() const { return impl_->k; }
+std::uint64_t GrowingColumns::resliced() { return resliced_columns.load(std::memory_order_relaxed); }
+
+void GrowingColumns::reset(index_t n, index_t max_k)
+{
+    Impl& s = *impl_;
+    s.n = n;
+    s.max_k = max_k;
+    s.k = 0;
+    s.finite = true;
+    s.six = false;
+    s.g = geometry_for(std::min<index_t>(std::max<index_t>(max_k, 1), 64)); // the first block's, usually
+    s.cut = {std::ldexp(1.0, s.g.width - s.g.four_bits), std::ldexp(1.0, 2 * s.g.four_bits - s.g.width)};
+    s.colmax.assign(static_cast<std::size_t>(n), 0);
+    s.col_exp.assign(static_cast<std::size_t>(n), NO_EXPONENT);
+    s.scale.assign(static_cast<std::size_t>(n), 0.0);
+    s.stale.assign(static_cast<std::size_t>(n), 0);
+    const std::size_t size = static_cast<std::size_t>(n * max_k);
+    Slicer& b = s.sb;
+    b.k = 0;
+    b.mr = n;
+    b.r0 = 0;
+    b.made = 2;
+    b.exp = s.col_exp.data();
+    b.keep_scaled = true;
+    if (b.slices.size() < 2) b.slices.resize(2);
+    for (auto* v : {&b.rest, &b.scaled, &b.slices[0], &b.slices[1], &s.raw})
+        if (v->size() < size) v->resize(size);
+    b.norm.assign(static_cast<std::size_t>(n), 0.0);
+}
+
+// Rows [l0, l1) of the columns cut again from raw with their f_j (the norms summed on).
+void GrowingColumns::Impl::cut_rows(index_t l0, index_t l1)
+{
+    const std::size_t nn = static_cast<std::size_t>(n);
+    double* norm = sb.norm.data();
+    const double* sc = scale.data();
+    for (index_t l = l0; l < l1; ++l) {
+        const std::size_t o = static_cast<std::size_t>(l) * nn;
+        const double* x = raw.data() + o;
+        double* scaled = sb.scaled.data() + o;
+        double* s0 = sb.slices[0].data() + o;
+        double* s1 = sb.slices[1].data() + o;
+        double* rest = sb.rest.data() + o;
+        for (std::size_t j = 0; j < nn; ++j) cut(x[j], sc[j], scaled[j], s0[j], s1[j], rest[j], norm[j]);
+    }
+}
+
+void GrowingColumns::append(index_t rows, const double* x, index_t rs, index_t cs)
+{
+    Impl& s = *impl_;
+    if (rows <= 0) return;
+    if (s.k + rows > s.max_k) throw Error("exact gemm: GrowingColumns::append beyond the rows given to reset");
+    if (s.six) { // not read again
+        s.k += rows;
+        return;
+    }
+    constexpr std::uint64_t INF_BITS = std::uint64_t{0x7ff} << 52;
+    const std::size_t n = static_cast<std::size_t>(s.n);
+    for (index_t t = 0; t < rows; ++t) {
+        double* to = s.raw.data() + static_cast<std::size_t>(s.k + t) * n;
+        for (std::size_t j = 0; j < n; ++j) to[j] = x[t * rs + static_cast<index_t>(j) * cs];
+    }
+    s.block_max.resize(n);
+    max_abs_bits(s.n, rows, s.raw.data() + static_cast<std::size_t>(s.k) * n, 1, s.n, s.block_max.data());
+    index_t stale = 0;
+    for (std::size_t q = 0; q < n; ++q) {
+        const std::uint64_t m = std::max(s.colmax[q], s.block_max[q]);
+        if (m >= INF_BITS) s.finite = false;
+        if (m == s.colmax[q] || !s.finite) continue;
+        double largest;
+        std::memcpy(&largest, &m, sizeof largest);
+        const int f = exponent_of_max(largest), old = s.col_exp[q];
+        // f_j only grows, or leaves the range (NO_EXPONENT) for good, or enters it; the rows
+        // so far were cut for the old one. (f_j set a few bits above the largest magnitude,
+        // so that growing solutions cross it less often: measured, no faster.)
+        if (f != old) {
+            if (s.colmax[q] != 0 && s.k > 0) {
+                s.stale[q] = 1;
+                ++stale;
+            }
+            s.col_exp[q] = f;
+            s.scale[q] = f == NO_EXPONENT ? 0.0 : pow2(-f);
+        }
+        s.colmax[q] = m;
+    }
+    if (!s.finite) {
+        s.k += rows;
+        return;
+    }
+    if (stale > 0) {
+        resliced_columns.fetch_add(static_cast<std::uint64_t>(stale), std::memory_order_relaxed);
+        Slicer& b = s.sb;
+        if (stale * 4 >= s.n) { // most columns: every row again, across the columns
+            b.norm.assign(n, 0.0);
+            s.cut_rows(0, s.k);
+        } else {
+            for (std::size_t j = 0; j < n; ++j) {
+                if (s.stale[j] == 0) continue;
+                double& norm = b.norm[j];
+                norm = 0.0;
+                for (index_t l = 0; l < s.k; ++l) {
+                    const std::size_t q = static_cast<std::size_t>(l) * n + j;
+                    s.cut(s.raw[q], s.scale[j], b.scaled[q], b.slices[0][q], b.slices[1][q], b.rest[q], norm);
+                }
+            }
+        }
+        std::fill(s.stale.begin(), s.stale.end(), 0);
+    }
+    s.cut_rows(s.k, s.k + rows);
+    s.k += rows;
+}
+
+bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B_op, GrowingColumns& B, ProductSums& out,
+                  Engine engine)
+{
+    GrowingColumns::Impl& s = *B.impl();
+    if ((engine != Engine::Auto && engine != Engine::Four) || s.six || k != s.k || n != s.n || k <= 0 || m <= 0 ||
+        n <= 0)
+        return product_sums(m, n, k, A, B_op, out, engine);
+    if (!s.finite) return false;
+    const std::size_t count = static_cast<std::size_t>(m * n);
+    out.m = m;
+    out.n = n;
+    out.hi.assign(count, 0.0);
+    out.lo.assign(count, 0.0);
+    out.err.assign(count, 0.0);
+    out.per_element.assign(count, 0);
+    struct Work {
+        std::vector<std::uint64_t> rbits;
+        std::vector<double> prod, sample;
+        std::vector<int> row_exp;
+        std::vector<unsigned char> open;
+        Slicer sa{{nullptr, 0, 0}, 0, nullptr, 0};
+    };
+    static thread_local Work w;
+    constexpr std::uint64_t INF_BITS = std::uint64_t{0x7ff} << 52;
+    w.rbits.resize(static_cast<std::size_t>(m));
+    max_abs_bits(m, k, A.p, A.rs, A.cs, w.rbits.data());
+    w.row_exp.resize(static_cast<std::size_t>(m));
+    for (index_t i = 0; i < m; ++i) {
+        const std::uint64_t bits = w.rbits[static_cast<std::size_t>(i)];
+        if (bits >= INF_BITS) return false;
+        double largest;
+        std::memcpy(&largest, &bits, sizeof largest);
+        w.row_exp[static_cast<std::size_t>(i)] = exponent_of_max(largest);
+    }
+    Slicer& b = s.sb;
+    b.k = k;
+    // The geometry of this depth, as product_sums from op(B) takes it: W and L change while
+    // k < 256 (k = 64, 128, 192: W = 47, 46, 45), then stay; where they changed, every row is
+    // cut again (twice per tile at most). (The geometry of the tile's last depth for all
+    // blocks made Four's bound 2-4x larger at k = 64 and 128: 256 x 1792 on 2^+-200, whose
+    // elements lie near that bound, 10-20% slower.)
+    const Geometry gk = geometry_for(k);
+    if (gk.width != s.g.width || gk.four_bits != s.g.four_bits) {
+        s.cut = {std::ldexp(1.0, gk.width - gk.four_bits), std::ldexp(1.0, 2 * gk.four_bits - gk.width)};
+        b.norm.assign(static_cast<std::size_t>(n), 0.0);
+        s.cut_rows(0, k);
+    }
+    s.g = gk;
+    w.open.assign(count, 0);
+    bool any = false;
+    for (index_t j = 0; j < n; ++j)
+        for (index_t i = 0; i < m; ++i) {
+            const std::size_t q = static_cast<std::size_t>(i + j * m);
+            if (w.rbits[static_cast<std::size_t>(i)] == 0 || s.colmax[static_cast<std::size_t>(j)] == 0) continue;
+            const bool split = fits(w.row_exp[static_cast<std::size_t>(i)], s.col_exp[static_cast<std::size_t>(j)]);
+            w.open[q] = split ? 1 : 0;
+            out.per_element[q] = split ? 0 : 1;
+            any = any || split;
+        }
+    if (!any) return true;
+    const Geometry& g = s.g;
+    w.sa.X = A;
+    w.sa.keep_scaled = false;
+    w.sa.k = k;
+    w.sa.exp = w.row_exp.data();
+    w.sa.start(0, m);
+    if (engine == Engine::Auto) {
+        bool elementwise = false;
+        engine = choose_engine(w.sa, b, k, g, w.sample, elementwise);
+        if (elementwise) { // the caller computes every element exactly (cheaper than the split here)
+            for (std::size_t q = 0; q < count; ++q)
+                if (w.open[q] == 1) out.per_element[q] = 1;
+            return true;
+        }
+        if (engine != Engine::Four) { // Six (spread data): this block and the following ones from op(B), as before
+            s.six = true;
+            return product_sums(m, n, k, A, B_op, out, Engine::Six);
+        }
+    }
+    set_widths(Engine::Four, g, w.sa, b); // b's widths are not read again: its slices are made
+    w.prod.resize(6 * count);
+    Profile prof;
+    sum_products(Engine::Four, g, w.sa, b, m, n, k, w.row_exp.data(), s.col_exp.data(), out.hi.data(), out.lo.data(),
+                 w.prod.data(), w.open.data(), prof);
+    const Bound tail(rest_exponent(Engine::Four, g), k, g.chunk);
+    for (index_t j = 0; j < n; ++j)
+        for (index_t i = 0; i < m; ++i) {
+            const std::size_t q = static_cast<std::size_t>(i + j * m);
+            if (w.open[q] == 1)
+                out.err[q] = tail(w.sa.norm[static_cast<std::size_t>(i)], b.norm[static_cast<std::size_t>(j)]) *
+                             pow2(w.row_exp[static_cast<std::size_t>(i)] + s.col_exp[static_cast<std::size_t>(j)]);
+        }
+    return true;
+}
+
 std::uint64_t fallback_elements() { return fallbacks.load(std::memory_order_relaxed); }
 
 namespace {

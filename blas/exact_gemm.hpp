@@ -294,6 +294,44 @@ struct ProductSums {
 bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, ProductSums& out,
                   Engine engine = Engine::Six);
 
+// op(B) for product_sums, sliced once as it grows by rows (issue 30, fourth round: the
+// exact trsm appends each block's solved rows X_I and asks for E_{J,<J} X_{<J}; slicing
+// X_{<J} again for every block was about a tenth of its time at 1024 x 256). Four's
+// slices of each entry are made when its row is appended, with the geometry of the depth
+// last asked (product_sums cuts every row again where W and L change: at most twice,
+// while k < 256) and the column's exponent
+// f_j of its largest magnitude so far: a row whose entry reaches 2^f_j makes the column's
+// new f_j and re-slices the column's rows so far (solutions that grow). The columns'
+// 1-norms are summed as rows arrive, in row order (as Slicer::start sums them). Memory:
+// four doubles per entry (max_k x n), the caller's (the trsm keeps one per thread).
+class GrowingColumns {
+public:
+    GrowingColumns();
+    ~GrowingColumns();
+    GrowingColumns(const GrowingColumns&) = delete;
+    GrowingColumns& operator=(const GrowingColumns&) = delete;
+    // Empty, for n columns and at most max_k rows.
+    void reset(index_t n, index_t max_k);
+    // Appends `rows` rows: row t's column j at x[t * rs + j * cs].
+    void append(index_t rows, const double* x, index_t rs, index_t cs);
+    index_t rows() const;
+    // Columns re-sliced since the process started (tests, benchmarks).
+    static std::uint64_t resliced();
+    struct Impl;
+    Impl* impl() { return impl_; }
+
+private:
+    Impl* impl_;
+};
+
+// product_sums with op(B)'s k = B.rows() rows already sliced: B_op must hold the same
+// values (it is read where the operand's Four slices are not what the engine takes:
+// Six, Screen, Modular, Hybrid forced; once Auto has chosen Six for a block, B is no
+// longer sliced, and this block and the following ones take the overload above, Auto
+// choosing per block again). Same results, bound and contract.
+bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B_op, GrowingColumns& B, ProductSums& out,
+                  Engine engine);
+
 // The screen (exact_gemm.cpp, screen_sum): sum_l a[l inca] b[l incb], l < k, in
 // double-double (Dot2, 16 lanes where both strides are 1) with a rigorous bound on its
 // error: the exact sum lies within err of hi + lo (|lo| not normalized against hi).

@@ -17,7 +17,9 @@
 // its later blocks in double-double (exact_trsm.cpp, DD_MAX), without the split.
 //
 // Memory per thread (kept between calls): the split's operands, five matrices of
-// k x (64 + 256) doubles for k unknowns solved before a block (about 50 MiB at k = 4096),
+// k x (64 + 256) doubles for k unknowns solved before a block (about 50 MiB at k = 4096;
+// with X's rows sliced once, Slicing below, five n x 256 of them kept for the tile
+// instead: 40 MiB at n = 4096),
 // 64 x 256 doubles of the block's solved unknowns (n x 256 up to 256 unknowns), and (when the caller gives a
 // per-element kernel to fall back to) a copy of the tile's n x 256 right-hand sides
 // (8 MiB at n = 4096).
@@ -50,6 +52,15 @@ Split split_from_environment();
 enum class Screen { Auto, Across, Element };
 Screen screen_from_environment();
 
+// How the split's right operand, the solved rows X_{<I}, is sliced (its Four slices):
+// Once, as each block's rows are solved (exact_gemm::GrowingColumns: a column again only
+// where a later row exceeds its exponent), or PerBlock, all of X_{<I} again for every
+// block (the third round's way; Six, Modular and Hybrid always slice per block). By
+// FLAMEX_EXACT_TRSM_SLICING = once | block (tests, benchmarks; else flamex::Error), read
+// when a System is made. The bits do not depend on it.
+enum class Slicing { Once, PerBlock };
+Slicing slicing_from_environment();
+
 // n unknowns, nrhs right-hand sides (measured, one thread: see exact_trsm.cpp).
 bool split_pays(index_t n, index_t nrhs);
 bool use_split(Split split, index_t n, index_t nrhs);
@@ -69,6 +80,7 @@ struct System {
     // sample of its data, and per element where the split would lose nearly all).
     exact_gemm::Engine engine = exact_gemm::Engine::Auto;
     Screen screen = screen_from_environment();
+    Slicing slicing = slicing_from_environment();
 };
 
 // The backend's per-element trsm of the right-hand sides [r0, r1) (B as it came):

@@ -10,7 +10,9 @@
 // FLAMEX_EXACT_TRSM_SPLIT taking precedence over FLAMEX_EXACT_GEMM_SPLIT; and
 // exact_gemm::product_sums (its off-diagonal sums) within its bound, by MPFR; an
 // element whose Dot2 error the screen's bound must cover left to the exact path; the
-// small spread systems' double-double blocks taken.
+// small spread systems' double-double blocks taken; solved rows sliced once, their
+// columns sliced again as solutions grow; a first-block double-double whose low part's
+// roundings only its own bound covers.
 #include <gtest/gtest.h>
 #include <mpfr.h>
 
@@ -371,6 +373,108 @@ TEST(ExactTrsmSplit, OrdinaryDataTakesTheSplit)
     EXPECT_LT(alone, 300u * 200u / 100u) << "more than 1% of the elements went per element";
     EXPECT_EQ(flamex::exact_trsm::tiles_given_up(), tiles) << "a tile was given up to the per-element kernel";
     EXPECT_EQ(count_different(X, solve(elementwise(), p, 0, 0), "uniform 300 x 200"), 0);
+}
+
+TEST(ExactTrsmSplit, GrowingSolutionsResliceTheirColumns)
+{
+    // The split slices the solved rows once (exact_gemm::GrowingColumns), each column
+    // for its largest magnitude so far. Growing: on a unit triangle whose coefficients
+    // all push the same way, x grows by about 2^3 a block of 64, so later blocks exceed
+    // every column's exponent and the columns are sliced again, all together; columns
+    // 0-2 begin otherwise: all zero through the first block (then normal), below
+    // 2^-1000 (then normal: the column goes from per element to the split), and normal,
+    // then at least 2^1000 from the third block (per element from there). Jumps: small
+    // coefficients (no growth), and only columns 3 and 4 jump by 2^20 at the second
+    // block and column 5 at the third: those alone are sliced again (the column by
+    // column way). Every side and uplo, 1 and 2 threads, against the per-element kernel
+    // and MPFR; where the trsm slices once (Auto, Four), some column re-sliced.
+    Rng rng(1540);
+    std::uniform_real_distribution<double> unit_interval(0.0, 1.0);
+    const Dim t = 230, r = 21;
+    int bad = 0;
+    for (const bool growing : {true, false})
+        for (Side side : SIDES)
+            for (Uplo uplo : UPLOS) {
+                const bool left = side == Side::Left;
+                Problem p{side, uplo, Trans::No, Diag::Unit, 1.0, Matrix(t, t), left ? Matrix(t, r) : Matrix(r, t)};
+                for (Dim j = 0; j < t; ++j)
+                    for (Dim i = 0; i < t; ++i) {
+                        const bool in_triangle = uplo == Uplo::Lower ? i > j : i < j;
+                        const double e = growing ? -unit_interval(rng) / 16.0 : (unit_interval(rng) - 0.5) / (4.0 * t);
+                        p.T(i, j) = in_triangle ? e : NaN;
+                    }
+                // Unknown u in solving order: forward (left lower, right upper), u; else t - 1 - u.
+                const bool forward = left == (uplo == Uplo::Lower);
+                for (Dim s = 0; s < r; ++s)
+                    for (Dim u = 0; u < t; ++u) {
+                        const Dim k = forward ? u : t - 1 - u;
+                        double b = 0.5 + unit_interval(rng);
+                        if (growing && s == 0 && u < 64) b = 0.0;
+                        if (growing && s == 1 && u < 64) b = std::ldexp(b, -1030);
+                        if (growing && s == 2 && u >= 128) b = std::ldexp(b, 1005);
+                        if (!growing && (s == 3 || s == 4) && u >= 64) b = std::ldexp(b, 20);
+                        if (!growing && s == 5 && u >= 128) b = std::ldexp(b, 20);
+                        (left ? p.B(k, s) : p.B(s, k)) = b;
+                    }
+                const std::string what = describe(p, p.B.length(), p.B.width(), growing ? "growing" : "jumps");
+                const std::uint64_t before = flamex::exact_gemm::GrowingColumns::resliced();
+                bad += check(p, what, 0, 0, true);
+                const auto engine = flamex::exact_gemm::engine_from_environment();
+                const bool once = flamex::exact_trsm::slicing_from_environment() == flamex::exact_trsm::Slicing::Once &&
+                                  (engine == flamex::exact_gemm::Engine::Auto || engine == flamex::exact_gemm::Engine::Four);
+                if (once) {
+                    EXPECT_GT(flamex::exact_gemm::GrowingColumns::resliced(), before + (growing ? r : 2))
+                        << what << ": too few columns sliced again";
+                }
+            }
+    EXPECT_EQ(bad, 0);
+}
+
+TEST(ExactTrsmSplit, DoubleDoubleLowPartRoundingIsLeftToTheExactPath)
+{
+    // The first block (no split sums: its only bound is the double-double's own). Unknowns
+    // 0-10 are x = 1 (b = 1, no coefficients); each later row u has e_u0 = 2^40, then nine
+    // random e_uj in [2^-14, 2^-13) (each below half the spacing at 2^40: lost in the high
+    // part, summed in the low part with its roundings), then e_u10 = -2^40 (the high part
+    // back to 0), b_u = 0: the double-double gives the low part's rounded sum, off the
+    // exact -sum e_uj by a few of its units in the last place, while its magnitudes are
+    // 2^41. Only the bound of the double-double's own error (per term, or
+    // unchecked_magnitudes' per row: these columns lie within 2^16 and the products need no
+    // range check) leaves these elements to the exact path. Unit and non-unit (diagonal
+    // 1), 1 and 2 threads, bits as the per-element kernel's and MPFR's.
+    Rng rng(1542);
+    std::uniform_real_distribution<double> frac(1.0, 2.0);
+    const Dim t = 64, r = 16, ones = 11;
+    int bad = 0;
+    for (Diag diag : DIAGS) {
+        Problem p{Side::Left, Uplo::Lower, Trans::No, diag, 1.0, Matrix(t, t), Matrix(t, r)};
+        for (Dim j = 0; j < t; ++j)
+            for (Dim i = 0; i < t; ++i) p.T(i, j) = i > j ? 0.0 : i == j ? (diag == Diag::Unit ? NaN : 1.0) : NaN;
+        for (Dim u = ones; u < t; ++u) {
+            p.T(u, 0) = 0x1p40;
+            for (Dim j = 1; j < ones - 1; ++j) p.T(u, j) = std::ldexp(frac(rng), -14);
+            p.T(u, ones - 1) = -0x1p40;
+        }
+        for (Dim s = 0; s < r; ++s)
+            for (Dim u = 0; u < t; ++u) p.B(u, s) = u < ones ? 1.0 : 0.0;
+        bad += check(p, describe(p, t, r, "a rounded low part"), 0, 0, true);
+    }
+    EXPECT_EQ(bad, 0);
+}
+
+TEST(ExactTrsmSplit, SlicingVariableIsChecked)
+{
+    Rng rng(1541);
+    const Problem p = make_problem(rng, Side::Left, Uplo::Lower, Trans::No, Diag::NonUnit, 1.0, 70, 20, UNIFORM);
+    const char* old = std::getenv("FLAMEX_EXACT_TRSM_SLICING");
+    const std::string saved = old != nullptr ? old : "";
+    ::setenv("FLAMEX_EXACT_TRSM_SLICING", "twice", 1);
+    EXPECT_THROW(solve(split1(), p, 0, 0), flamex::Error);
+    EXPECT_THROW(solve(split2(), p, 0, 0), flamex::Error);
+    if (old != nullptr)
+        ::setenv("FLAMEX_EXACT_TRSM_SLICING", saved.c_str(), 1);
+    else
+        ::unsetenv("FLAMEX_EXACT_TRSM_SLICING");
 }
 
 TEST(ExactTrsmSplit, EnvironmentIsChecked)
