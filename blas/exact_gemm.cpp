@@ -1856,7 +1856,7 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B_op, Grow
     w.sa.start(0, m);
     if (engine == Engine::Auto) {
         bool elementwise = false;
-        engine = choose_engine(w.sa, b, k, g, w.sample, elementwise);
+        engine = choose_engine(w.sa, b, k, g, w.sample, elementwise, false);
         if (elementwise) { // the caller computes every element exactly (cheaper than the split here)
             for (std::size_t q = 0; q < count; ++q)
                 if (w.open[q] == 1) out.per_element[q] = 1;
