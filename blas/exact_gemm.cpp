@@ -1466,6 +1466,53 @@ void run(const Plan& p, index_t j0, index_t j1)
     add_profile(prof);
 }
 
+namespace {
+// product_sums' elements, marked before any product: open[q] = 1 where the split sums element
+// q, out.per_element[q] = 1 where its e_i + f_j is out of the split's range, neither where its
+// row or column is zero (an exact zero). True when some element is open.
+template <class RowIsZero, class ColumnIsZero>
+bool open_split_elements(index_t m, index_t n, const int* row_exp, const int* col_exp, RowIsZero row_is_zero,
+                         ColumnIsZero column_is_zero, std::vector<unsigned char>& open, ProductSums& out)
+{
+    open.assign(static_cast<std::size_t>(m * n), 0);
+    bool any = false;
+    for (index_t j = 0; j < n; ++j)
+        for (index_t i = 0; i < m; ++i) {
+            const std::size_t q = static_cast<std::size_t>(i + j * m);
+            if (row_is_zero(i) || column_is_zero(j)) continue;
+            const bool split = fits(row_exp[i], col_exp[j]);
+            open[q] = split ? 1 : 0;
+            out.per_element[q] = split ? 0 : 1;
+            any = any || split;
+        }
+    return any;
+}
+
+// Every open element's err: the engine's bound (Bound, ModularBound) from its row's and
+// column's 1-norms (of the rests, for ModularBound), times 2^(e_i + f_j).
+template <class Tail>
+void bound_open_elements(index_t m, index_t n, const Tail& tail, const double* row_norm, const double* col_norm,
+                         const int* row_exp, const int* col_exp, const std::vector<unsigned char>& open,
+                         ProductSums& out)
+{
+    for (index_t j = 0; j < n; ++j)
+        for (index_t i = 0; i < m; ++i) {
+            const std::size_t q = static_cast<std::size_t>(i + j * m);
+            if (open[q] == 1) out.err[q] = tail(row_norm[i], col_norm[j]) * pow2(row_exp[i] + col_exp[j]);
+        }
+}
+
+// The open elements' sums from a tile's (the CRT engines' A'B', with Hybrid's remainders).
+void copy_open_sums(const TileState& st, const std::vector<unsigned char>& open, ProductSums& out)
+{
+    for (std::size_t q = 0; q < open.size(); ++q)
+        if (open[q] == 1) {
+            out.hi[q] = st.hi[q];
+            out.lo[q] = st.lo[q];
+        }
+}
+} // namespace
+
 bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, ProductSums& out, Engine engine)
 {
     const std::size_t count = static_cast<std::size_t>(std::max<index_t>(m, 0) * std::max<index_t>(n, 0));
@@ -1488,18 +1535,9 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, Product
     w.col_exp.resize(static_cast<std::size_t>(n));
     for (index_t i = 0; i < m; ++i) w.row_exp[static_cast<std::size_t>(i)] = exponent_of_max(w.rmax[static_cast<std::size_t>(i)]);
     for (index_t j = 0; j < n; ++j) w.col_exp[static_cast<std::size_t>(j)] = exponent_of_max(w.cmax[static_cast<std::size_t>(j)]);
-    // 1: summed by the split; a zero row or column: an exact zero (0); out of range: per element.
-    w.open.assign(count, 0);
-    bool any = false;
-    for (index_t j = 0; j < n; ++j)
-        for (index_t i = 0; i < m; ++i) {
-            const std::size_t q = static_cast<std::size_t>(i + j * m);
-            if (w.rmax[static_cast<std::size_t>(i)] == 0.0 || w.cmax[static_cast<std::size_t>(j)] == 0.0) continue;
-            const bool split = fits(w.row_exp[static_cast<std::size_t>(i)], w.col_exp[static_cast<std::size_t>(j)]);
-            w.open[q] = split ? 1 : 0;
-            out.per_element[q] = split ? 0 : 1;
-            any = any || split;
-        }
+    const bool any = open_split_elements(
+        m, n, w.row_exp.data(), w.col_exp.data(), [&](index_t i) { return w.rmax[static_cast<std::size_t>(i)] == 0.0; },
+        [&](index_t j) { return w.cmax[static_cast<std::size_t>(j)] == 0.0; }, w.open, out);
     if (!any) return true;
     if (engine == Engine::Modular) { // forced only (Auto never passes it): where it applies, else Four
         Plan p;
@@ -1531,16 +1569,9 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, Product
             st.lo.assign(count, 0.0);
             st.open = w.open;
             modular_tile(p, mw, 0, 0, m, 0, n, st, prof);
-            const ModularBound tail(p.modular.P, k);
-            for (index_t j = 0; j < n; ++j)
-                for (index_t i = 0; i < m; ++i) {
-                    const std::size_t q = static_cast<std::size_t>(i + j * m);
-                    if (w.open[q] != 1) continue;
-                    out.hi[q] = st.hi[q];
-                    out.lo[q] = st.lo[q];
-                    out.err[q] = tail(mw.a_rest[static_cast<std::size_t>(i)], mw.b_rest[static_cast<std::size_t>(j)]) *
-                                 pow2(w.row_exp[static_cast<std::size_t>(i)] + w.col_exp[static_cast<std::size_t>(j)]);
-                }
+            copy_open_sums(st, w.open, out);
+            bound_open_elements(m, n, ModularBound(p.modular.P, k), mw.a_rest.data(), mw.b_rest.data(),
+                                w.row_exp.data(), w.col_exp.data(), w.open, out);
             return true;
         }
         engine = Engine::Four;
@@ -1583,16 +1614,9 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, Product
             w.prod.resize(6 * count);
             sum_products(Engine::Hybrid, g, w.sa, w.sb, m, n, k, w.row_exp.data(), w.col_exp.data(), st.hi.data(),
                          st.lo.data(), w.prod.data(), w.open.data(), prof); // A' R_B, R_A b
-            const Bound tail = split_bound(Engine::Hybrid, g, k);
-            for (index_t j = 0; j < n; ++j)
-                for (index_t i = 0; i < m; ++i) {
-                    const std::size_t q = static_cast<std::size_t>(i + j * m);
-                    if (w.open[q] != 1) continue;
-                    out.hi[q] = st.hi[q];
-                    out.lo[q] = st.lo[q];
-                    out.err[q] = tail(w.sa.norm[static_cast<std::size_t>(i)], w.sb.norm[static_cast<std::size_t>(j)]) *
-                                 pow2(w.row_exp[static_cast<std::size_t>(i)] + w.col_exp[static_cast<std::size_t>(j)]);
-                }
+            copy_open_sums(st, w.open, out);
+            bound_open_elements(m, n, split_bound(Engine::Hybrid, g, k), w.sa.norm.data(), w.sb.norm.data(),
+                                w.row_exp.data(), w.col_exp.data(), w.open, out);
             return true;
         }
         engine = Engine::Four;
@@ -1619,14 +1643,8 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, Product
     Profile prof;
     sum_products(engine, g, w.sa, w.sb, m, n, k, w.row_exp.data(), w.col_exp.data(), out.hi.data(), out.lo.data(),
                  w.prod.data(), w.open.data(), prof);
-    const Bound tail(rest_exponent(engine, g), k, g.chunk);
-    for (index_t j = 0; j < n; ++j)
-        for (index_t i = 0; i < m; ++i) {
-            const std::size_t q = static_cast<std::size_t>(i + j * m);
-            if (w.open[q] == 1)
-                out.err[q] = tail(w.sa.norm[static_cast<std::size_t>(i)], w.sb.norm[static_cast<std::size_t>(j)]) *
-                             pow2(w.row_exp[static_cast<std::size_t>(i)] + w.col_exp[static_cast<std::size_t>(j)]);
-        }
+    bound_open_elements(m, n, Bound(rest_exponent(engine, g), k, g.chunk), w.sa.norm.data(), w.sb.norm.data(),
+                        w.row_exp.data(), w.col_exp.data(), w.open, out);
     return true;
 }
 
@@ -1836,17 +1854,9 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B_op, Grow
         s.cut_rows(0, k);
     }
     s.g = gk;
-    w.open.assign(count, 0);
-    bool any = false;
-    for (index_t j = 0; j < n; ++j)
-        for (index_t i = 0; i < m; ++i) {
-            const std::size_t q = static_cast<std::size_t>(i + j * m);
-            if (w.rbits[static_cast<std::size_t>(i)] == 0 || s.colmax[static_cast<std::size_t>(j)] == 0) continue;
-            const bool split = fits(w.row_exp[static_cast<std::size_t>(i)], s.col_exp[static_cast<std::size_t>(j)]);
-            w.open[q] = split ? 1 : 0;
-            out.per_element[q] = split ? 0 : 1;
-            any = any || split;
-        }
+    const bool any = open_split_elements(
+        m, n, w.row_exp.data(), s.col_exp.data(), [&](index_t i) { return w.rbits[static_cast<std::size_t>(i)] == 0; },
+        [&](index_t j) { return s.colmax[static_cast<std::size_t>(j)] == 0; }, w.open, out);
     if (!any) return true;
     const Geometry& g = s.g;
     w.sa.X = A;
@@ -1872,14 +1882,8 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B_op, Grow
     Profile prof;
     sum_products(Engine::Four, g, w.sa, b, m, n, k, w.row_exp.data(), s.col_exp.data(), out.hi.data(), out.lo.data(),
                  w.prod.data(), w.open.data(), prof);
-    const Bound tail(rest_exponent(Engine::Four, g), k, g.chunk);
-    for (index_t j = 0; j < n; ++j)
-        for (index_t i = 0; i < m; ++i) {
-            const std::size_t q = static_cast<std::size_t>(i + j * m);
-            if (w.open[q] == 1)
-                out.err[q] = tail(w.sa.norm[static_cast<std::size_t>(i)], b.norm[static_cast<std::size_t>(j)]) *
-                             pow2(w.row_exp[static_cast<std::size_t>(i)] + s.col_exp[static_cast<std::size_t>(j)]);
-        }
+    bound_open_elements(m, n, Bound(rest_exponent(Engine::Four, g), k, g.chunk), w.sa.norm.data(), b.norm.data(),
+                        w.row_exp.data(), s.col_exp.data(), w.open, out);
     return true;
 }
 
