@@ -865,18 +865,28 @@ CallSample sample_call(index_t m, index_t n, index_t k, Operand A, Operand B, co
 
 // Above k = 8192 the rounded products' bound (~k^2 2^-(53 + 2 beta)) leaves too
 // little margin: most elements would go per element.
-Split split_from_environment(std::initializer_list<const char*> variables)
+int choice_from_environment(std::initializer_list<const char*> variables, std::initializer_list<const char*> names)
 {
-    for (const char* name : variables) {
-        const char* env = std::getenv(name);
+    for (const char* variable : variables) {
+        const char* env = std::getenv(variable);
         if (env == nullptr || *env == '\0') continue;
         const std::string value(env);
-        if (value == "auto") return Split::Auto;
-        if (value == "always") return Split::Always;
-        if (value == "never") return Split::Never;
-        throw Error(std::string("exact backend: ") + name + " must be auto, always or never, got '" + value + "'");
+        int index = 0;
+        std::string listed;
+        for (const char* name : names) {
+            if (value == name) return index;
+            listed += (index == 0 ? "" : index + 1 == static_cast<int>(names.size()) ? " or " : ", ") + std::string(name);
+            ++index;
+        }
+        throw Error(std::string("exact backend: ") + variable + " must be " + listed + ", got '" + value + "'");
     }
-    return Split::Auto;
+    return -1;
+}
+
+Split split_from_environment(std::initializer_list<const char*> variables)
+{
+    constexpr Split splits[] = {Split::Auto, Split::Auto, Split::Always, Split::Never}; // unset first
+    return splits[1 + choice_from_environment(variables, {"auto", "always", "never"})];
 }
 
 bool split_pays(index_t m, index_t n, index_t k)
@@ -1502,6 +1512,17 @@ void bound_open_elements(index_t m, index_t n, const Tail& tail, const double* r
         }
 }
 
+// out for m x n sums (count of them), every one exactly zero until the engine sets it.
+void clear_sums(index_t m, index_t n, std::size_t count, ProductSums& out)
+{
+    out.m = m;
+    out.n = n;
+    out.hi.assign(count, 0.0);
+    out.lo.assign(count, 0.0);
+    out.err.assign(count, 0.0);
+    out.per_element.assign(count, 0);
+}
+
 // The open elements' sums from a tile's (the CRT engines' A'B', with Hybrid's remainders).
 void copy_open_sums(const TileState& st, const std::vector<unsigned char>& open, ProductSums& out)
 {
@@ -1516,12 +1537,7 @@ void copy_open_sums(const TileState& st, const std::vector<unsigned char>& open,
 bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B, ProductSums& out, Engine engine)
 {
     const std::size_t count = static_cast<std::size_t>(std::max<index_t>(m, 0) * std::max<index_t>(n, 0));
-    out.m = m;
-    out.n = n;
-    out.hi.assign(count, 0.0);
-    out.lo.assign(count, 0.0);
-    out.err.assign(count, 0.0);
-    out.per_element.assign(count, 0);
+    clear_sums(m, n, count, out);
     if (count == 0 || k <= 0) return true; // an empty sum: exactly zero
     struct Work {
         std::vector<double> rmax, cmax, prod, sample;
@@ -1684,15 +1700,15 @@ struct GrowingColumns::Impl {
     std::vector<std::uint64_t> colmax; // the largest |entry| of each column so far, as bits
     std::vector<int> col_exp;          // f_j of colmax (NO_EXPONENT: zero or out of range)
     std::vector<double> scale;         // 2^-f_j (0 where NO_EXPONENT)
-    std::vector<unsigned char> stale;  // 1: f_j changed; the column is sliced again from op(B) by product_sums
+    std::vector<unsigned char> stale;  // append's scratch, 1: f_j changed, the column's rows so far cut again
     std::vector<std::uint64_t> block_max;
     std::vector<double> raw;           // the rows as appended (row l at l n): cut again where f_j changes
     void cut_rows(index_t l0, index_t l1);
     Slicer sb{{nullptr, 0, 0}, 0, nullptr, 0}; // made = 2: slices 0 and 1, rest, scaled and norm are the columns'
 };
 
-GrowingColumns::GrowingColumns() : impl_(new Impl) {}
-GrowingColumns::~GrowingColumns() { delete impl_; }
+GrowingColumns::GrowingColumns() : impl_(std::make_unique<Impl>()) {}
+GrowingColumns::~GrowingColumns() = default;
 index_t GrowingColumns::rows() const { return impl_->k; }
 std::uint64_t GrowingColumns::resliced() { return resliced_columns.load(std::memory_order_relaxed); }
 
@@ -1815,12 +1831,7 @@ bool product_sums(index_t m, index_t n, index_t k, Operand A, Operand B_op, Grow
         return product_sums(m, n, k, A, B_op, out, engine);
     if (!s.finite) return false;
     const std::size_t count = static_cast<std::size_t>(m * n);
-    out.m = m;
-    out.n = n;
-    out.hi.assign(count, 0.0);
-    out.lo.assign(count, 0.0);
-    out.err.assign(count, 0.0);
-    out.per_element.assign(count, 0);
+    clear_sums(m, n, count, out);
     struct Work {
         std::vector<std::uint64_t> rbits;
         std::vector<double> prod, sample;
@@ -1965,17 +1976,10 @@ void reset_profile()
 
 Engine engine_from_environment()
 {
-    const char* env = std::getenv("FLAMEX_EXACT_GEMM_ENGINE");
-    if (env == nullptr || *env == '\0') return Engine::Auto;
-    const std::string value(env);
-    if (value == "auto") return Engine::Auto;
-    if (value == "four") return Engine::Four;
-    if (value == "six") return Engine::Six;
-    if (value == "screen") return Engine::Screen;
-    if (value == "modular") return Engine::Modular;
-    if (value == "hybrid") return Engine::Hybrid;
-    throw Error("exact backend: FLAMEX_EXACT_GEMM_ENGINE must be auto, four, six, screen, modular or hybrid, got '" + value +
-                "'");
+    constexpr Engine engines[] = {Engine::Auto,   Engine::Auto,    Engine::Four,  Engine::Six,
+                                  Engine::Screen, Engine::Modular, Engine::Hybrid}; // unset first
+    return engines[1 + choice_from_environment({"FLAMEX_EXACT_GEMM_ENGINE"},
+                                               {"auto", "four", "six", "screen", "modular", "hybrid"})];
 }
 
 } // namespace flamex::exact_gemm

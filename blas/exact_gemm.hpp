@@ -54,6 +54,7 @@
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <memory>
 #include <vector>
 
 #include "exact/exact.hpp"
@@ -255,6 +256,12 @@ enum class Split { Auto, Always, Never };
 // other value is a flamex::Error naming the variable); Auto when none is set.
 Split split_from_environment(std::initializer_list<const char*> variables);
 
+// The index in `names` of the value of the first of `variables` that is set and not
+// empty; -1 where none is set. Any other value is a flamex::Error naming the variable
+// and the names ("exact backend: V must be a, b or c, got 'x'"). The engines' and the
+// trsm's settings are read through it.
+int choice_from_environment(std::initializer_list<const char*> variables, std::initializer_list<const char*> names);
+
 // Whether the split is faster than the per-element kernel for these dimensions
 // (measured, one thread: from 128 x 128 x 128 and 1024 x 1024 x 16 on it is 1.3-2.5x
 // faster; at 64 x 64 x 1024 2x slower: the slicing of A and B, O((m + n) k), is not
@@ -318,10 +325,10 @@ public:
     // Columns re-sliced since the process started (tests, benchmarks).
     static std::uint64_t resliced();
     struct Impl;
-    Impl* impl() { return impl_; }
+    Impl* impl() { return impl_.get(); }
 
 private:
-    Impl* impl_;
+    std::unique_ptr<Impl> impl_;
 };
 
 // product_sums with op(B)'s k = B.rows() rows already sliced: B_op must hold the same

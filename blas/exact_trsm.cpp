@@ -557,23 +557,14 @@ void copy_tile(const Ordered& o, index_t rt, index_t u0, index_t u1, index_t nr,
 
 Screen screen_from_environment()
 {
-    const char* env = std::getenv("FLAMEX_EXACT_TRSM_SCREEN");
-    if (env == nullptr || *env == '\0') return Screen::Auto;
-    const std::string value(env);
-    if (value == "auto") return Screen::Auto;
-    if (value == "across") return Screen::Across;
-    if (value == "element") return Screen::Element;
-    throw Error("exact backend: FLAMEX_EXACT_TRSM_SCREEN must be auto, across or element, got '" + value + "'");
+    constexpr Screen screens[] = {Screen::Auto, Screen::Auto, Screen::Across, Screen::Element}; // unset first
+    return screens[1 + exact_gemm::choice_from_environment({"FLAMEX_EXACT_TRSM_SCREEN"}, {"auto", "across", "element"})];
 }
 
 Slicing slicing_from_environment()
 {
-    const char* env = std::getenv("FLAMEX_EXACT_TRSM_SLICING");
-    if (env == nullptr || *env == '\0') return Slicing::Once;
-    const std::string value(env);
-    if (value == "once") return Slicing::Once;
-    if (value == "block") return Slicing::PerBlock;
-    throw Error("exact backend: FLAMEX_EXACT_TRSM_SLICING must be once or block, got '" + value + "'");
+    constexpr Slicing slicings[] = {Slicing::Once, Slicing::Once, Slicing::PerBlock}; // unset first
+    return slicings[1 + exact_gemm::choice_from_environment({"FLAMEX_EXACT_TRSM_SLICING"}, {"once", "block"})];
 }
 
 Split split_from_environment()
