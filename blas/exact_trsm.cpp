@@ -13,20 +13,35 @@
 #include "blas/exact_gemm.hpp"
 #include "flame/flame.hpp"
 
+// The loops that vectorize are built for AVX-512, AVX2 and the baseline, the best
+// taken when the program loads (GCC's target_clones; the library's baseline is SSE2).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define VECTOR_CLONES [[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]]
+#else
+#define VECTOR_CLONES
+#endif
+
 namespace flamex::exact_trsm {
 namespace {
 
 using exact::Accumulator;
 using exact_gemm::add_dd;
 
-// Unknowns per diagonal block: the terms inside a block are added one by one
-// (about BLOCK / 2 per unknown, SIMD across right-hand sides), the rest goes
-// through the split (measured: 64 a little faster than 32 and 128; with X_{<I}
-// sliced once per tile rather than per block, Slicing, 32 is still 5-15% slower
-// on uniform data).
-constexpr index_t BLOCK = 64;
+// Unknowns per diagonal block by default (System::block): the terms inside a block are
+// added one by one (about block / 2 per unknown, SIMD across right-hand sides), the rest
+// goes through the split. Measured (issue 30, fifth round, one thread, uniform data,
+// 128 x 1920 / 256 x 1792 / 1024 x 256): with the block's terms on a fixed grid
+// (subtract_scaled), 256 took 3.9 / 12.3 / 28.4 ms where 64 took 5.0 / 17.4 / 34.4:
+// one term costs less there than its share of the split's six products and their
+// slicing; 512 was no faster at 1024 and slower at 512 x 1024 on unit triangles.
+constexpr index_t DEFAULT_BLOCK = 256;
+// A block's rows take subtract_scaled until one of them leaves more than 1 / SCALED_LOSS
+// of its elements undecided (its bound follows each column's largest x: spread data);
+// the rest of the block's rows add their terms with per-term magnitudes. Only the time
+// depends on it.
+constexpr index_t SCALED_LOSS = 16;
 // Right-hand sides solved together (the SIMD width of the block's terms; the
-// split's operands are k x (BLOCK + TILE)).
+// split's operands are k x (block + TILE)).
 constexpr index_t TILE = 256;
 
 // The data chooses the path (as the gemm's Auto and the dot's first level do): a
@@ -42,24 +57,13 @@ constexpr index_t TILE = 256;
 // The bits are the same either way.
 constexpr index_t LOSE_NUM = 3, LOSE_DEN = 4;
 
-// Small triangles on spread data: up to DD_MAX unknowns, a tile whose first block's
-// solutions spread over more than 2^WIDE in a quarter of its columns or more adds
-// every term of its following blocks one by one in double-double (subtract_products,
-// vectorized across the right-hand sides), as the first block does, rather than
-// through the split, whose bound follows the largest entries and leaves such data
-// to the screen (measured, one thread, 128 and 256 unknowns on 2^+-200: 14-29x dtrsm
-// with the split and the screen, 9-13x double-double; on uniform data the split is
-// 5-15% faster, so it stays there). Only the time depends on this choice.
-constexpr index_t DD_MAX = 256;
-constexpr int WIDE = 100;
-
 // Where a residual, quotient or value is kept only inside this range: products
 // of TwoProd pairs, quotients and the remainder of a division stay exact.
 constexpr double MIN_KEPT = 0x1p-900, MAX_KEPT = 0x1p+900;
 
 std::atomic<std::uint64_t> singles{0};
 std::atomic<std::uint64_t> given_up{0};
-std::atomic<std::uint64_t> double_double{0};
+std::atomic<std::uint64_t> scaled{0};
 std::atomic<std::uint64_t> across_elements{0};
 
 // The system with its unknowns in solving order: unknown u is x_u (lower) or
@@ -103,9 +107,9 @@ double single(const System& s, index_t u, index_t r)
 // (tiny, huge, special). coef is finite.
 // (unchecked: the caller has shown, products_in_range, that every product is split
 // exactly, and bad is not touched: the checks were 7-12% of the time on uniform data
-// at 128 and 256 unknowns. Without magnitudes, mag is not touched either: the caller
-// adds a bound of them instead, unchecked_magnitudes.)
-template <bool Checked, bool Mag>
+// at 128 and 256 unknowns. Where its bound decides the rows, subtract_scaled takes the
+// terms instead.)
+template <bool Checked>
 [[gnu::always_inline]] inline void subtract_products_body(index_t nr, index_t count, const double* __restrict coef,
                                                           const double* __restrict xb, double* __restrict h,
                                                           double* __restrict l, double* __restrict mag,
@@ -125,7 +129,7 @@ template <bool Checked, bool Mag>
             const double z = s - hr;
             l[r] = (l[r] + ((hr - (s - z)) + (-p - z))) - pe; // two_sum's exact error, then the TwoProd tail
             h[r] = s;
-            if constexpr (Mag) mag[r] += ap;
+            mag[r] += ap;
             if constexpr (Checked) {
                 const bool split = (ap >= exact::TWO_PROD_MIN) & (ap <= exact::TWO_PROD_MAX);
                 const bool zero = ((c == 0.0) | (x == 0.0)) & (std::fabs(x) <= std::numeric_limits<double>::max());
@@ -135,27 +139,21 @@ template <bool Checked, bool Mag>
     }
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]]
-#endif
-void subtract_products(bool checked, bool magnitudes, index_t nr, index_t count, const double* coef, const double* xb,
-                       double* h, double* l, double* mag, double* bad)
+VECTOR_CLONES
+void subtract_products(bool checked, index_t nr, index_t count, const double* coef, const double* xb, double* h,
+                       double* l, double* mag, double* bad)
 {
     if (checked)
-        subtract_products_body<true, true>(nr, count, coef, xb, h, l, mag, bad);
-    else if (magnitudes)
-        subtract_products_body<false, true>(nr, count, coef, xb, h, l, mag, bad);
+        subtract_products_body<true>(nr, count, coef, xb, h, l, mag, bad);
     else
-        subtract_products_body<false, false>(nr, count, coef, xb, h, l, mag, bad);
+        subtract_products_body<false>(nr, count, coef, xb, h, l, mag, bad);
 }
 
 // The magnitudes of a row of solved values (nr of them), folded into the range of its
 // columns so far: lo[r] = the smallest non-zero |x| (+inf: none), hi[r] = the largest
 // (NaN where any x was NaN), as bits (the order of non-negative doubles is their
 // bits' order; integer min and max vectorize).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]]
-#endif
+VECTOR_CLONES
 void fold_range(index_t nr, const double* __restrict x, std::uint64_t* __restrict lo, std::uint64_t* __restrict hi)
 {
     constexpr std::uint64_t ABS = ~(std::uint64_t{1} << 63), INF_BITS = std::uint64_t{0x7ff} << 52;
@@ -174,6 +172,7 @@ void fold_range(index_t nr, const double* __restrict x, std::uint64_t* __restric
 // RN(|c x|) in [TWO_PROD_MIN, TWO_PROD_MAX]. By the monotonicity of rounding, that
 // holds when RN(c_min x_min) >= TWO_PROD_MIN and RN(c_max x_max) <= TWO_PROD_MAX over
 // the non-zero ones (a NaN or infinite x fails the second).
+VECTOR_CLONES
 bool products_in_range(index_t count, const double* coef, index_t nr, const std::uint64_t* lo, const std::uint64_t* hi)
 {
     double cmin = std::numeric_limits<double>::infinity(), cmax = 0.0;
@@ -182,77 +181,107 @@ bool products_in_range(index_t count, const double* coef, index_t nr, const std:
         cmin = c != 0.0 ? std::min(cmin, c) : cmin;
         cmax = std::max(cmax, c);
     }
-    bool ok = true;
+    // Over every column at once: the smallest lo and the largest hi (a NaN's bits are
+    // above infinity's, and fail the second test as it did column by column).
+    std::uint64_t lo_all = ~std::uint64_t{0}, hi_all = 0;
     for (index_t r = 0; r < nr; ++r) {
-        double xl, xh;
-        std::memcpy(&xl, lo + r, sizeof xl);
-        std::memcpy(&xh, hi + r, sizeof xh);
-        ok = ok & (cmin * xl >= exact::TWO_PROD_MIN) & (cmax * xh <= exact::TWO_PROD_MAX);
+        lo_all = std::min(lo_all, lo[r]);
+        hi_all = std::max(hi_all, hi[r]);
     }
-    return ok;
+    if (nr == 0) return true;
+    double xl, xh;
+    std::memcpy(&xl, &lo_all, sizeof xl);
+    std::memcpy(&xh, &hi_all, sizeof xh);
+    return (cmin * xl >= exact::TWO_PROD_MIN) && (cmax * xh <= exact::TWO_PROD_MAX);
 }
 
-// Where every column's solved values so far (the rows subtract_products reads) lie within
-// 2^16 of their largest, lo and hi (fold_range, finite: products_in_range held):
-// mag[r] += (sum_v |coef[v]|) max_v |x_vr|, an upper bound of sum_v |coef[v] x_vr| (the
-// sum's and the product's roundings, count <= 2^13 terms, below 2^-40 relative, covered
-// by the factor), at most 2^16 times it. It only enters the double-double's own error
-// term (steps^2 2^-105 of it), so that looseness costs nothing measurable, and it saves
-// two of the eleven operations of every term (measured: 256 x 1792 uniform 1-5% faster in
-// every case, 128 x 1920 within the noise). Wider columns (2^+-200: the bound grew by up
-// to 2^400 and sent the rows to the screen, 1.5-3x slower) keep the per-term magnitudes:
-// false, mag untouched.
-bool unchecked_magnitudes(index_t count, const double* coef, index_t nr, const std::uint64_t* lo,
-                          const std::uint64_t* hi, double* mag)
+// The row's terms on a fixed grid, a cheaper exact scheme than subtract_products'
+// double-double (5 operations a term instead of 10, 3 of them additions against 7: the
+// additions' ports were the loop's bound): with sigma = 2^s per column, 2^s >= 2 sum_v
+// |c_v x_v|, each product is cut at sigma's grid, q = RN(sigma + c x) - sigma (exact by
+// Sterbenz; a multiple of 2^(s-53); |c x - q| <= 2^(s-53)), and the rest taken by one
+// fma, RN(c x - q) (error <= 2^(s-106), or 2^-1074 below the normal range). The q's
+// partial sums stay below 2^s on that grid, so H = sum q is exact; the rests' sum L
+// rounds count times, each time by at most 2^-53 of count 2^(s-53). Then
+// |sum c x - (H + L)| <= (count^2 / 2 + count) 2^(s-106) + count 2^-1074, which with the
+// joining (h, l) -= (H, L) and decide_row's own steps (|l| up to (count + 2) 2^(s-53)
+// now, a few more roundings of it) stays below the double-double bound decide_row
+// forms, dd_factor(count) = (2 count + 10)^2 2^-105 of a magnitude, once 2^(s+1) is
+// added to the row's magnitudes (the 2^-1000 in that bound covers the count 2^-1074).
+// Only the time depends on which of the two takes a row.
+//
+// scales: where 2^s stays inside [2^-1000, 2^1000] for every column (hi: fold_range;
+// finite, products_in_range held): sigma[r] = 2^s, the smallest power of two >= 2
+// (sum_v |coef[v]|) max_v |x_vr| (1 + 2^-40)^2 (the sum's and product's roundings,
+// count <= 2^13 terms), and mag[r] += 2^(s + 1); else false, nothing written. The
+// bound follows the column's largest x, not the products present: on columns that
+// spread widely (2^+-40, 2^+-200) it leaves many rows undecided, and solve stops taking
+// this way for the rest of the block (SCALED_LOSS).
+VECTOR_CLONES
+bool scales(index_t count, const double* coef, index_t nr, const std::uint64_t* hi, double* sigma, double* mag)
 {
-    bool narrow = true;
-    for (index_t r = 0; r < nr; ++r) {
-        double xl, xh;
-        std::memcpy(&xl, lo + r, sizeof xl);
-        std::memcpy(&xh, hi + r, sizeof xh);
-        narrow = narrow & (xh <= xl * 0x1p16); // no non-zero x: xl infinite
-    }
-    if (!narrow) return false;
     double csum = 0.0;
     for (index_t v = 0; v < count; ++v) csum += std::fabs(coef[v]);
-    csum *= 1.0 + 0x1p-40;
+    csum *= 2.0 * (1.0 + 0x1p-40);
+    constexpr std::uint64_t EXPONENT = std::uint64_t{0x7ff} << 52;
+    std::uint64_t largest = 0;
     for (index_t r = 0; r < nr; ++r) {
         double xh;
         std::memcpy(&xh, hi + r, sizeof xh);
-        mag[r] += csum * xh * (1.0 + 0x1p-40);
+        const double need = std::max(csum * xh * (1.0 + 0x1p-40), 0x1p-1001);
+        std::uint64_t bits;
+        std::memcpy(&bits, &need, sizeof bits);
+        bits = (bits & EXPONENT) + (std::uint64_t{1} << 52); // the power of two above need
+        double pow2;
+        std::memcpy(&pow2, &bits, sizeof pow2);
+        largest = std::max(largest, bits);
+        sigma[r] = pow2;
     }
+    if (largest > std::uint64_t{1023 + 1000} << 52) return false; // 2^s above 2^1000 (or NaN)
+    for (index_t r = 0; r < nr; ++r) mag[r] += 2.0 * sigma[r];
     return true;
 }
 
-// Whether at least a quarter of the columns of the solved rows xb (rows x nr) hold
-// non-zero values whose biased exponents lie more than WIDE apart (infinities and NaN
-// count as the largest; only the time depends on this). lo, hi: nr ints of scratch.
-void exponent_range(index_t rows, index_t nr, const double* __restrict xb, int* __restrict lo, int* __restrict hi)
+// (h, l) -= sum_v coef[v] xb[v * nr + r] for r < nr, on the grids sigma (scales): the
+// terms into H and L, then joined. Four terms a pass, so that H, L and sigma are read
+// and written once for four (loads and stores had become the bound).
+VECTOR_CLONES
+void subtract_scaled(index_t nr, index_t count, const double* __restrict coef, const double* __restrict xb,
+                     const double* __restrict sigma, double* __restrict sum_q, double* __restrict sum_rest,
+                     double* __restrict h, double* __restrict l)
 {
-    for (index_t r = 0; r < nr; ++r) {
-        lo[r] = 1 << 12;
-        hi[r] = 0;
-    }
-    for (index_t v = 0; v < rows; ++v)
+    for (index_t r = 0; r < nr; ++r) sum_q[r] = sum_rest[r] = 0.0;
+    const auto term = [](double c, double x, double g, double& hq, double& lr) {
+        const double q = std::fma(c, x, g) - g;
+        hq += q;
+        lr += std::fma(c, x, -q);
+    };
+    index_t v = 0;
+    for (; v + 4 <= count; v += 4) {
+        const double c0 = coef[v], c1 = coef[v + 1], c2 = coef[v + 2], c3 = coef[v + 3];
+        const double *x0 = xb + v * nr, *x1 = x0 + nr, *x2 = x1 + nr, *x3 = x2 + nr;
         for (index_t r = 0; r < nr; ++r) {
-            std::uint64_t bits;
-            std::memcpy(&bits, xb + v * nr + r, sizeof bits);
-            const int e = static_cast<int>((bits >> 52) & 0x7ff);
-            const bool nonzero = (bits << 1) != 0;
-            lo[r] = nonzero ? std::min(lo[r], e) : lo[r];
-            hi[r] = nonzero ? std::max(hi[r], e) : hi[r];
+            double hq = sum_q[r], lr = sum_rest[r];
+            const double g = sigma[r];
+            term(c0, x0[r], g, hq, lr);
+            term(c1, x1[r], g, hq, lr);
+            term(c2, x2[r], g, hq, lr);
+            term(c3, x3[r], g, hq, lr);
+            sum_q[r] = hq;
+            sum_rest[r] = lr;
         }
-}
-
-bool wide(const double* xb, index_t rows, index_t nr, std::vector<int>& scratch)
-{
-    scratch.resize(static_cast<std::size_t>(2 * nr));
-    int* lo = scratch.data();
-    int* hi = lo + nr;
-    exponent_range(rows, nr, xb, lo, hi);
-    index_t spread = 0;
-    for (index_t r = 0; r < nr; ++r) spread += hi[r] - lo[r] > WIDE ? 1 : 0;
-    return spread * 4 >= nr;
+    }
+    for (; v < count; ++v) {
+        const double c = coef[v];
+        const double* x = xb + v * nr;
+        for (index_t r = 0; r < nr; ++r) term(c, x[r], sigma[r], sum_q[r], sum_rest[r]);
+    }
+    for (index_t r = 0; r < nr; ++r) {
+        double hh = h[r], ll = l[r];
+        add_dd(hh, ll, -sum_q[r]);
+        h[r] = hh;
+        l[r] = ll - sum_rest[r];
+    }
 }
 
 // x = RN(residual / d) (unit: RN(residual)), the residual being alpha b - (h + l) up to
@@ -320,7 +349,7 @@ template <bool Unit, bool AlphaSplit>
                                                    const double* __restrict b, const double* __restrict h,
                                                    const double* __restrict l, const double* __restrict mag,
                                                    const double* __restrict bad, const double* __restrict err,
-                                                   double* __restrict out, double* __restrict kept)
+                                                   double* __restrict out, std::uint64_t* __restrict kept)
 {
     const auto half_of = [](double r) { // exact_gemm::half_spacing, on bits
         std::uint64_t bits;
@@ -367,16 +396,14 @@ template <bool Unit, bool AlphaSplit>
             x = q;
         }
         out[r] = x;
-        kept[r] = ok ? 1.0 : 0.0;
+        kept[r] = ok ? 1 : 0;
     }
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]]
-#endif
+VECTOR_CLONES
 void decide_row(index_t nr, bool unit, bool alpha_split, double alpha, double d, double dd_factor, const double* b,
                 const double* h, const double* l, const double* mag, const double* bad, const double* err, double* out,
-                double* kept)
+                std::uint64_t* kept)
 {
     if (unit && alpha_split)
         decide_row_body<true, true>(nr, alpha, d, dd_factor, b, h, l, mag, bad, err, out, kept);
@@ -388,16 +415,77 @@ void decide_row(index_t nr, bool unit, bool alpha_split, double alpha, double d,
         decide_row_body<false, false>(nr, alpha, d, dd_factor, b, h, l, mag, bad, err, out, kept);
 }
 
+// Whether decide_row kept every one of the nr elements (a reduction that vectorizes).
+VECTOR_CLONES
+bool all_kept(index_t nr, const std::uint64_t* kept)
+{
+    std::uint64_t all = 1;
+    for (index_t r = 0; r < nr; ++r) all &= kept[r];
+    return all != 0;
+}
+
+// The block's off-diagonal sums (product_sums: element (j, r) at j + r nb) opened for
+// the rows' decisions, by row (element (j, r) at j nr + r): the residual's start
+// h + l = -(hi + lo) exactly, normalized as decide_row's bound needs (|l| <= 2^-53 |h|),
+// and the bound err + (|hi| + |lo|) dd_factor(j), where dd_factor(j) is row j's own
+// double-double factor (the bound decide_row would form from the magnitudes; row j's
+// magnitudes then start at zero), +inf where the split left the element to the
+// per-element path (decide_row then leaves it undecided). First in place, along the
+// sums' columns (vectorized), then moved by row in 8 x 8 tiles: reading a row of the
+// sums at a time, strided across the right-hand sides, had been an eighth of the time
+// at 128 unknowns.
+VECTOR_CLONES
+void open_sums_in_place(index_t nb, index_t nr, const double* __restrict dd_factor, double* __restrict hi,
+                        double* __restrict lo, double* __restrict err, const unsigned char* __restrict alone)
+{
+    for (index_t r = 0; r < nr; ++r)
+        for (index_t j = 0; j < nb; ++j) {
+            const index_t q = j + r * nb;
+            const double a = -hi[q], b = -lo[q];
+            const double sum = a + b, z = sum - a; // two_sum(a, b)
+            hi[q] = sum;
+            lo[q] = (a - (sum - z)) + (b - z);
+            const double bound = err[q] + (std::fabs(a) + std::fabs(b)) * dd_factor[j];
+            err[q] = alone[q] != 0 ? std::numeric_limits<double>::infinity() : bound;
+        }
+}
+
+// dst[j nr + r] = src[j + r nb], j < nb, r < nr.
+VECTOR_CLONES
+void transpose_into(index_t nb, index_t nr, const double* __restrict src, double* __restrict dst)
+{
+    constexpr index_t T = 8;
+    const index_t jt = nb / T * T, rt = nr / T * T;
+    for (index_t r0 = 0; r0 < rt; r0 += T)
+        for (index_t j0 = 0; j0 < jt; j0 += T)
+            for (index_t j = j0; j < j0 + T; ++j)
+                for (index_t r = r0; r < r0 + T; ++r) dst[j * nr + r] = src[j + r * nb];
+    for (index_t r = 0; r < nr; ++r)
+        for (index_t j = r < rt ? jt : 0; j < nb; ++j) dst[j * nr + r] = src[j + r * nb];
+}
+
+// The double-double's own error factor for a row of count terms added one by one: each
+// of its 2 (count + 3) steps rounds the low part once or twice, each time by at most
+// 2^-53 of a low part below (steps + 2) 2^-53 of the sum of magnitudes.
+double dd_factor(index_t count)
+{
+    const double steps = static_cast<double>(2 * (count + 3) + 4);
+    return steps * steps * 0x1p-105;
+}
+
 struct Work {
     exact_gemm::ProductSums sums;
-    std::vector<double> xb, h, l, mag, bad, coef, saved, erow, xcol;
-    std::vector<double> bv, ev, out, kept; // decide_row's right-hand sides, bounds, results
+    std::vector<double> xb, coef, saved, erow, xcol;
+    std::vector<double> bh, bl, bm, be; // the block's rows' residuals so far (h, l), magnitudes, bounds: open_sums_in_place
+    std::vector<double> factor;         // open_sums_in_place: each row's dd_factor
+    std::vector<double> bad, no_bad, bv; // subtract_products' checks (no_bad: none), decide_row's b
+    std::vector<std::uint64_t> kept;     // decide_row's: 1 where the element was decided
+    std::vector<double> sigma, sum_q, sum_rest; // subtract_scaled's grids and sums
     std::vector<std::uint64_t> xlo, xhi;  // fold_range: the solved rows' magnitudes, per column
     index_t erow_of = -1; // the unknown whose row of E erow holds
     std::vector<index_t> pending; // a row's right-hand sides its split left undecided
     std::vector<double> ecoef, ss, se, sm; // screen_across: E's row in solving order, the lanes' sums
     std::vector<index_t> offset;          // screen_across: each lane's right-hand side in X's rows
-    std::vector<int> range; // wide's scratch
     exact_gemm::GrowingColumns grown; // the tile's solved rows, sliced once (Slicing::Once)
 };
 
@@ -448,9 +536,7 @@ bool screened(const System& s, index_t u, index_t r, bool alpha_split, double d,
 // rounded sum, their magnitudes' (as exact_gemm's ScreenSum).
 constexpr index_t LANES = 16;
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]]
-#endif
+VECTOR_CLONES
 void screen_across_sums(index_t count, const double* __restrict coef, const double* x, index_t inc,
                         const index_t* __restrict off, index_t np, double* __restrict s, double* __restrict e,
                         double* __restrict m)
@@ -567,6 +653,18 @@ Slicing slicing_from_environment()
     return slicings[1 + exact_gemm::choice_from_environment({"FLAMEX_EXACT_TRSM_SLICING"}, {"once", "block"})];
 }
 
+index_t block_from_environment()
+{
+    const char* env = std::getenv("FLAMEX_EXACT_TRSM_BLOCK");
+    if (env == nullptr || *env == '\0') return DEFAULT_BLOCK;
+    char* end = nullptr;
+    const long long v = std::strtoll(env, &end, 10);
+    if (end == env || *end != '\0' || v < 1 || v > 8192)
+        throw Error(std::string("exact backend: FLAMEX_EXACT_TRSM_BLOCK must be a whole number from 1 to 8192, got '") +
+                    env + "'");
+    return static_cast<index_t>(v);
+}
+
 Split split_from_environment()
 {
     return exact_gemm::split_from_environment({"FLAMEX_EXACT_TRSM_SPLIT", "FLAMEX_EXACT_GEMM_SPLIT"});
@@ -591,62 +689,68 @@ void solve(const System& s, index_t r0, index_t r1, const PerElement& per_elemen
     static thread_local Work w;
     w.erow_of = -1; // E is the caller's: rows copied for another call are stale
     const std::size_t tile = static_cast<std::size_t>(std::min(TILE, std::max<index_t>(r1 - r0, 1)));
-    const bool small = n <= DD_MAX; // xb keeps every solved row of the tile: it may go double-double
-    w.xb.resize(static_cast<std::size_t>(small ? n : BLOCK) * tile);
-    w.h.resize(tile);
-    w.l.resize(tile);
-    w.mag.resize(tile);
+    const index_t block = std::min(s.block, n);
+    for (auto* v : {&w.xb, &w.bh, &w.bl, &w.bm, &w.be}) v->resize(static_cast<std::size_t>(block) * tile);
     w.bad.resize(tile);
-    for (auto* v : {&w.bv, &w.out, &w.kept}) v->resize(tile);
-    w.ev.assign(tile, 0.0);
-    w.coef.resize(static_cast<std::size_t>(small ? n : BLOCK));
+    w.bv.resize(tile);
+    w.kept.resize(tile);
+    for (auto* v : {&w.sigma, &w.sum_q, &w.sum_rest}) v->resize(tile);
+    w.no_bad.assign(tile, 0.0);
+    w.factor.resize(static_cast<std::size_t>(block));
+    w.coef.resize(static_cast<std::size_t>(block));
     const bool alpha_split = s.alpha == 1.0 || s.alpha == -1.0; // alpha b exact as it stands
     // X's columns strided, its rows across the right-hand sides contiguous (the right side):
     // the screen across the right-hand sides; else element by element (FLAMEX_EXACT_TRSM_SCREEN).
     const bool across = s.screen == Screen::Across || (s.screen == Screen::Auto && s.step == 1 && s.inc != 1);
     // X's rows sliced once where Four's slices are what the sums take (Auto mostly, Four).
     const bool once = s.slicing == Slicing::Once && (s.engine == exact_gemm::Engine::Auto || s.engine == exact_gemm::Engine::Four);
-    std::uint64_t alone = 0, tiles_given_up = 0, tiles_dd = 0, across_count = 0;
+    std::uint64_t alone = 0, tiles_given_up = 0, scaled_rows = 0, across_count = 0;
     for (index_t rt = r0; rt < r1; rt += TILE) {
         const index_t nr = std::min(TILE, r1 - rt);
         const std::uint64_t alone_at_tile = alone;
-        bool dd_all = false; // every term added one by one (DD_MAX), from the second block on
-        if (once) w.grown.reset(nr, (n - 1) / BLOCK * BLOCK); // the last block's depth
+        if (once) w.grown.reset(nr, (n - 1) / block * block); // the last block's depth
         if (per_element) { // the tile's B, to give it back as it came
             w.saved.resize(static_cast<std::size_t>(n * nr));
             copy_tile(o, rt, 0, n, nr, w.saved.data(), true);
         }
-        for (index_t i0 = 0; i0 < n; i0 += BLOCK) {
-            const index_t nb = std::min(BLOCK, n - i0);
+        for (index_t i0 = 0; i0 < n; i0 += block) {
+            const index_t nb = std::min(block, n - i0);
             const std::uint64_t alone_before = alone;
-            // The off-diagonal sums of the block, transposed: (E'_{I,<I} X'_{<I})^T = X'_{<I}^T
-            // E'_{I,<I}^T (k = i0), so that a row's sums lie next to each other: element
-            // (r, u - i0) at r + (u - i0) nr.
-            const index_t lead = dd_all ? 0 : i0; // the first unknown whose terms are added one by one
-            // The block's solved rows go to X from xb (row u at (u - lead) nr) in runs, in
+            // The block's solved rows go to X from xb (row u at (u - i0) nr) in runs, in
             // the order that writes X contiguously (the left side: a column at a time; each
             // row stored across the right-hand sides was a strided store per element, 6-8% of
             // the time at 128 unknowns), before anything reads them in place.
-            if (lead == i0) { // the rows subtract_products reads start here
-                w.xlo.assign(static_cast<std::size_t>(nr), std::uint64_t{0x7ff} << 52);
-                w.xhi.assign(static_cast<std::size_t>(nr), 0);
-            }
+            w.xlo.assign(static_cast<std::size_t>(nr), std::uint64_t{0x7ff} << 52); // the rows' terms read
+            w.xhi.assign(static_cast<std::size_t>(nr), 0);
+            bool scaled_pays = true; // subtract_scaled, until a row loses too much (SCALED_LOSS)
             index_t flushed = i0;
             const auto flush = [&](index_t upto) {
                 if (upto > flushed)
-                    copy_tile(o, rt, flushed, upto, nr, w.xb.data() + (flushed - lead) * nr, false);
+                    copy_tile(o, rt, flushed, upto, nr, w.xb.data() + (flushed - i0) * nr, false);
                 flushed = std::max(flushed, upto);
             };
             const exact_gemm::Operand e_block{o.e + i0 * o.rs, o.rs, o.cs}, x_done{o.x + rt * o.step, o.inc, o.step};
+            // The off-diagonal sums of the block, E'_{I,<I} X'_{<I} (k = i0).
             const bool summed = std::isfinite(s.alpha) &&
-                                (dd_all || (once ? exact_gemm::product_sums(nb, nr, i0, e_block, x_done, w.grown, w.sums,
-                                                                            s.engine)
-                                                 : exact_gemm::product_sums(nb, nr, i0, e_block, x_done, w.sums, s.engine)));
+                                (once ? exact_gemm::product_sums(nb, nr, i0, e_block, x_done, w.grown, w.sums, s.engine)
+                                      : exact_gemm::product_sums(nb, nr, i0, e_block, x_done, w.sums, s.engine));
+            const auto rows_end = static_cast<std::ptrdiff_t>(nb * nr);
+            std::fill(w.bm.begin(), w.bm.begin() + rows_end, 0.0);
+            if (summed && i0 > 0) {
+                for (index_t j = 0; j < nb; ++j) w.factor[static_cast<std::size_t>(j)] = dd_factor(j);
+                open_sums_in_place(nb, nr, w.factor.data(), w.sums.hi.data(), w.sums.lo.data(), w.sums.err.data(),
+                                   w.sums.per_element.data());
+                transpose_into(nb, nr, w.sums.hi.data(), w.bh.data());
+                transpose_into(nb, nr, w.sums.lo.data(), w.bl.data());
+                transpose_into(nb, nr, w.sums.err.data(), w.be.data());
+            } else if (summed) { // the first block: no sums before the rows' own terms
+                for (auto* v : {&w.bh, &w.bl, &w.be}) std::fill(v->begin(), v->begin() + rows_end, 0.0);
+            }
             for (index_t u = i0; u < i0 + nb; ++u) {
-                const index_t count = u - lead;
+                const index_t count = u - i0;
                 bool row_ok = summed;
                 for (index_t v = 0; v < count; ++v) {
-                    w.coef[static_cast<std::size_t>(v)] = o.coef(u, lead + v);
+                    w.coef[static_cast<std::size_t>(v)] = o.coef(u, i0 + v);
                     row_ok = row_ok && std::isfinite(w.coef[static_cast<std::size_t>(v)]);
                 }
                 const double d = s.unit ? 1.0 : o.coef(u, u);
@@ -660,48 +764,34 @@ void solve(const System& s, index_t r0, index_t r1, const PerElement& per_elemen
                     continue;
                 }
                 // residual = alpha b - S_off - S_block as (h, l), within err + the double-double bound.
-                for (index_t r = 0; r < nr && dd_all; ++r) {
-                    const std::size_t rr = static_cast<std::size_t>(r);
-                    w.h[rr] = w.l[rr] = w.mag[rr] = w.bad[rr] = 0.0;
-                }
-                for (index_t r = 0; r < nr && !dd_all; ++r) {
-                    const std::size_t q = static_cast<std::size_t>(u - i0 + r * nb);
-                    const double hi = w.sums.hi[q], lo = w.sums.lo[q];
-                    double h = 0.0, l = 0.0; // normalized, |l| <= 2^-53 |h|: the bound below needs it
-                    add_dd(h, l, -hi);
-                    add_dd(h, l, -lo);
-                    w.h[static_cast<std::size_t>(r)] = h;
-                    w.l[static_cast<std::size_t>(r)] = l;
-                    w.mag[static_cast<std::size_t>(r)] = std::fabs(hi) + std::fabs(lo);
-                    w.bad[static_cast<std::size_t>(r)] = w.sums.per_element[q];
-                }
+                const std::size_t at = static_cast<std::size_t>((u - i0) * nr);
+                double *h_row = w.bh.data() + at, *l_row = w.bl.data() + at, *mag_row = w.bm.data() + at;
+                const double* err_row = w.be.data() + at;
                 const bool checked = !products_in_range(count, w.coef.data(), nr, w.xlo.data(), w.xhi.data());
-                const bool magnitudes =
-                    checked || !unchecked_magnitudes(count, w.coef.data(), nr, w.xlo.data(), w.xhi.data(), w.mag.data());
-                subtract_products(checked, magnitudes, nr, count, w.coef.data(), w.xb.data(), w.h.data(), w.l.data(), w.mag.data(),
-                                  w.bad.data());
-                // The double-double's own error: each of its 2 (count + 3) steps rounds the
-                // low part once or twice, each time by at most 2^-53 of a low part below
-                // (steps + 2) 2^-53 of the sum of magnitudes.
-                const double steps = static_cast<double>(2 * (count + 3) + 4);
-                const double dd_factor = steps * steps * 0x1p-105;
+                const bool on_grid = scaled_pays && !checked && scales(count, w.coef.data(), nr, w.xhi.data(), w.sigma.data(), mag_row);
+                if (on_grid) {
+                    subtract_scaled(nr, count, w.coef.data(), w.xb.data(), w.sigma.data(), w.sum_q.data(),
+                                    w.sum_rest.data(), h_row, l_row);
+                    ++scaled_rows;
+                } else {
+                    if (checked) std::fill(w.bad.begin(), w.bad.end(), 0.0);
+                    subtract_products(checked, nr, count, w.coef.data(), w.xb.data(), h_row, l_row, mag_row, w.bad.data());
+                }
                 // The right-hand sides (x still holds them): the tile's copy, where there is one.
                 const double* b_row = w.bv.data();
                 if (per_element)
                     b_row = w.saved.data() + u * nr;
                 else
                     for (index_t r = 0; r < nr; ++r) w.bv[static_cast<std::size_t>(r)] = o.at(u, rt + r);
-                for (index_t r = 0; r < nr && !dd_all; ++r) w.ev[static_cast<std::size_t>(r)] = w.sums.err[static_cast<std::size_t>(u - i0 + r * nb)];
-                const double* err_row = w.ev.data();
-                decide_row(nr, s.unit, alpha_split, s.alpha, d, dd_factor, b_row, w.h.data(), w.l.data(), w.mag.data(),
-                           w.bad.data(), err_row, w.out.data(), w.kept.data());
+                decide_row(nr, s.unit, alpha_split, s.alpha, d, dd_factor(count), b_row, h_row, l_row, mag_row,
+                           checked ? w.bad.data() : w.no_bad.data(), err_row, xb_row, w.kept.data());
+                // Every element decided (nearly always): xb_row holds the row, to X by flush.
+                // Else the undecided ones, whose xb_row entries the paths below overwrite.
                 w.pending.clear();
-                for (index_t r = 0; r < nr; ++r) {
-                    if (w.kept[static_cast<std::size_t>(r)] != 0.0)
-                        xb_row[r] = w.out[static_cast<std::size_t>(r)]; // to X by flush
-                    else
-                        w.pending.push_back(r); // x still holds its b
-                }
+                if (!all_kept(nr, w.kept.data()))
+                    for (index_t r = 0; r < nr; ++r)
+                        if (w.kept[static_cast<std::size_t>(r)] == 0) w.pending.push_back(r); // x still holds its b
+                if (on_grid && static_cast<index_t>(w.pending.size()) * SCALED_LOSS > nr) scaled_pays = false;
                 // What the split left: the screen (across the right-hand sides, or element by
                 // element), then the per-element arithmetic.
                 if (!w.pending.empty()) flush(u); // the screens and single read X's rows before u in place
@@ -723,13 +813,7 @@ void solve(const System& s, index_t r0, index_t r1, const PerElement& per_elemen
                 fold_range(nr, xb_row, w.xlo.data(), w.xhi.data());
             }
             flush(i0 + nb);
-            if (i0 == 0 && small && nb < n) {
-                dd_all = wide(w.xb.data(), nb, nr, w.range);
-                if (dd_all) ++tiles_dd;
-            }
-            // lead == i0 (dd_all was false for this block): row u at (u - i0) nr. After the
-            // choice of dd_all: a tile that goes double-double never reads them.
-            if (once && !dd_all && i0 + nb < n) w.grown.append(nb, w.xb.data(), nr, 1);
+            if (once && i0 + nb < n) w.grown.append(nb, w.xb.data(), nr, 1); // row u at (u - i0) nr
             if (per_element && (alone - alone_before) * LOSE_DEN > static_cast<std::uint64_t>(nb * nr) * LOSE_NUM) {
                 copy_tile(o, rt, 0, i0 + nb, nr, w.saved.data(), false);
                 per_element(rt, rt + nr);
@@ -741,13 +825,13 @@ void solve(const System& s, index_t r0, index_t r1, const PerElement& per_elemen
     }
     if (alone > 0) singles.fetch_add(alone, std::memory_order_relaxed);
     if (tiles_given_up > 0) given_up.fetch_add(tiles_given_up, std::memory_order_relaxed);
-    if (tiles_dd > 0) double_double.fetch_add(tiles_dd, std::memory_order_relaxed);
+    if (scaled_rows > 0) scaled.fetch_add(scaled_rows, std::memory_order_relaxed);
     if (across_count > 0) across_elements.fetch_add(across_count, std::memory_order_relaxed);
 }
 
 std::uint64_t per_element_count() { return singles.load(std::memory_order_relaxed); }
 std::uint64_t tiles_given_up() { return given_up.load(std::memory_order_relaxed); }
-std::uint64_t tiles_double_double() { return double_double.load(std::memory_order_relaxed); }
+std::uint64_t rows_scaled() { return scaled.load(std::memory_order_relaxed); }
 std::uint64_t screened_across() { return across_elements.load(std::memory_order_relaxed); }
 
 } // namespace flamex::exact_trsm

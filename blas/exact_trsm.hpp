@@ -4,7 +4,12 @@
 // rounded value) of the exact residual alpha b_k - sum_j e_kj x_j, the x_j being
 // the already rounded results. So the bits are those of the per-element kernel.
 //
-// The unknowns are taken in blocks of 64 rows, the right-hand sides in tiles of 256.
+// The unknowns are taken in blocks (System::block, 256 by default), the right-hand sides
+// in tiles of 256. Inside a block each unknown's terms are added one by one, vectorized
+// across the right-hand sides: on a grid fixed per column (exact_trsm.cpp,
+// subtract_scaled: exact high parts, rounded rests, 5 operations a term), or, where the
+// grid's bound would leave the rows undecided (spread data), in double-double with
+// per-term magnitudes; the sums over the blocks before go through the split.
 // A block whose split leaves most of its elements to the per-element path gives
 // its tile of right-hand sides back, as it came, to the backend's per-element
 // kernel (exact_trsm.cpp): the data chooses, and the trsm never costs much more
@@ -12,17 +17,14 @@
 // through the screen (its whole residual in double-double with its own bound: Dot2
 // as exact_gemm::screen_dot; on the right side, where X's columns are strided, a row's
 // undecided elements together, in the vector lanes: Screen below) before the
-// per-element arithmetic. A triangle of
-// up to 256 unknowns whose first block's solutions spread widely adds every term of
-// its later blocks in double-double (exact_trsm.cpp, DD_MAX), without the split.
+// per-element arithmetic.
 //
 // Memory per thread (kept between calls): the split's operands, five matrices of
-// k x (64 + 256) doubles for k unknowns solved before a block (about 50 MiB at k = 4096;
+// k x (block + 256) doubles for k unknowns solved before a block (about 60 MiB at k = 4096;
 // with X's rows sliced once, Slicing below, five n x 256 of them kept for the tile
-// instead: 40 MiB at n = 4096),
-// 64 x 256 doubles of the block's solved unknowns (n x 256 up to 256 unknowns), and (when the caller gives a
-// per-element kernel to fall back to) a copy of the tile's n x 256 right-hand sides
-// (8 MiB at n = 4096).
+// instead: 40 MiB at n = 4096), five block x 256 doubles of the block's solved unknowns
+// and opened sums (2.5 MiB), and (when the caller gives a per-element kernel to fall
+// back to) a copy of the tile's n x 256 right-hand sides (8 MiB at n = 4096).
 #pragma once
 
 #include <cstdint>
@@ -61,6 +63,12 @@ Screen screen_from_environment();
 enum class Slicing { Once, PerBlock };
 Slicing slicing_from_environment();
 
+// Unknowns per block (exact_trsm.cpp, DEFAULT_BLOCK: 256, measured), by
+// FLAMEX_EXACT_TRSM_BLOCK = a whole number from 1 to 8192 (tests: a small block takes
+// the split at small sizes; anything else: flamex::Error), read when a System is made.
+// The bits do not depend on it.
+index_t block_from_environment();
+
 // n unknowns, nrhs right-hand sides (measured, one thread: see exact_trsm.cpp).
 bool split_pays(index_t n, index_t nrhs);
 bool use_split(Split split, index_t n, index_t nrhs);
@@ -81,6 +89,7 @@ struct System {
     exact_gemm::Engine engine = exact_gemm::Engine::Auto;
     Screen screen = screen_from_environment();
     Slicing slicing = slicing_from_environment();
+    index_t block = block_from_environment();
 };
 
 // The backend's per-element trsm of the right-hand sides [r0, r1) (B as it came):
@@ -98,9 +107,9 @@ std::uint64_t per_element_count();
 // lost most of its elements (exact_trsm.cpp, LOSE_NUM / LOSE_DEN), since the
 // process started; their elements count in per_element_count.
 std::uint64_t tiles_given_up();
-// Tiles of a small triangle (exact_trsm.cpp, DD_MAX) whose blocks after the first
-// added every term in double-double (spread solutions), since the process started.
-std::uint64_t tiles_double_double();
+// Rows of a tile whose in-block terms went on the fixed grid (exact_trsm.cpp,
+// subtract_scaled), since the process started.
+std::uint64_t rows_scaled();
 // Elements that went through the screen across the right-hand sides (Screen::Across),
 // decided there or not, since the process started.
 std::uint64_t screened_across();

@@ -10,9 +10,11 @@
 // FLAMEX_EXACT_TRSM_SPLIT taking precedence over FLAMEX_EXACT_GEMM_SPLIT; and
 // exact_gemm::product_sums (its off-diagonal sums) within its bound, by MPFR; an
 // element whose Dot2 error the screen's bound must cover left to the exact path; the
-// small spread systems' double-double blocks taken; solved rows sliced once, their
-// columns sliced again as solutions grow; a first-block double-double whose low part's
-// roundings only its own bound covers.
+// in-block terms on the fixed grid taken on uniform data; solved rows sliced once, their
+// columns sliced again as solutions grow; a first block whose low part's roundings only
+// its own bound covers; any block size (FLAMEX_EXACT_TRSM_BLOCK) the same bits. ctest
+// runs the file with the default block (256: the tests' systems mostly one block) and
+// with blocks of 64 (the split from the second block on), each engine forced.
 #include <gtest/gtest.h>
 #include <mpfr.h>
 
@@ -207,6 +209,35 @@ int check(const Problem& p, const std::string& what, int layout_t, int layout_b,
     return bad;
 }
 
+// An environment variable set for a scope (nullptr: unset), its value before restored after.
+class ScopedVariable {
+public:
+    ScopedVariable(const char* name, const char* value) : name_(name)
+    {
+        const char* old = std::getenv(name);
+        had_ = old != nullptr;
+        if (had_) old_ = old;
+        if (value != nullptr)
+            ::setenv(name, value, 1);
+        else
+            ::unsetenv(name);
+    }
+    ~ScopedVariable()
+    {
+        if (had_)
+            ::setenv(name_, old_.c_str(), 1);
+        else
+            ::unsetenv(name_);
+    }
+    ScopedVariable(const ScopedVariable&) = delete;
+    ScopedVariable& operator=(const ScopedVariable&) = delete;
+
+private:
+    const char* name_;
+    bool had_ = false;
+    std::string old_;
+};
+
 const Side SIDES[] = {Side::Left, Side::Right};
 const Uplo UPLOS[] = {Uplo::Lower, Uplo::Upper};
 const Trans TRANSES[] = {Trans::No, Trans::Yes};
@@ -221,7 +252,7 @@ TEST(ExactTrsmSplit, AllSixteenCasesEveryKindMatchThePerElementKernelAndMpfr)
     // (m, n): triangles and right-hand sides that are not multiples of the block
     // (64) or the tile (256 right-hand sides), from 1 up.
     const std::pair<Dim, Dim> shapes[] = {{1, 1}, {5, 3}, {37, 9}, {70, 41}};
-    const std::uint64_t double_double_before = flamex::exact_trsm::tiles_double_double();
+    const std::uint64_t scaled_before = flamex::exact_trsm::rows_scaled();
     for (Side side : SIDES)
         for (Uplo uplo : UPLOS)
             for (Trans trans : TRANSES)
@@ -234,8 +265,8 @@ TEST(ExactTrsmSplit, AllSixteenCasesEveryKindMatchThePerElementKernelAndMpfr)
                         bad += check(p, describe(p, m, n, KIND_NAMES[kind]), index % 3, (index + 1) % 3, true);
                     }
     EXPECT_EQ(bad, 0);
-    // The 70-unknown spread systems: their second block in double-double (exact_trsm.cpp, DD_MAX).
-    EXPECT_GT(flamex::exact_trsm::tiles_double_double(), double_double_before);
+    // The uniform systems' rows: their in-block terms on the fixed grid (exact_trsm.cpp, subtract_scaled).
+    EXPECT_GT(flamex::exact_trsm::rows_scaled(), scaled_before);
 }
 
 TEST(ExactTrsmSplit, LargeAcrossBlocksAndTilesMatchThePerElementKernel)
@@ -391,6 +422,7 @@ TEST(ExactTrsmSplit, GrowingSolutionsResliceTheirColumns)
     Rng rng(1540);
     std::uniform_real_distribution<double> unit_interval(0.0, 1.0);
     const Dim t = 230, r = 21;
+    const ScopedVariable block("FLAMEX_EXACT_TRSM_BLOCK", "64"); // four blocks: the split from the second on
     int bad = 0;
     for (const bool growing : {true, false})
         for (Side side : SIDES)
@@ -466,15 +498,9 @@ TEST(ExactTrsmSplit, SlicingVariableIsChecked)
 {
     Rng rng(1541);
     const Problem p = make_problem(rng, Side::Left, Uplo::Lower, Trans::No, Diag::NonUnit, 1.0, 70, 20, UNIFORM);
-    const char* old = std::getenv("FLAMEX_EXACT_TRSM_SLICING");
-    const std::string saved = old != nullptr ? old : "";
-    ::setenv("FLAMEX_EXACT_TRSM_SLICING", "twice", 1);
+    const ScopedVariable slicing("FLAMEX_EXACT_TRSM_SLICING", "twice");
     EXPECT_THROW(solve(split1(), p, 0, 0), flamex::Error);
     EXPECT_THROW(solve(split2(), p, 0, 0), flamex::Error);
-    if (old != nullptr)
-        ::setenv("FLAMEX_EXACT_TRSM_SLICING", saved.c_str(), 1);
-    else
-        ::unsetenv("FLAMEX_EXACT_TRSM_SLICING");
 }
 
 TEST(ExactTrsmSplit, EnvironmentIsChecked)
@@ -489,15 +515,25 @@ TEST(ExactTrsmSplit, ScreenVariableIsChecked)
     // Read when the trsm's system is made (exact_trsm::System), on the calling thread.
     Rng rng(1530);
     const Problem p = make_problem(rng, Side::Right, Uplo::Lower, Trans::No, Diag::NonUnit, 1.0, 40, 70, UNIFORM);
-    const char* old = std::getenv("FLAMEX_EXACT_TRSM_SCREEN");
-    const std::string saved = old != nullptr ? old : "";
-    ::setenv("FLAMEX_EXACT_TRSM_SCREEN", "sideways", 1);
+    const ScopedVariable screen("FLAMEX_EXACT_TRSM_SCREEN", "sideways");
     EXPECT_THROW(solve(split1(), p, 0, 0), flamex::Error);
     EXPECT_THROW(solve(split2(), p, 0, 0), flamex::Error);
-    if (old != nullptr)
-        ::setenv("FLAMEX_EXACT_TRSM_SCREEN", saved.c_str(), 1);
-    else
-        ::unsetenv("FLAMEX_EXACT_TRSM_SCREEN");
+}
+
+TEST(ExactTrsmSplit, BlockVariableIsChecked)
+{
+    // Read when the trsm's system is made; the bits do not depend on it.
+    Rng rng(1543);
+    const Problem p = make_problem(rng, Side::Left, Uplo::Upper, Trans::No, Diag::NonUnit, 1.0, 70, 20, UNIFORM);
+    for (const char* bad : {"0", "-64", "8193", "64x", "block"}) {
+        const ScopedVariable block("FLAMEX_EXACT_TRSM_BLOCK", bad);
+        EXPECT_THROW(solve(split1(), p, 0, 0), flamex::Error) << "'" << bad << "'";
+    }
+    const Matrix want = solve(elementwise(), p, 0, 0);
+    for (const char* good : {"1", "7", "64", "8192"}) {
+        const ScopedVariable block("FLAMEX_EXACT_TRSM_BLOCK", good);
+        EXPECT_EQ(count_different(solve(split2(), p, 0, 0), want, std::string("block ") + good), 0);
+    }
 }
 
 TEST(ExactTrsmSplit, GemmSplitVariableAppliesUnlessTheTrsmOneIsSet)
