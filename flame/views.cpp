@@ -17,8 +17,11 @@ void apply_pivots_reference(PivObj p, Obj A)
             throw Error("apply_pivots: pivot " + std::to_string(i) + " leaves the matrix");
     // All the swaps on a block of columns before the next block, as LAPACK's laswp:
     // a row of a column-major matrix touches one cache line per column, and a block
-    // keeps those lines in cache across the swaps.
-    constexpr dim_t columns_per_block = 32;
+    // keeps those lines in cache across the swaps. 8 columns (a panel of 256 swaps
+    // touches 4096 lines, within L2 with room to spare) rather than laswp's 32: the exact
+    // blocked LU (var5, NB 256, n = 2048, one thread) 0.63 -> 0.60 s, its interchanges
+    // 7.5% of the time before (4 and 16 within 1% of 8).
+    constexpr dim_t columns_per_block = 8;
     for (dim_t j0 = 0; j0 < A.width(); j0 += columns_per_block) {
         const dim_t j1 = std::min(A.width(), j0 + columns_per_block);
         for (dim_t i = 0; i < p.length(); ++i) {
