@@ -96,13 +96,8 @@ constexpr index_t DEFAULT_PARALLEL_MIN = index_t{1} << 17;
 
 index_t parallel_min_from_environment()
 {
-    const char* env = std::getenv("FLAMEX_EXACT_PARALLEL_MIN");
-    if (env == nullptr || *env == '\0') return DEFAULT_PARALLEL_MIN;
-    char* end = nullptr;
-    const long long v = std::strtoll(env, &end, 10);
-    if (end == env || *end != '\0' || v < 1)
-        throw Error(std::string("exact backend: FLAMEX_EXACT_PARALLEL_MIN must be a positive integer, got '") + env + "'");
-    return static_cast<index_t>(v);
+    return exact_gemm::whole_number_from_environment("FLAMEX_EXACT_PARALLEL_MIN", 1,
+                                                     std::numeric_limits<index_t>::max(), DEFAULT_PARALLEL_MIN);
 }
 
 // Splits among threads so far, every instance together (exact_backend_parallel_runs).

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -881,6 +882,19 @@ int choice_from_environment(std::initializer_list<const char*> variables, std::i
         throw Error(std::string("exact backend: ") + variable + " must be " + listed + ", got '" + value + "'");
     }
     return -1;
+}
+
+index_t whole_number_from_environment(const char* variable, index_t lowest, index_t highest, index_t unset)
+{
+    const char* env = std::getenv(variable);
+    if (env == nullptr || *env == '\0') return unset;
+    char* end = nullptr;
+    errno = 0;
+    const long long v = std::strtoll(env, &end, 10);
+    if (end == env || *end != '\0' || errno == ERANGE || v < lowest || v > highest)
+        throw Error(std::string("exact backend: ") + variable + " must be a whole number from " + std::to_string(lowest) +
+                    " to " + std::to_string(highest) + ", got '" + env + "'");
+    return static_cast<index_t>(v);
 }
 
 Split split_from_environment(std::initializer_list<const char*> variables)

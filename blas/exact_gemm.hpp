@@ -262,6 +262,12 @@ Split split_from_environment(std::initializer_list<const char*> variables);
 // trsm's settings are read through it.
 int choice_from_environment(std::initializer_list<const char*> variables, std::initializer_list<const char*> names);
 
+// The whole number in `variable`, from lowest to highest; `unset` where it is not set or
+// empty. Anything else is a flamex::Error naming the variable and the range ("exact
+// backend: V must be a whole number from 1 to 8192, got 'x'"). The backend's and the
+// trsm's sizes are read through it.
+index_t whole_number_from_environment(const char* variable, index_t lowest, index_t highest, index_t unset);
+
 // Whether the split is faster than the per-element kernel for these dimensions
 // (measured, one thread: from 128 x 128 x 128 and 1024 x 1024 x 16 on it is 1.3-2.5x
 // faster; at 64 x 64 x 1024 2x slower: the slicing of A and B, O((m + n) k), is not

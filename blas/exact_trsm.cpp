@@ -655,14 +655,7 @@ Slicing slicing_from_environment()
 
 index_t block_from_environment()
 {
-    const char* env = std::getenv("FLAMEX_EXACT_TRSM_BLOCK");
-    if (env == nullptr || *env == '\0') return DEFAULT_BLOCK;
-    char* end = nullptr;
-    const long long v = std::strtoll(env, &end, 10);
-    if (end == env || *end != '\0' || v < 1 || v > 8192)
-        throw Error(std::string("exact backend: FLAMEX_EXACT_TRSM_BLOCK must be a whole number from 1 to 8192, got '") +
-                    env + "'");
-    return static_cast<index_t>(v);
+    return exact_gemm::whole_number_from_environment("FLAMEX_EXACT_TRSM_BLOCK", 1, 8192, DEFAULT_BLOCK);
 }
 
 Split split_from_environment()

@@ -270,9 +270,11 @@ TEST(ExactBackend, IsRegisteredAndReproducible)
     EXPECT_EQ(e->name(), "exact");
     EXPECT_TRUE(e->reproducible());
     EXPECT_EQ(&backend({2, 7}), &backend({2, 7}));
-    // The threading threshold's override is checked.
-    ::setenv("FLAMEX_EXACT_PARALLEL_MIN", "many", 1);
-    EXPECT_THROW(flamex::make_backend("exact"), Error);
+    // The threading threshold's override is checked (a number past long long's range too).
+    for (const char* bad : {"many", "0", "99999999999999999999"}) {
+        ::setenv("FLAMEX_EXACT_PARALLEL_MIN", bad, 1);
+        EXPECT_THROW(flamex::make_backend("exact"), Error) << bad;
+    }
     ::setenv("FLAMEX_EXACT_PARALLEL_MIN", kParallelMin, 1);
 }
 

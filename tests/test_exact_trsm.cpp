@@ -238,6 +238,15 @@ private:
     std::string old_;
 };
 
+// A trsm setting read when the trsm's system is made (exact_trsm::System), on the
+// calling thread: `value` in `variable` makes p's solve a flamex::Error, with 1 and 2 threads.
+void expect_rejected(const char* variable, const char* value, const Problem& p)
+{
+    const ScopedVariable setting(variable, value);
+    EXPECT_THROW(solve(split1(), p, 0, 0), flamex::Error) << variable << "='" << value << "'";
+    EXPECT_THROW(solve(split2(), p, 0, 0), flamex::Error) << variable << "='" << value << "'";
+}
+
 const Side SIDES[] = {Side::Left, Side::Right};
 const Uplo UPLOS[] = {Uplo::Lower, Uplo::Upper};
 const Trans TRANSES[] = {Trans::No, Trans::Yes};
@@ -498,9 +507,7 @@ TEST(ExactTrsmSplit, SlicingVariableIsChecked)
 {
     Rng rng(1541);
     const Problem p = make_problem(rng, Side::Left, Uplo::Lower, Trans::No, Diag::NonUnit, 1.0, 70, 20, UNIFORM);
-    const ScopedVariable slicing("FLAMEX_EXACT_TRSM_SLICING", "twice");
-    EXPECT_THROW(solve(split1(), p, 0, 0), flamex::Error);
-    EXPECT_THROW(solve(split2(), p, 0, 0), flamex::Error);
+    expect_rejected("FLAMEX_EXACT_TRSM_SLICING", "twice", p);
 }
 
 TEST(ExactTrsmSplit, EnvironmentIsChecked)
@@ -512,23 +519,18 @@ TEST(ExactTrsmSplit, EnvironmentIsChecked)
 
 TEST(ExactTrsmSplit, ScreenVariableIsChecked)
 {
-    // Read when the trsm's system is made (exact_trsm::System), on the calling thread.
     Rng rng(1530);
     const Problem p = make_problem(rng, Side::Right, Uplo::Lower, Trans::No, Diag::NonUnit, 1.0, 40, 70, UNIFORM);
-    const ScopedVariable screen("FLAMEX_EXACT_TRSM_SCREEN", "sideways");
-    EXPECT_THROW(solve(split1(), p, 0, 0), flamex::Error);
-    EXPECT_THROW(solve(split2(), p, 0, 0), flamex::Error);
+    expect_rejected("FLAMEX_EXACT_TRSM_SCREEN", "sideways", p);
 }
 
 TEST(ExactTrsmSplit, BlockVariableIsChecked)
 {
-    // Read when the trsm's system is made; the bits do not depend on it.
+    // The bits do not depend on it.
     Rng rng(1543);
     const Problem p = make_problem(rng, Side::Left, Uplo::Upper, Trans::No, Diag::NonUnit, 1.0, 70, 20, UNIFORM);
-    for (const char* bad : {"0", "-64", "8193", "64x", "block"}) {
-        const ScopedVariable block("FLAMEX_EXACT_TRSM_BLOCK", bad);
-        EXPECT_THROW(solve(split1(), p, 0, 0), flamex::Error) << "'" << bad << "'";
-    }
+    for (const char* bad : {"0", "-64", "8193", "64x", "block", "99999999999999999999"})
+        expect_rejected("FLAMEX_EXACT_TRSM_BLOCK", bad, p);
     const Matrix want = solve(elementwise(), p, 0, 0);
     for (const char* good : {"1", "7", "64", "8192"}) {
         const ScopedVariable block("FLAMEX_EXACT_TRSM_BLOCK", good);
